@@ -1,0 +1,249 @@
+// attncheck: falsification tests of softmax-kernel-v1 (contracts/softmax-kernel-v1.yaml).
+// Obligations: SM-INV-001 normalisation, SM-BND-002 range and rounded positivity, SM-MON-001
+// order, SM-BND-001 accuracy, SM-INV-003 single element, SM-INV-004 constant rows,
+// SM-INV-002 shift invariance, SM-SPC-001 special values, SM-BND-003 log-softmax accuracy.
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "attncheck/bounds/softmax.hpp"
+#include "attncheck/oracle/exact.hpp"
+#include "falsify/doctest_glue.hpp"
+#include "falsify/support.hpp"
+
+namespace attncheck::falsify {
+namespace {
+
+template <class T>
+std::vector<T> run_softmax(const KernelSet<T>& k, const std::vector<T>& x) {
+  std::vector<T> y(x.size());
+  k.softmax(x.data(), y.data(), x.size());
+  return y;
+}
+
+struct Sm001 {
+  static constexpr const char* id = "FALSIFY-SM-001";
+  static constexpr const char* title = "softmax rows sum to one within the derived normalisation bound";
+  template <class T>
+  static void check(const KernelSet<T>& k) {
+    const auto x = draw_row<T>();
+    const auto y = run_softmax(k, x);
+    const double s = exact_sum(y);
+    const double allowed = bounds::normalisation_bound(x.size(), bounds::model_of<T>());
+    const double err = std::abs(s - 1);
+    observe(ratio(err, allowed), "sum of softmax<" + scalar_name<T>() + ">, n = " + std::to_string(x.size()));
+    if (!(err <= allowed))
+      Report<T>(id, "softmax<" + scalar_name<T>() + ">, sum of " + std::to_string(x.size()) + " outputs")
+          .input("Input", x).input("Output", y).exact(s, "exact sum of the outputs").error(err, allowed).raise();
+  }
+};
+
+struct Sm002 {
+  static constexpr const char* id = "FALSIFY-SM-002";
+  static constexpr const char* title = "softmax outputs lie in [0, 1] and are zero only where the exact value may round to zero";
+  template <class T>
+  static void check(const KernelSet<T>& k) {
+    const auto x = draw_row<T>();
+    const auto y = run_softmax(k, x);
+    const auto ex = oracle::softmax_row(x);
+    const auto b = bounds::softmax_bound(ex, bounds::model_of<T>());
+    for (std::size_t i = 0; i < y.size(); ++i) {
+      const double v = to_double(y[i]);
+      const std::string what = "softmax<" + scalar_name<T>() + ">, element " + std::to_string(i) + " of " + std::to_string(y.size());
+      if (!(v >= 0 && v <= 1))
+        Report<T>(id, what).input("Input", x).kernel(y[i]).exact(ex.p[i]).line("Outside [0, 1].").raise();
+      if (v == 0 && b.lo[i] > 0)
+        Report<T>(id, what).input("Input", x).kernel(y[i]).exact(ex.p[i])
+            .line("Zero, but the derived lower bound " + decimal(b.lo[i], 6) + " is positive: the exact value cannot round to 0.").raise();
+    }
+  }
+};
+
+struct Sm003 {
+  static constexpr const char* id = "FALSIFY-SM-003";
+  static constexpr const char* title = "softmax preserves order: x_i > x_j gives y_i >= y_j, and ties give equal outputs";
+  template <class T>
+  static void check(const KernelSet<T>& k) {
+    const auto x = draw_row<T>(512);
+    const auto y = run_softmax(k, x);
+    for (std::size_t i = 0; i < x.size(); ++i)
+      for (std::size_t j = 0; j < x.size(); ++j) {
+        const bool broken = (x[i] > x[j] && y[i] < y[j]) || (x[i] == x[j] && !(y[i] == y[j]));
+        if (broken)
+          Report<T>(id, "softmax<" + scalar_name<T>() + ">, elements " + std::to_string(i) + " and " + std::to_string(j))
+              .input("Input", x).input("Output", y)
+              .line("x_i = " + decimal(to_double(x[i])) + ", x_j = " + decimal(to_double(x[j])) + ", y_i = " +
+                    decimal(to_double(y[i])) + ", y_j = " + decimal(to_double(y[j])))
+              .raise();
+      }
+  }
+};
+
+struct Sm004 {
+  static constexpr const char* id = "FALSIFY-SM-004";
+  static constexpr const char* title = "softmax is within the derived element-wise bound of the exact softmax";
+  template <class T>
+  static void check(const KernelSet<T>& k) {
+    const auto x = draw_row<T>();
+    const auto y = run_softmax(k, x);
+    const auto ex = oracle::softmax_row(x);
+    const auto b = bounds::softmax_bound(ex, bounds::model_of<T>());
+    for (std::size_t i = 0; i < y.size(); ++i) {
+      const double allowed = std::max(b.hi[i] - ex.p[i], ex.p[i] - b.lo[i]);
+      expect_close<T>(id, "softmax<" + scalar_name<T>() + ">, element " + std::to_string(i) + " of " + std::to_string(y.size()),
+                      "Input", x, y[i], ex.p[i], allowed);
+    }
+  }
+};
+
+struct Sm005 {
+  static constexpr const char* id = "FALSIFY-SM-005";
+  static constexpr const char* title = "softmax of a single finite element is exactly 1";
+  template <class T>
+  static void check(const KernelSet<T>& k) {
+    const std::vector<T> x{gen::to<T>(*gen::value(format_of<T>, 1e3))};
+    const auto y = run_softmax(k, x);
+    if (!(to_double(y[0]) == 1.0))
+      Report<T>(id, "softmax<" + scalar_name<T>() + "> of one element").input("Input", x).kernel(y[0]).exact(1.0, "exp(0)/exp(0)").raise();
+  }
+};
+
+struct Sm006 {
+  static constexpr const char* id = "FALSIFY-SM-006";
+  static constexpr const char* title = "softmax of a constant row is exactly RN(1/n) while n is exact in the format";
+  template <class T>
+  static void check(const KernelSet<T>& k) {
+    // exp(c - c) = exp(0) = 1 exactly and the partial sums 1, 2, ..., n are exact while
+    // n <= 2^p, so the only rounding left is the final 1/n.
+    const int pmax = std::min(1 << std::min(format_of<T>.precision, 12), 4096);
+    const int n = *rc::gen::inRange(1, pmax + 1);
+    const T c = gen::to<T>(*gen::value(format_of<T>, 1e3));
+    const std::vector<T> x(static_cast<std::size_t>(n), c);
+    const auto y = run_softmax(k, x);
+    const T expect = T(lit<T>(1) / lit<T>(n));
+    for (std::size_t i = 0; i < y.size(); ++i)
+      if (!(y[i] == expect))
+        Report<T>(id, "softmax<" + scalar_name<T>() + "> of a constant row, element " + std::to_string(i) + " of " + std::to_string(n))
+            .line("Row: " + std::to_string(n) + " copies of " + bits_of(c) + " (" + decimal(to_double(c)) + ")")
+            .kernel(y[i]).exact(1.0 / n, "1/n").line("Expected RN(1/n) = " + bits_of(expect)).raise();
+  }
+};
+
+struct Sm007 {
+  static constexpr const char* id = "FALSIFY-SM-007";
+  static constexpr const char* title = "softmax(x + c) agrees with softmax(x) within both derived bounds when x + c is exact";
+  template <class T>
+  static void check(const KernelSet<T>& k) {
+    const auto x = draw_row<T>(512);
+    const T c = gen::to<T>(*gen::value(format_of<T>, 200));
+    std::vector<T> xc(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      xc[i] = T(x[i] + c);
+      // Only exact shifts: then both rows have the same exact softmax.
+      RC_PRE(std::isfinite(to_double(xc[i])) && to_double(xc[i]) - to_double(c) == to_double(x[i]));
+    }
+    const auto y = run_softmax(k, x), yc = run_softmax(k, xc);
+    const auto md = bounds::model_of<T>();
+    const auto b = bounds::softmax_bound(oracle::softmax_row(x), md), bc = bounds::softmax_bound(oracle::softmax_row(xc), md);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double allowed = (b.hi[i] - b.lo[i]) + (bc.hi[i] - bc.lo[i]);
+      const double err = std::abs(to_double(y[i]) - to_double(yc[i]));
+      observe(ratio(err, allowed), "softmax<" + scalar_name<T>() + "> shift, element " + std::to_string(i));
+      if (!(err <= allowed))
+        Report<T>(id, "softmax<" + scalar_name<T>() + ">(x + c) vs softmax(x), element " + std::to_string(i))
+            .input("Input", x).line("Shift c: " + bits_of(c) + " (" + decimal(to_double(c)) + ")")
+            .line("softmax(x)_i = " + bits_of(y[i]) + ", softmax(x + c)_i = " + bits_of(yc[i]))
+            .error(err, allowed).raise();
+    }
+  }
+};
+
+struct Sm008 {
+  static constexpr const char* id = "FALSIFY-SM-008";
+  static constexpr const char* title = "non-finite inputs never give a silent finite answer, and empty rows write nothing";
+  template <class T>
+  static void check(const KernelSet<T>& k) {
+    const auto x = gen::to_row<T>(*gen::row_with_nonfinite(format_of<T>));
+    const std::size_t n = x.size();
+    // Guard cells around the output catch writes outside [0, n).
+    const T guard = lit<T>(-7);
+    std::vector<T> buf(n + 2, guard);
+    k.softmax(x.data(), buf.data() + 1, n);
+    const std::vector<T> y(buf.begin() + 1, buf.end() - 1);
+    const std::string what = "softmax<" + scalar_name<T>() + "> with non-finite input";
+    if (!(buf.front() == guard && buf.back() == guard))
+      Report<T>(id, what).input("Input", x).line("Wrote outside the output row.").raise();
+    bool has_nan = false, has_pinf = false;
+    std::vector<T> finite;
+    for (const T& v : x) {
+      const double d = to_double(v);
+      has_nan |= d != d;
+      has_pinf |= d == std::numeric_limits<double>::infinity();
+      if (std::isfinite(d)) finite.push_back(v);
+    }
+    if (has_nan || has_pinf || finite.empty()) {
+      // No distribution exists (NaN, +inf - +inf, or only -inf): every output must be NaN.
+      for (const T& v : y)
+        if (!(to_double(v) != to_double(v)))
+          Report<T>(id, what).input("Input", x).input("Output", y)
+              .line("Expected all NaN: the row holds NaN or +inf, or no finite entry.").raise();
+      return;
+    }
+    // Only -inf entries beside finite ones: those get exactly 0 and the rest is the softmax of
+    // the finite entries, bit for bit (adding exp(-inf) = 0 changes no partial sum).
+    const auto yf = run_softmax(k, finite);
+    std::size_t f = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double d = to_double(x[i]);
+      const bool ok = std::isfinite(d) ? to_double(y[i]) == to_double(yf[f++]) : to_double(y[i]) == 0.0;
+      if (!ok)
+        Report<T>(id, what + ", element " + std::to_string(i)).input("Input", x).input("Output", y)
+            .input("Softmax of the finite entries", yf).line("A -inf entry must give exactly 0 and leave the rest unchanged.").raise();
+    }
+  }
+};
+
+struct Sm009 {
+  static constexpr const char* id = "FALSIFY-SM-009";
+  static constexpr const char* title = "log_softmax is finite and within the derived bound of the exact log-softmax";
+  template <class T>
+  static void check(const KernelSet<T>& k) {
+    const auto x = draw_row<T>();
+    std::vector<T> y(x.size());
+    k.log_softmax(x.data(), y.data(), x.size());
+    const auto ex = oracle::softmax_row(x);
+    const auto allowed = bounds::log_softmax_bound(ex, bounds::model_of<T>());
+    for (std::size_t i = 0; i < y.size(); ++i) {
+      // An exact result beyond the largest finite value rounds to -inf (or -max): nothing finite
+      // is representable there, so the allowance cannot apply.
+      if (ex.logp[i] < -format_of<T>.max_finite) {
+        if (!(to_double(y[i]) <= -format_of<T>.max_finite))
+          Report<T>(id, "log_softmax<" + scalar_name<T>() + ">, element " + std::to_string(i)).input("Input", x)
+              .kernel(y[i]).exact(ex.logp[i]).line("The exact value overflows the format: expected -inf or -max.").raise();
+        continue;
+      }
+      expect_close<T>(id, "log_softmax<" + scalar_name<T>() + ">, element " + std::to_string(i) + " of " + std::to_string(y.size()),
+                      "Input", x, y[i], ex.logp[i], allowed[i]);
+    }
+  }
+};
+
+const bool registered = check::register_property<Sm001>() && check::register_property<Sm002>() &&
+                        check::register_property<Sm003>() && check::register_property<Sm004>() &&
+                        check::register_property<Sm005>() && check::register_property<Sm006>() &&
+                        check::register_property<Sm007>() && check::register_property<Sm008>() &&
+                        check::register_property<Sm009>();
+
+}  // namespace
+
+TEST_CASE("FALSIFY-SM-001: softmax rows sum to one within the derived normalisation bound") { falsify_test("FALSIFY-SM-001"); }
+TEST_CASE("FALSIFY-SM-002: softmax outputs lie in [0,1] and are zero only where the exact value may round to zero") { falsify_test("FALSIFY-SM-002"); }
+TEST_CASE("FALSIFY-SM-003: softmax preserves order and ties") { falsify_test("FALSIFY-SM-003"); }
+TEST_CASE("FALSIFY-SM-004: softmax is within the derived bound of the exact softmax") { falsify_test("FALSIFY-SM-004"); }
+TEST_CASE("FALSIFY-SM-005: softmax of a single element is exactly 1") { falsify_test("FALSIFY-SM-005"); }
+TEST_CASE("FALSIFY-SM-006: softmax of a constant row is exactly RN(1/n)") { falsify_test("FALSIFY-SM-006"); }
+TEST_CASE("FALSIFY-SM-007: softmax is shift invariant within the derived bounds") { falsify_test("FALSIFY-SM-007"); }
+TEST_CASE("FALSIFY-SM-008: non-finite inputs never give a silent finite answer") { falsify_test("FALSIFY-SM-008"); }
+TEST_CASE("FALSIFY-SM-009: log_softmax is within the derived bound of the exact log-softmax") { falsify_test("FALSIFY-SM-009"); }
+
+}  // namespace attncheck::falsify

@@ -1,0 +1,25 @@
+// attncheck: derived error bound of the reference scaled dot product q·k/√d.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+
+#include "attncheck/bounds/error_model.hpp"
+
+namespace attncheck::bounds {
+
+// kernels/scores.hpp: ŝ = fl(dot̂ / fl(sqrt(fl(d)))).
+//   dot̂ = q·k + E, |E| <= γ_d Σ_t |q_t k_t| + dη       (recursive dot product, Higham §3.1)
+//   ĉ = √d (1 + ε_c), |ε_c| <= (1+u)^{3/2} - 1          (d rounded to T, then sqrt rounded)
+//   ŝ = dot̂/ĉ (1+δ) ± η.
+// So |ŝ - q·k/√d| <= |E|/√d · κ' + |q·k/√d| (κ' - 1) + η with κ' = (1+u)/(1-ε_c).
+// abs_dot = Σ_t |q_t k_t| and exact = q·k/√d come from the oracle.
+inline double score_bound(double exact, double abs_dot, std::size_t d, const Model& md) {
+  const double eps_c = std::pow(1 + md.u, 1.5) - 1;
+  const double kappa = (1 + md.u) / (1 - eps_c);
+  const double E = gamma(d, md.u) * abs_dot + static_cast<double>(d) * md.eta;
+  const double sd = std::sqrt(static_cast<double>(d));
+  return (E / sd * kappa + std::abs(exact) * (kappa - 1) + md.eta) * evaluation_slack;
+}
+
+}  // namespace attncheck::bounds

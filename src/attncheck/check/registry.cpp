@@ -1,0 +1,217 @@
+// attncheck: property and mutant registries, and the RapidCheck runner behind `attncheck gate`.
+#include "attncheck/check/registry.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+#include <rapidcheck.h>
+#include <rapidcheck/Check.h>  // rc::detail::checkProperty: the entry point that does not print
+
+#include "attncheck/check/format.hpp"
+
+namespace attncheck::check {
+
+namespace {
+std::vector<PropertyInfo>& property_store() {
+  static std::vector<PropertyInfo> v;
+  return v;
+}
+std::vector<MutantInfo>& mutant_store() {
+  static std::vector<MutantInfo> v;
+  return v;
+}
+
+// Largest error/allowed ratio seen during one run, over every case RapidCheck tried.
+struct WorstSeen {
+  double ratio = 0;
+  std::string where;
+};
+thread_local WorstSeen* current_worst = nullptr;
+
+// Counts shrink steps so the report can say "after N cases and M shrinks".
+class ShrinkCounter final : public rc::detail::TestListener {
+ public:
+  int accepted = 0;
+  void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
+  void onShrinkTried(const rc::detail::CaseDescription&, bool ok) override { accepted += ok ? 1 : 0; }
+  void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
+};
+
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+}  // namespace
+
+std::string_view verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::pass: return "PASS";
+    case Verdict::fail: return "FAIL";
+    case Verdict::gave_up: return "GAVE-UP";
+    case Verdict::error: return "ERROR";
+  }
+  return "?";
+}
+
+const std::vector<PropertyInfo>& properties() { return property_store(); }
+const std::vector<MutantInfo>& mutants() { return mutant_store(); }
+
+const PropertyInfo* find_property(std::string_view id) {
+  for (const auto& p : property_store())
+    if (p.id == id) return &p;
+  return nullptr;
+}
+const MutantInfo* find_mutant(std::string_view name) {
+  for (const auto& m : mutant_store())
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+void add_property(PropertyInfo p) {
+  auto& v = property_store();
+  if (find_property(p.id)) throw std::logic_error("property registered twice: " + p.id);
+  v.push_back(std::move(p));
+  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+}
+void add_mutant(MutantInfo m) {
+  auto& v = mutant_store();
+  if (find_mutant(m.name)) throw std::logic_error("mutant registered twice: " + m.name);
+  v.push_back(std::move(m));
+  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+}
+
+template <class T>
+KernelSet<T> kernels_for(std::string_view mutant) {
+  KernelSet<T> k = reference_kernels<T>();
+  if (mutant.empty() || mutant == "reference") return k;
+  const MutantInfo* m = find_mutant(mutant);
+  if (!m) throw std::invalid_argument("unknown mutant '" + std::string(mutant) + "'");
+  if constexpr (std::is_same_v<T, f16>) m->apply_f16(k);
+  else if constexpr (std::is_same_v<T, bf16>) m->apply_bf16(k);
+  else if constexpr (std::is_same_v<T, float>) m->apply_f32(k);
+  else m->apply_f64(k);
+  k.name = m->name;
+  return k;
+}
+template KernelSet<f16> kernels_for<f16>(std::string_view);
+template KernelSet<bf16> kernels_for<bf16>(std::string_view);
+template KernelSet<float> kernels_for<float>(std::string_view);
+template KernelSet<double> kernels_for<double>(std::string_view);
+
+std::uint64_t derive_seed(std::uint64_t run_seed, std::string_view test_id, Dtype d) {
+  std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the ID, then mixed with seed and dtype
+  for (unsigned char c : test_id) h = (h ^ c) * 0x100000001b3ull;
+  return splitmix64(run_seed ^ splitmix64(h ^ static_cast<std::uint64_t>(d)));
+}
+
+std::string replay_command(const Outcome& o, const RunParams& params) {
+  std::ostringstream s;
+  s << "attncheck gate --test " << o.test_id << " --dtype " << dtype_name(o.dtype) << " --seed "
+    << hex_u64(params.seed) << " --cases " << params.cases;
+  if (!params.mutant.empty()) s << " --mutant " << params.mutant;
+  return s.str();
+}
+
+void fail(const std::string& message) {
+  RC_FAIL(message);
+  throw std::logic_error("unreachable");  // RC_FAIL throws; keeps [[noreturn]] honest
+}
+
+void observe(double ratio, const std::string& where) {
+  if (!current_worst) return;
+  if (ratio != ratio) ratio = std::numeric_limits<double>::infinity();  // NaN: worst possible
+  if (ratio > current_worst->ratio) {
+    current_worst->ratio = ratio;
+    current_worst->where = where;
+  }
+}
+
+namespace detail {
+void run_rapidcheck(const std::function<void()>& body, const RunParams& params, Outcome& out) {
+  rc::detail::TestParams tp;
+  tp.seed = out.seed;
+  tp.maxSuccess = params.cases;
+  tp.maxSize = 100;
+  tp.maxDiscardRatio = 10;
+  rc::detail::TestMetadata meta;
+  meta.id = out.test_id;
+  meta.description = out.test_id;
+  WorstSeen worst;
+  current_worst = &worst;
+  ShrinkCounter shrinks;
+  // Shrinking a 4096-entry row re-runs the 200-bit oracle thousands of times. After the first
+  // failure, at most shrink_budget further evaluations are made; once spent, every candidate is
+  // treated as passing, so RapidCheck reports the smallest failure found so far. Counting
+  // evaluations (not seconds) keeps the result the same on every machine.
+  constexpr int shrink_budget = 400;
+  int after_failure = -1;  // evaluations since the first failure; -1 before it
+  const auto budgeted = [&] {
+    if (after_failure >= shrink_budget) return;
+    if (after_failure >= 0) ++after_failure;
+    try {
+      body();
+    } catch (const rc::detail::CaseResult& r) {
+      if (r.type == rc::detail::CaseResult::Type::Failure && after_failure < 0) after_failure = 0;
+      throw;
+    } catch (...) {
+      if (after_failure < 0) after_failure = 0;
+      throw;
+    }
+  };
+  const auto result = rc::detail::checkProperty(rc::detail::toProperty(budgeted), meta, tp, shrinks);
+  current_worst = nullptr;
+  out.worst_ratio = worst.ratio;
+  out.worst_case = worst.where;
+  rc::detail::SuccessResult success;
+  rc::detail::FailureResult failure;
+  rc::detail::GaveUpResult gave_up;
+  rc::detail::Error error;
+  if (result.match(success)) {
+    out.verdict = Verdict::pass;
+    out.cases = success.numSuccess;
+  } else if (result.match(failure)) {
+    out.verdict = Verdict::fail;
+    out.cases = failure.numSuccess + 1;
+    std::ostringstream s;
+    s << failure.description << "\n";
+    s << "  Found after " << out.cases << " cases and " << shrinks.accepted << " shrinks, seed "
+      << hex_u64(out.seed) << " (derived from run seed " << hex_u64(params.seed) << ")\n";
+    if (after_failure >= shrink_budget) s << "  (shrinking stopped after " << shrink_budget << " evaluations)\n";
+    for (const auto& [type, value] : failure.counterExample)
+      s << "  Drawn " << type << ": " << (value.size() > 400 ? value.substr(0, 400) + " ..." : value) << "\n";
+    out.counterexample = s.str();
+  } else if (result.match(gave_up)) {
+    out.verdict = Verdict::gave_up;
+    out.cases = gave_up.numSuccess;
+    out.message = gave_up.description;
+  } else if (result.match(error)) {
+    out.verdict = Verdict::error;
+    out.message = error.description;
+  }
+}
+}  // namespace detail
+
+Outcome run_property(const PropertyInfo& p, Dtype d, const RunParams& params) {
+  Outcome out;
+  out.test_id = p.id;
+  out.dtype = d;
+  out.kernels = params.mutant.empty() ? "reference" : params.mutant;
+  out.seed = derive_seed(params.seed, p.id, d);
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    p.run(d, params, out);
+  } catch (const std::exception& e) {
+    out.verdict = Verdict::error;
+    out.message = e.what();
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.replay = replay_command(out, params);
+  return out;
+}
+
+}  // namespace attncheck::check

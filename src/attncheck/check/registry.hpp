@@ -1,0 +1,128 @@
+// attncheck: the registry of falsification properties and mutants, and the runner that checks a
+// property with RapidCheck under a fixed seed and reports a verdict with its counterexample.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attncheck/check/dtype.hpp"
+#include "attncheck/check/kernel_set.hpp"
+
+namespace attncheck::check {
+
+struct RunParams {
+  std::uint64_t seed = 0x5eed2026;  // the run's seed; each (test, dtype) derives its own from it
+  int cases = 200;                  // RapidCheck successful cases per (test, dtype)
+  std::string mutant;               // empty: the reference kernels
+};
+
+enum class Verdict { pass, fail, gave_up, error };
+std::string_view verdict_name(Verdict v);
+
+struct Outcome {
+  std::string test_id;
+  Dtype dtype = Dtype::f32;
+  std::string kernels = "reference";  // "reference" or the mutant's name
+  Verdict verdict = Verdict::error;
+  int cases = 0;                  // cases run (successful ones, plus the failing one)
+  double seconds = 0;
+  std::uint64_t seed = 0;         // the derived seed handed to RapidCheck
+  std::string counterexample;     // the shrunk failing case, formatted (empty on pass)
+  std::string message;            // gave-up or error text
+  double worst_ratio = 0;         // largest (error / allowed) seen over all cases, shrinks included
+  std::string worst_case;         // where it was seen
+  std::string replay;             // the command that reruns exactly this check
+};
+
+// A property body for scalar T: draws its inputs with *gen, calls the kernels in ks and states
+// the obligation with RC_ASSERT / fail(). Never catches RapidCheck's exceptions.
+struct PropertyInfo {
+  std::string id;     // FALSIFY-...
+  std::string title;  // the property as a sentence
+  std::vector<Dtype> dtypes;
+  std::function<void(Dtype, const RunParams&, Outcome&)> run;  // filled by register_property
+};
+
+struct MutantInfo {
+  std::string name;
+  std::string description;
+  std::vector<std::string> caught_by;  // FALSIFY IDs that must fail on this mutant
+  std::function<void(KernelSet<f16>&)> apply_f16;
+  std::function<void(KernelSet<bf16>&)> apply_bf16;
+  std::function<void(KernelSet<float>&)> apply_f32;
+  std::function<void(KernelSet<double>&)> apply_f64;
+};
+
+const std::vector<PropertyInfo>& properties();
+const PropertyInfo* find_property(std::string_view id);
+const std::vector<MutantInfo>& mutants();
+const MutantInfo* find_mutant(std::string_view name);
+
+// The kernel set for a run: the reference, or the reference with one mutant applied.
+// Throws std::invalid_argument for an unknown mutant name.
+template <class T>
+KernelSet<T> kernels_for(std::string_view mutant);
+
+// Runs one property at one dtype.
+Outcome run_property(const PropertyInfo& p, Dtype d, const RunParams& params);
+
+// The seed RapidCheck gets for (run seed, test, dtype): independent of which other tests run.
+std::uint64_t derive_seed(std::uint64_t run_seed, std::string_view test_id, Dtype d);
+
+std::string replay_command(const Outcome& o, const RunParams& params);
+
+// ---- used inside property bodies ----
+
+// Fails the current case with a message (RapidCheck shrinks it and keeps the last message).
+[[noreturn]] void fail(const std::string& message);
+
+// Records error/allowed for the "largest error seen" report; where says what was measured.
+void observe(double ratio, const std::string& where);
+
+// ---- registration (used by falsify/*.cpp and falsify/mutants/*.cpp) ----
+void add_property(PropertyInfo p);
+void add_mutant(MutantInfo m);
+
+namespace detail {
+// Runs body under RapidCheck with the derived seed; fills the verdict fields of out.
+void run_rapidcheck(const std::function<void()>& body, const RunParams& params, Outcome& out);
+}  // namespace detail
+
+// P is a struct with `static constexpr const char* id, title;` and
+// `template <class T> static void check(const KernelSet<T>&);`.
+template <class P>
+bool register_property(std::vector<Dtype> dtypes = {all_dtypes.begin(), all_dtypes.end()}) {
+  PropertyInfo info;
+  info.id = P::id;
+  info.title = P::title;
+  info.dtypes = std::move(dtypes);
+  info.run = [](Dtype d, const RunParams& params, Outcome& out) {
+    visit_dtype(d, [&]<class T>() {
+      const KernelSet<T> ks = kernels_for<T>(params.mutant);
+      detail::run_rapidcheck([&ks] { P::template check<T>(ks); }, params, out);
+    });
+  };
+  add_property(std::move(info));
+  return true;
+}
+
+// M is a struct with `static constexpr const char* name, description;`,
+// `static std::vector<std::string> caught_by();` and `template <class T> static void apply(KernelSet<T>&);`.
+template <class M>
+bool register_mutant() {
+  MutantInfo m;
+  m.name = M::name;
+  m.description = M::description;
+  m.caught_by = M::caught_by();
+  m.apply_f16 = [](KernelSet<f16>& k) { M::template apply<f16>(k); };
+  m.apply_bf16 = [](KernelSet<bf16>& k) { M::template apply<bf16>(k); };
+  m.apply_f32 = [](KernelSet<float>& k) { M::template apply<float>(k); };
+  m.apply_f64 = [](KernelSet<double>& k) { M::template apply<double>(k); };
+  add_mutant(std::move(m));
+  return true;
+}
+
+}  // namespace attncheck::check

@@ -1,0 +1,100 @@
+// attncheck: the in-memory model of a contract file (contracts/<stem>.yaml) and its diagnostics.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attncheck::contract {
+
+// A position in a source file, 1-based as editors show it (yaml-cpp's marks are 0-based).
+struct Location {
+  std::string file;
+  int line = 0;
+  int column = 0;
+};
+
+enum class Severity { error, warning, note };
+
+// One problem found while loading or linting: printed as `file:line:col: error: message`.
+struct Diagnostic {
+  Location where;
+  Severity severity = Severity::error;
+  std::string message;
+};
+std::string to_string(const Diagnostic& d);
+
+struct Equation {
+  std::string name;
+  std::string formula;
+  std::string domain;
+  std::string codomain;
+  std::vector<std::string> invariants;
+  Location where;
+};
+
+// A statement that must hold. `id` is the stable key (e.g. ASCL-BND-001); files written for the
+// existing Rust system have none, and get a positional one with `id_assigned = true`.
+struct Obligation {
+  std::string id;
+  bool id_assigned = false;
+  std::string type;      // invariant | bound | equivalence | monotonicity | statistical | ...
+  std::string property;  // one line
+  std::string formal;    // the statement, as written
+  std::string domain;    // where it holds
+  std::string applies_to;
+  std::string tolerance;  // how the allowance is derived (text); never a bare number
+  std::string proof;      // path of the proof (proofs/<stem>.tex#label), if any
+  std::string legacy_tolerance;  // a Rust-format bare `tolerance:` number, kept for reporting
+  Location where;
+};
+
+struct FalsificationTest {
+  std::string id;  // FALSIFY-...
+  std::string rule;
+  std::string prediction;
+  std::string test;
+  std::string if_fails;
+  std::vector<std::string> obligations;  // obligation IDs this test attacks
+  Location where;
+};
+
+struct Harness {
+  std::string id;  // KANI-... or BMC-...
+  std::string obligation;
+  std::string property;
+  int bound = 0;
+  std::string strategy;
+  std::string solver;
+  std::string harness;  // function name
+  Location where;
+};
+
+struct QaGate {
+  std::string id;  // F-...
+  std::string name;
+  std::string description;
+  std::vector<std::string> checks;
+  std::string pass_criteria;
+  std::string falsification;
+  Location where;
+};
+
+struct Contract {
+  std::string id;  // the stem: attention-scaling-v1
+  std::string file;
+  std::string version;
+  std::string description;
+  std::vector<std::string> references;
+  std::vector<std::string> depends_on;
+  std::vector<Equation> equations;
+  std::vector<Obligation> obligations;
+  std::vector<FalsificationTest> tests;
+  std::vector<Harness> harnesses;
+  std::optional<QaGate> gate;
+  bool legacy_format = false;  // written for the Rust system: no obligation ids or links
+  Location where;              // of the document root
+};
+
+}  // namespace attncheck::contract

@@ -1,0 +1,92 @@
+// attncheck: the high-precision oracle: the SAME kernel templates evaluated at 200-bit MPFR.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "attncheck/kernels/entropy.hpp"
+#include "attncheck/kernels/log_softmax.hpp"
+#include "attncheck/kernels/rmsnorm.hpp"
+#include "attncheck/kernels/scores.hpp"
+#include "attncheck/kernels/softmax.hpp"
+#include "attncheck/kernels/softmax_jvp.hpp"
+#include "attncheck/scalar/mpfr.hpp"
+
+namespace attncheck::oracle {
+
+// Every T value is exactly representable at 200 bits, so the oracle sees the kernel's input
+// bit for bit. Its own rounding (at most ~n·2^-200 relative) is far below every allowance, and
+// its results are treated as exact; the conversion to double for comparison is accounted for by
+// the bounds' safety factor (see bounds/error_model.hpp).
+template <class T>
+std::vector<mpfr200> lift(const std::vector<T>& x) {
+  std::vector<mpfr200> r;
+  r.reserve(x.size());
+  for (const T& v : x) r.emplace_back(to_double(v));  // T -> double is exact for f16/bf16/f32/f64
+  return r;
+}
+
+inline double dbl(const mpfr200& v) { return v.convert_to<double>(); }
+
+inline std::vector<double> lower(const std::vector<mpfr200>& x) {
+  std::vector<double> r;
+  r.reserve(x.size());
+  for (const auto& v : x) r.push_back(dbl(v));
+  return r;
+}
+
+// Exact softmax of one row and what the bounds need alongside it.
+struct SoftmaxRow {
+  std::vector<double> p;     // softmax(x)
+  std::vector<double> logp;  // log softmax(x), finite even where p underflows double
+  std::vector<double> gap;   // |x_j - max x| >= 0
+  double log_sum = 0;        // log sum_j exp(x_j - max x) >= 0
+};
+
+template <class T>
+SoftmaxRow softmax_row(const std::vector<T>& x) {
+  const auto X = lift(x);
+  const std::size_t n = X.size();
+  std::vector<mpfr200> P(n), LP(n);
+  kernels::softmax(X.data(), P.data(), n);
+  kernels::log_softmax(X.data(), LP.data(), n);
+  const mpfr200 m = kernels::row_max(X.data(), n);
+  SoftmaxRow r{lower(P), lower(LP), {}, 0};
+  r.gap.reserve(n);
+  for (const auto& v : X) r.gap.push_back(dbl(mpfr200(m - v)));
+  r.log_sum = n ? dbl(mpfr200(X[0] - m) - LP[0]) : 0;
+  return r;
+}
+
+template <class T>
+std::vector<double> scores(const std::vector<T>& q, const std::vector<T>& k, std::size_t n,
+                           std::size_t m, std::size_t d) {
+  const auto Q = lift(q), K = lift(k);
+  std::vector<mpfr200> S(n * m);
+  kernels::scores(Q.data(), K.data(), n, m, d, S.data());
+  return lower(S);
+}
+
+template <class T>
+std::vector<double> rmsnorm(const std::vector<T>& x, const std::vector<T>& w, T eps) {
+  const auto X = lift(x), W = lift(w);
+  std::vector<mpfr200> Y(X.size());
+  kernels::rmsnorm(X.data(), W.data(), X.size(), mpfr200(to_double(eps)), Y.data());
+  return lower(Y);
+}
+
+template <class T>
+double entropy(const std::vector<T>& p) {
+  const auto P = lift(p);
+  return dbl(kernels::entropy(P.data(), P.size()));
+}
+
+template <class T>
+std::vector<double> softmax_jvp(const std::vector<T>& x, const std::vector<T>& dx) {
+  const auto X = lift(x), DX = lift(dx);
+  std::vector<mpfr200> DY(X.size());
+  kernels::softmax_jvp(X.data(), DX.data(), X.size(), DY.data());
+  return lower(DY);
+}
+
+}  // namespace attncheck::oracle

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs every build and test dependency of attncheck from Debian's archive (Debian 12, as root).
+# Used by the README's two commands and by .ci/run; safe to run again (apt-get is idempotent).
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake pkg-config
+  doctest-dev librapidcheck-dev
+  libboost-dev libmpfr-dev libgmp-dev libmpfi-dev
+  libyaml-cpp-dev libcli11-dev libfmt-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
