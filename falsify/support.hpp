@@ -28,10 +28,10 @@ std::vector<T> draw_row(std::size_t max_long = 4096) {
   return gen::to_row<T>(*gen::row(format_of<T>, max_long));
 }
 
-// A vector of n finite values of T with magnitudes around sigma.
+// A vector of n finite values of T with magnitudes at most sigma (no overflow in products).
 template <class T>
 std::vector<T> draw_vector(std::size_t n, double sigma) {
-  return gen::to_row<T>(*rc::gen::container<std::vector<double>>(n, gen::value(format_of<T>, sigma)));
+  return gen::to_row<T>(*rc::gen::container<std::vector<double>>(n, gen::moderate_value(format_of<T>, sigma)));
 }
 
 // Σ x_i evaluated exactly enough (200-bit MPFR) to judge a sum-to-one claim.

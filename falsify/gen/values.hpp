@@ -45,6 +45,21 @@ inline rc::Gen<double> value(const format_info& f, double sigma) {
   });
 }
 
+// Like value(), but every magnitude stays within sigma·10^0..sigma (no values near overflow): for
+// inputs whose products or squares must stay finite (dot products, RMSNorm, gains).
+inline rc::Gen<double> moderate_value(const format_info& f, double sigma) {
+  const double sub_max = static_cast<double>((std::int64_t{1} << (f.precision - 1)) - 1);
+  return rc::gen::weightedOneOf<double>({
+      {60, rc::gen::map(unit(), [sigma](double u) { return sigma * u; })},
+      {10, rc::gen::map(rc::gen::inRange(-4, 5), [sigma](int i) { return std::min(sigma, 4.0) * i / 4; })},
+      {4, rc::gen::element(0.0, -0.0)},
+      {4, rc::gen::map(rc::gen::inRange<std::int64_t>(1, static_cast<std::int64_t>(sub_max) + 1),
+                       [f](std::int64_t k) { return static_cast<double>(k) * f.denorm_min; })},
+      {6, rc::gen::map(rc::gen::pair(unit(), rc::gen::inRange(-8, 1)),
+                       [sigma](std::pair<double, int> ue) { return sigma * ue.first * std::pow(10.0, ue.second); })},
+  });
+}
+
 template <class T>
 T to(double v) {
   T t = scalar_traits<T>::from_double(v);

@@ -1,0 +1,283 @@
+// attncheck: falsification tests of attention-scaling-v1 (contracts/attention-scaling-v1.yaml).
+// Obligations: ASCL-STA-001 variance, ASCL-BND-001 score bound per domain, ASCL-BND-002/003
+// entropy bounds, ASCL-INV-001 max subtraction, ASCL-MON-001 saturation, ASCL-INV-002 shape.
+#include <cmath>
+#include <vector>
+
+#include <boost/math/distributions/chi_squared.hpp>
+
+#include "attncheck/bounds/entropy_of_softmax.hpp"
+#include "attncheck/bounds/rmsnorm.hpp"
+#include "attncheck/bounds/scores.hpp"
+#include "attncheck/bounds/softmax.hpp"
+#include "attncheck/oracle/exact.hpp"
+#include "falsify/doctest_glue.hpp"
+#include "falsify/gen/normal.hpp"
+#include "falsify/support.hpp"
+
+namespace attncheck::falsify {
+namespace {
+
+// Σ_t |a_t b_t| in double, rounded up by its own evaluation error (n·2^-53 relative).
+template <class T>
+double abs_dot(const T* a, const T* b, std::size_t d) {
+  double s = 0;
+  for (std::size_t t = 0; t < d; ++t) s += std::abs(to_double(a[t]) * to_double(b[t]));
+  return s * (1 + static_cast<double>(d + 2) * 0x1p-53);
+}
+
+template <class T>
+double norm2(const std::vector<T>& a) {
+  return std::sqrt(abs_dot(a.data(), a.data(), a.size())) * (1 + 0x1p-52);
+}
+
+template <class T>
+T entropy_of_softmax(const KernelSet<T>& k, const std::vector<T>& z) {
+  std::vector<T> p(z.size());
+  k.softmax(z.data(), p.data(), z.size());
+  return k.entropy(p.data(), p.size());
+}
+
+// Variance preservation as an exact hypothesis test. Conditioning on k, q·k/√d ~ N(0, ‖k‖²/d)
+// for q ~ N(0, I), so T = Σ_s d·S_s²/‖k_s‖² ~ χ²_N exactly. The kernel's rounding (derived
+// score bound plus the rounding of the inputs into T) widens T to [T_lo, T_hi]; the test rejects
+// only when that whole interval is outside the two-sided χ²_N quantiles.
+// False alarms: α_case = 2.5e-14 per case, so ≤ 1e-9 for a run of up to 10^4 cases at 4 formats.
+struct Ascl001 {
+  static constexpr const char* id = "FALSIFY-ASCL-001";
+  static constexpr const char* title = "scores of i.i.d. N(0,1) q, k have variance 1 (χ² test, N = 1000, α ≤ 1e-9 per run)";
+  static constexpr int samples = 1000;
+  static constexpr double alpha_case = 2.5e-14;
+  template <class T>
+  static void check(const KernelSet<T>& k) {
+    const std::size_t d = static_cast<std::size_t>(*rc::gen::inRange(2, 65));
+    const std::uint64_t seed = *rc::gen::arbitrary<std::uint64_t>();
+    gen::NormalStream g(seed);
+    const auto md = bounds::model_of<T>();
+    double t_lo = 0, t_hi = 0, t_mid = 0;
+    std::vector<double> qd(d), kd(d);
+    std::vector<T> q(d), kk(d);
+    for (int s = 0; s < samples; ++s) {
+      double kn2 = 0, exact = 0, input_err = 0;
+      for (std::size_t t = 0; t < d; ++t) {
+        qd[t] = g.next();
+        kd[t] = g.next();
+        q[t] = scalar_traits<T>::from_double(qd[t]);
+        kk[t] = scalar_traits<T>::from_double(kd[t]);
+        kn2 += kd[t] * kd[t];
+        exact += qd[t] * kd[t];
+        input_err += std::abs(to_double(q[t]) * to_double(kk[t]) - qd[t] * kd[t]);
+      }
+      T out;
+      k.scores(q.data(), kk.data(), 1, 1, d, &out);
+      const double sd = std::sqrt(static_cast<double>(d));
+      const double ad = abs_dot(q.data(), kk.data(), d);
+      // Allowance: the kernel's derived bound, the rounding of q, k into T, and double evaluation.
+      const double e = bounds::score_bound(exact / sd, ad, d, md) + input_err / sd +
+                       static_cast<double>(d + 4) * 0x1p-52 * (ad + std::abs(exact)) / sd;
+      const double v = std::abs(to_double(out)), w = static_cast<double>(d) / kn2;
+      if (!std::isfinite(v)) fail(std::string(id) + " failed: non-finite score " + decimal(to_double(out)) + " for d = " + std::to_string(d));
+      t_lo += w * std::pow(std::max(0.0, v - e), 2);
+      t_hi += w * std::pow(v + e, 2);
+      t_mid += w * v * v;
+    }
+    const boost::math::chi_squared chi(samples);
+    const double q_lo = boost::math::quantile(chi, alpha_case / 2);
+    const double q_hi = boost::math::quantile(boost::math::complement(chi, alpha_case / 2));
+    const double excess = std::max(t_lo / q_hi, q_lo / t_hi);
+    observe(excess, "χ² statistic vs its quantiles, d = " + std::to_string(d));
+    if (t_lo > q_hi || t_hi < q_lo) {
+      std::ostringstream s;
+      s << id << " failed: scores<" << scalar_name<T>() << ">, d = " << d << ", N = " << samples
+        << " samples from normal stream seed " << hex_u64(seed) << "\n"
+        << "  Statistic:   T = Σ d·S²/‖k‖² = " << t_mid << ", with rounding in [" << t_lo << ", " << t_hi << "]\n"
+        << "  Accepted:    [" << q_lo << ", " << q_hi << "]  (χ²_" << samples << " quantiles at α/2 = " << alpha_case / 2 << ")\n"
+        << "  Implied Var(score) ≈ " << t_mid / samples << "  (1 with the 1/√d_k scaling; d_k without it)\n";
+      fail(s.str());
+    }
+  }
+};
+
+// The three domains of the score bound, each with its own statement (seed 003 mixed them).
+struct Ascl002 {
+  static constexpr const char* id = "FALSIFY-ASCL-002";
+  static constexpr const char* title = "|score| <= 1/√d (unit norm), √d (RMSNorm, unit gain), √d·max|γq|·max|γk| (gains)";
+  template <class T>
+  static void check(const KernelSet<T>& k) {
+    const auto md = bounds::model_of<T>();
+    const std::size_t d = static_cast<std::size_t>(*rc::gen::inRange(1, 129));
+    const double mag = std::min(std::sqrt(format_of<T>.max_finite / static_cast<double>(d)) / 4, 1e3);
+    std::vector<T> q = draw_vector<T>(d, mag);
+    const int relation = *rc::gen::inRange(0, 3);  // 0: independent k, 1: k = q, 2: k = -q (tight cases)
+    std::vector<T> kv = relation == 0 ? draw_vector<T>(d, mag) : q;
+    if (relation == 2) for (auto& v : kv) v = -v;
+    const int domain = *rc::gen::inRange(0, 3);
+    std::string what = "scores<" + scalar_name<T>() + ">, d = " + std::to_string(d);
+    double bound = 0;
+    if (domain == 0) {
+      // (a) unit norm: normalise in double, round into T; the bound uses the rounded norms.
+      const double nq = norm2(q), nk = norm2(kv);
+      RC_PRE(nq > 0 && nk > 0 && std::isfinite(nq) && std::isfinite(nk));
+      for (auto& v : q) v = scalar_traits<T>::from_double(to_double(v) / nq);
+      for (auto& v : kv) v = scalar_traits<T>::from_double(to_double(v) / nk);
+      bound = norm2(q) * norm2(kv) / std::sqrt(static_cast<double>(d));
+      what += ", domain (a) unit-norm q, k: bound ‖q‖‖k‖/√d ≈ 1/√d";
+    } else {
+      // (b) RMSNorm with unit gain, (c) with gains γ, both by the rmsnorm kernel under test.
+      std::vector<T> gq(d, lit<T>(1)), gk(d, lit<T>(1));
+      double gmax_q = 1, gmax_k = 1;
+      if (domain == 2) {
+        gq = draw_vector<T>(d, 2);
+        gk = draw_vector<T>(d, 2);
+        gmax_q = gmax_k = 0;
+        for (std::size_t t = 0; t < d; ++t) {
+          gmax_q = std::max(gmax_q, std::abs(to_double(gq[t])));
+          gmax_k = std::max(gmax_k, std::abs(to_double(gk[t])));
+        }
+      }
+      const T eps = scalar_traits<T>::from_double(*rc::gen::element(0.0, 1e-6, 1e-2, 1.0));
+      std::vector<T> qn(d), kn(d);
+      k.rmsnorm(q.data(), gq.data(), d, eps, qn.data());
+      k.rmsnorm(kv.data(), gk.data(), d, eps, kn.data());
+      const auto ms_eps = [&](const std::vector<T>& x) { return abs_dot(x.data(), x.data(), d) / static_cast<double>(d) + to_double(eps); };
+      const double mq = ms_eps(q), mk = ms_eps(kv);
+      RC_PRE(mq > 0 && mk > 0 && std::isfinite(mq) && std::isfinite(mk) && mq < format_of<T>.max_finite / 4);
+      const auto bq = bounds::rmsnorm_bound(d, mq, md), bk = bounds::rmsnorm_bound(d, mk, md);
+      // ‖q̂‖ <= √d·max|γ|·(1 + φ) + 3η√d: the exact norm is at most √d·max|γ|, plus the kernel's error.
+      const double sd = std::sqrt(static_cast<double>(d));
+      bound = (sd * gmax_q * (1 + bq.phi) + 3 * md.eta * sd) * (sd * gmax_k * (1 + bk.phi) + 3 * md.eta * sd) / sd;
+      what += domain == 1 ? ", domain (b) RMSNorm unit gain: bound √d" : ", domain (c) RMSNorm with gains: bound √d·max|γq|·max|γk|";
+      q = qn;
+      kv = kn;
+    }
+    T s;
+    k.scores(q.data(), kv.data(), 1, 1, d, &s);
+    const double allowed = bound * bounds::evaluation_slack + bounds::score_bound(bound, abs_dot(q.data(), kv.data(), d), d, md);
+    const double v = std::abs(to_double(s));
+    observe(ratio(v, allowed), what);
+    if (!(v <= allowed))
+      Report<T>(id, what).input("q", q).input("k", kv).kernel(s).error(v, allowed)
+          .line("|score| exceeds the domain's bound plus its derived rounding allowance.").raise();
+  }
+};
+
+struct Ascl003 {
+  static constexpr const char* id = "FALSIFY-ASCL-003";
+  static constexpr const char* title = "the entropy of every attention row is >= 0 (exactly, in floating point)";
+  template <class T>
+  static void check(const KernelSet<T>& k) {
+    const auto z = draw_row<T>();
+    const T h = entropy_of_softmax(k, z);
+    if (!(to_double(h) >= 0))
+      Report<T>(id, "entropy<" + scalar_name<T>() + ">(softmax(z)), m = " + std::to_string(z.size()))
+          .input("Scores", z).kernel(h).line("Entropy must be >= 0: every term -p ln p is >= 0 for p in [0, 1].").raise();
+  }
+};
+
+struct Ascl004 {
+  static constexpr const char* id = "FALSIFY-ASCL-004";
+  static constexpr const char* title = "softmax with max subtraction matches the exact softmax, also near overflow";
+  template <class T>
+  static void check(const KernelSet<T>& k) {
+    const auto& f = format_of<T>;
+    // Half the rows sit near overflow, where the formula without max subtraction breaks.
+    const auto x = *rc::gen::arbitrary<bool>()
+                       ? gen::to_row<T>(*gen::sized_row(1, 40, rc::gen::map(gen::unit(), [f](double u) { return f.max_finite * (0.5 + 0.5 * u); })))
+                       : draw_row<T>();
+    std::vector<T> y(x.size());
+    k.softmax(x.data(), y.data(), x.size());
+    const auto ex = oracle::softmax_row(x);
+    const auto b = bounds::softmax_bound(ex, bounds::model_of<T>());
+    for (std::size_t i = 0; i < y.size(); ++i)
+      expect_close<T>(id, "softmax<" + scalar_name<T>() + ">, element " + std::to_string(i) + " of " + std::to_string(y.size()),
+                      "Input", x, y[i], ex.p[i], std::max(b.hi[i] - ex.p[i], ex.p[i] - b.lo[i]));
+  }
+};
+
+// H(softmax(βz)) is non-increasing in β. β = 2^j makes the scaled row exact in T, so the exact
+// entropies are ordered and only the two rows' derived allowances separate the computed ones.
+// With z = S = QKᵀ/√d_k and d_k = 4^j, 2^j·z is the unscaled row: scaling never lowers entropy.
+struct Ascl005 {
+  static constexpr const char* id = "FALSIFY-ASCL-005";
+  static constexpr const char* title = "entropy never increases with inverse temperature: H(softmax(2^j z)) <= H(softmax(z))";
+  template <class T>
+  static void check(const KernelSet<T>& k) {
+    const auto z = draw_row<T>(512);
+    const int j = *rc::gen::inRange(1, 6);
+    std::vector<T> b(z.size());
+    for (std::size_t i = 0; i < z.size(); ++i) {
+      b[i] = T(z[i] * lit<T>(std::ldexp(1.0, j)));
+      RC_PRE(std::isfinite(to_double(b[i])) && std::ldexp(to_double(b[i]), -j) == to_double(z[i]));
+    }
+    const T hz = entropy_of_softmax(k, z), hb = entropy_of_softmax(k, b);
+    const auto md = bounds::model_of<T>();
+    const double allowed = bounds::entropy_of_softmax_allowance(oracle::softmax_row(z), md) +
+                           bounds::entropy_of_softmax_allowance(oracle::softmax_row(b), md);
+    const double excess = to_double(hb) - to_double(hz);
+    observe(ratio(std::max(0.0, excess), allowed), "H(2^j z) - H(z), m = " + std::to_string(z.size()));
+    if (!(excess <= allowed))
+      Report<T>(id, "entropy<" + scalar_name<T>() + ">(softmax(2^" + std::to_string(j) + "·z)) vs (softmax(z)), m = " + std::to_string(z.size()))
+          .input("z", z).line("H(softmax(z)) = " + decimal(to_double(hz)) + ", H(softmax(2^j z)) = " + decimal(to_double(hb)))
+          .error(excess, allowed).line("Raising the inverse temperature (removing the 1/√d_k scaling, d_k = 4^j) raised the entropy.").raise();
+  }
+};
+
+struct Ascl006 {
+  static constexpr const char* id = "FALSIFY-ASCL-006";
+  static constexpr const char* title = "scores have shape [n, m] with S[i*m+j] = q_i·k_j/√d and nothing written outside";
+  template <class T>
+  static void check(const KernelSet<T>& k) {
+    const std::size_t n = static_cast<std::size_t>(*rc::gen::inRange(1, 7)), m = static_cast<std::size_t>(*rc::gen::inRange(1, 7));
+    const std::size_t d = static_cast<std::size_t>(*rc::gen::inRange(1, 41));
+    const double mag = std::min(std::sqrt(format_of<T>.max_finite / static_cast<double>(d)) / 4, 100.0);
+    const auto q = draw_vector<T>(n * d, mag), kv = draw_vector<T>(m * d, mag);
+    const T guard = lit<T>(12345);
+    std::vector<T> buf(n * m + 8, guard);
+    k.scores(q.data(), kv.data(), n, m, d, buf.data() + 4);
+    const std::string shape = "scores<" + scalar_name<T>() + ">, n = " + std::to_string(n) + ", m = " + std::to_string(m) + ", d = " + std::to_string(d);
+    for (std::size_t g = 0; g < 4; ++g)
+      if (!(buf[g] == guard && buf[buf.size() - 1 - g] == guard))
+        Report<T>(id, shape).input("Q", q).input("K", kv).line("Wrote outside the n·m output.").raise();
+    const auto ex = oracle::scores(q, kv, n, m, d);
+    const auto md = bounds::model_of<T>();
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < m; ++j) {
+        const double allowed = bounds::score_bound(ex[i * m + j], abs_dot(q.data() + i * d, kv.data() + j * d, d), d, md);
+        expect_close<T>(id, shape + ", S[" + std::to_string(i) + "][" + std::to_string(j) + "]", "Q", q, buf[4 + i * m + j], ex[i * m + j], allowed);
+      }
+  }
+};
+
+struct Ascl007 {
+  static constexpr const char* id = "FALSIFY-ASCL-007";
+  static constexpr const char* title = "the entropy of an attention row over m keys is <= ln m plus the derived allowance";
+  template <class T>
+  static void check(const KernelSet<T>& k) {
+    const auto z = draw_row<T>();
+    const T h = entropy_of_softmax(k, z);
+    const double lnm = std::log(static_cast<double>(z.size()));
+    const double allowed = bounds::entropy_of_softmax_allowance(oracle::softmax_row(z), bounds::model_of<T>());
+    const double excess = to_double(h) - lnm;
+    observe(ratio(std::max(0.0, excess), allowed), "H - ln m, m = " + std::to_string(z.size()));
+    if (!(excess <= allowed))
+      Report<T>(id, "entropy<" + scalar_name<T>() + ">(softmax(z)), m = " + std::to_string(z.size()))
+          .input("Scores", z).kernel(h).exact(lnm, "ln m").error(excess, allowed).raise();
+  }
+};
+
+const bool registered = check::register_property<Ascl001>() && check::register_property<Ascl002>() &&
+                        check::register_property<Ascl003>() && check::register_property<Ascl004>() &&
+                        check::register_property<Ascl005>() && check::register_property<Ascl006>() &&
+                        check::register_property<Ascl007>();
+
+}  // namespace
+
+TEST_CASE("FALSIFY-ASCL-001: the 1/sqrt(d_k) scaling preserves unit variance (chi-square test)") { falsify_test("FALSIFY-ASCL-001"); }
+TEST_CASE("FALSIFY-ASCL-002: the score bound holds in each QK-norm domain") { falsify_test("FALSIFY-ASCL-002"); }
+TEST_CASE("FALSIFY-ASCL-003: attention entropy is non-negative") { falsify_test("FALSIFY-ASCL-003"); }
+TEST_CASE("FALSIFY-ASCL-004: max subtraction matches the exact softmax near overflow") { falsify_test("FALSIFY-ASCL-004"); }
+TEST_CASE("FALSIFY-ASCL-005: scaling never lowers attention entropy") { falsify_test("FALSIFY-ASCL-005"); }
+TEST_CASE("FALSIFY-ASCL-006: scores have shape [n, m] and correct layout") { falsify_test("FALSIFY-ASCL-006"); }
+TEST_CASE("FALSIFY-ASCL-007: attention entropy is at most ln m") { falsify_test("FALSIFY-ASCL-007"); }
+
+}  // namespace attncheck::falsify

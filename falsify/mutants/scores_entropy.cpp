@@ -1,0 +1,95 @@
+// attncheck: wrong score and entropy kernels that attention-scaling-v1's tests must catch.
+#include <cmath>
+#include <vector>
+
+#include "attncheck/check/registry.hpp"
+
+namespace attncheck::mutants {
+namespace {
+using check::register_mutant;
+
+template <class T, class Scale>
+void scores_with(const T* q, const T* k, std::size_t n, std::size_t m, std::size_t d, T* s, Scale scale) {
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < m; ++j) s[i * m + j] = scale(kernels::dot(q + i * d, k + j * d, d), d);
+}
+
+struct ScoresUnscaled {
+  static constexpr const char* name = "scores_unscaled";
+  static constexpr const char* description = "scores = Q K^T without the 1/sqrt(d_k) factor";
+  static std::vector<std::string> caught_by() { return {"FALSIFY-ASCL-001", "FALSIFY-ASCL-002", "FALSIFY-ASCL-006"}; }
+  template <class T>
+  static void apply(KernelSet<T>& k) {
+    k.scores = [](const T* q, const T* kk, std::size_t n, std::size_t m, std::size_t d, T* s) {
+      scores_with(q, kk, n, m, d, s, [](T v, std::size_t) { return v; });
+    };
+  }
+};
+
+struct ScoresDividedByD {
+  static constexpr const char* name = "scores_divided_by_d";
+  static constexpr const char* description = "scores = Q K^T / d_k (variance shrinks to 1/d_k)";
+  static std::vector<std::string> caught_by() { return {"FALSIFY-ASCL-001", "FALSIFY-ASCL-006"}; }
+  template <class T>
+  static void apply(KernelSet<T>& k) {
+    k.scores = [](const T* q, const T* kk, std::size_t n, std::size_t m, std::size_t d, T* s) {
+      scores_with(q, kk, n, m, d, s, [](T v, std::size_t dd) { return T(v / lit<T>(static_cast<double>(dd))); });
+    };
+  }
+};
+
+// Writes S transposed: s[j*n + i]. Invisible when n = m and Q = K.
+struct ScoresTransposed {
+  static constexpr const char* name = "scores_transposed";
+  static constexpr const char* description = "writes S^T (s[j*n+i]) into the n x m output";
+  static std::vector<std::string> caught_by() { return {"FALSIFY-ASCL-006"}; }
+  template <class T>
+  static void apply(KernelSet<T>& k) {
+    k.scores = [](const T* q, const T* kk, std::size_t n, std::size_t m, std::size_t d, T* s) {
+      const T scale = sqrt(lit<T>(static_cast<double>(d)));
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < m; ++j) s[j * n + i] = kernels::dot(q + i * d, kk + j * d, d) / scale;
+    };
+  }
+};
+
+struct EntropySignFlipped {
+  static constexpr const char* name = "entropy_sign_flipped";
+  static constexpr const char* description = "returns sum p log p (the negative entropy)";
+  static std::vector<std::string> caught_by() { return {"FALSIFY-ASCL-003", "FALSIFY-ASCL-005"}; }
+  template <class T>
+  static void apply(KernelSet<T>& k) {
+    k.entropy = [](const T* p, std::size_t n) { return T(-kernels::entropy(p, n)); };
+  }
+};
+
+// No 0·log 0 = 0 convention: an underflowed probability gives 0·(-inf) = NaN.
+struct EntropyLogZero {
+  static constexpr const char* name = "entropy_log_of_zero";
+  static constexpr const char* description = "computes -p log p also for p = 0 (0 * -inf = NaN)";
+  static std::vector<std::string> caught_by() { return {"FALSIFY-ASCL-003", "FALSIFY-ASCL-007"}; }
+  template <class T>
+  static void apply(KernelSet<T>& k) {
+    k.entropy = [](const T* p, std::size_t n) {
+      T h = lit<T>(0);
+      for (std::size_t i = 0; i < n; ++i) h = h - T(p[i] * log(p[i]));
+      return h;
+    };
+  }
+};
+
+struct EntropyLog2 {
+  static constexpr const char* name = "entropy_in_bits";
+  static constexpr const char* description = "entropy in bits (log2) where the contract says nats";
+  static std::vector<std::string> caught_by() { return {"FALSIFY-ASCL-007"}; }
+  template <class T>
+  static void apply(KernelSet<T>& k) {
+    k.entropy = [](const T* p, std::size_t n) { return T(kernels::entropy(p, n) / lit<T>(0.6931471805599453)); };
+  }
+};
+
+const bool registered = register_mutant<ScoresUnscaled>() && register_mutant<ScoresDividedByD>() &&
+                        register_mutant<ScoresTransposed>() && register_mutant<EntropySignFlipped>() &&
+                        register_mutant<EntropyLogZero>() && register_mutant<EntropyLog2>();
+}  // namespace
+}  // namespace attncheck::mutants
