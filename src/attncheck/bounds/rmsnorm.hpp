@@ -17,7 +17,11 @@ namespace attncheck::bounds {
 struct RmsnormBound {
   double phi = 0;
   double eta = 0;
-  double allowed(double exact_y) const { return (std::abs(exact_y) * phi + 3 * eta) * evaluation_slack; }
+  // An infinite φ (γ_{d+3} >= 1: d too long for the format) bounds nothing: infinite allowance.
+  double allowed(double exact_y) const {
+    if (!(phi < std::numeric_limits<double>::infinity())) return std::numeric_limits<double>::infinity();
+    return (std::abs(exact_y) * phi + 3 * eta) * evaluation_slack;
+  }
 };
 
 inline RmsnormBound rmsnorm_bound(std::size_t d, double ms_plus_eps, const Model& md) {

@@ -1,0 +1,66 @@
+// attncheck CLI: what the subcommands share (exit codes, contract loading, small text helpers).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "attncheck/check/dtype.hpp"
+#include "attncheck/contract/loader.hpp"
+
+namespace attncheck::cli {
+
+// The exit codes CI scripts rely on.
+inline constexpr int exit_pass = 0;   // everything checked passed
+inline constexpr int exit_fail = 1;   // a check failed, errored or gave up
+inline constexpr int exit_usage = 2;  // bad arguments or broken contracts: nothing was judged
+
+// Options of the top-level command, filled by CLI11 before any subcommand runs.
+struct Global {
+  std::string contracts_dir;
+  bool contracts_given = false;  // --contracts on the command line (replay commands must repeat it)
+};
+
+// A subcommand: its CLI11 node and what to run once it was parsed.
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+Command setup_gate(CLI::App& parent, const Global& global);
+Command setup_list(CLI::App& parent, const Global& global);
+Command setup_show(CLI::App& parent, const Global& global);
+Command setup_lint(CLI::App& parent, const Global& global);
+
+// The default contracts directory: $ATTNCHECK_CONTRACTS, else the source tree's contracts/.
+std::string default_contracts_dir();
+
+// The repository root that `proof:` paths are relative to: the parent of the contracts dir.
+std::string repo_root_of(const std::string& contracts_dir);
+
+// Loads every contract in dir. On any load error prints every diagnostic (file:line:col) and a
+// hint to stderr and returns nullopt; warnings are printed only when print_warnings is set.
+std::optional<contract::LoadResult> load_or_report(const std::string& dir, bool print_warnings);
+
+// Parses a seed written in decimal or as 0x hex; nullopt if it is neither or does not fit.
+std::optional<std::uint64_t> parse_seed(std::string_view text);
+
+// The candidate closest to `wanted` by (case-insensitive) edit distance, if one is close enough
+// to be a plausible typo; empty otherwise.
+std::string closest(std::string_view wanted, const std::vector<std::string>& candidates);
+
+std::string join(const std::vector<std::string>& items, std::string_view separator);
+
+// "f16, bf16, f32, f64"
+std::string dtype_list(const std::vector<Dtype>& dtypes);
+
+// Writes content to path.tmp and renames it over path, so a reader never sees half a report.
+// Throws std::runtime_error naming the path and the reason.
+void write_atomically(const std::string& path, const std::string& content);
+
+}  // namespace attncheck::cli

@@ -1,0 +1,277 @@
+// attncheck CLI: `attncheck gate` — runs the falsification tests of the selected contracts and
+// reports a verdict per (test, dtype). Exit 0 only when every check ran and passed.
+#include "cli/gate.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <set>
+
+#include "cli/cli.hpp"
+
+namespace attncheck::cli {
+
+std::string GateRow::dtype() const { return has_property ? std::string(dtype_name(outcome.dtype)) : "-"; }
+
+int GateReport::passed() const {
+  return static_cast<int>(std::count_if(rows.begin(), rows.end(), [](const GateRow& r) { return r.passed(); }));
+}
+
+namespace {
+
+struct GateOptions {
+  std::vector<std::string> contracts, tests, dtypes;
+  std::string seed = "0x5eed2026";
+  int cases = 200;
+  std::string mutant;
+  std::string json, junit;
+  bool list_mutants = false;
+  bool no_timings = false;
+};
+
+int list_mutants() {
+  const auto& ms = check::mutants();
+  if (ms.empty()) {
+    std::cout << "no mutants are registered in this build\n";
+    return exit_pass;
+  }
+  for (const auto& m : ms) {
+    std::cout << m.name << "\n  " << m.description << "\n  must be caught by: "
+              << (m.caught_by.empty() ? "-" : join(m.caught_by, ", ")) << "\n";
+  }
+  return exit_pass;
+}
+
+std::vector<std::string> mutant_names() {
+  std::vector<std::string> names;
+  for (const auto& m : check::mutants()) names.push_back(m.name);
+  return names;
+}
+
+// Checks every argument that needs no contracts; prints the problem and its fix on failure.
+bool validate(const GateOptions& o, check::RunParams& params, std::vector<Dtype>& dtypes) {
+  const auto seed = parse_seed(o.seed);
+  if (!seed) {
+    std::cerr << "error: invalid --seed '" << o.seed << "'; write it in decimal (12345) or hex (0x5eed2026)\n";
+    return false;
+  }
+  if (o.cases < 1) {
+    std::cerr << "error: --cases must be at least 1 (got " << o.cases << ")\n";
+    return false;
+  }
+  for (const auto& name : o.dtypes) {
+    const auto d = parse_dtype(name);
+    if (!d) {
+      std::cerr << "error: unknown dtype '" << name << "'; use one of f16, bf16, f32, f64\n";
+      return false;
+    }
+    if (std::find(dtypes.begin(), dtypes.end(), *d) == dtypes.end()) dtypes.push_back(*d);
+  }
+  params.seed = *seed;
+  params.cases = o.cases;
+  params.mutant = o.mutant == "reference" ? "" : o.mutant;
+  if (!params.mutant.empty() && !check::find_mutant(params.mutant)) {
+    const auto names = mutant_names();
+    std::cerr << "error: unknown mutant '" << params.mutant << "'; "
+              << (names.empty() ? "this build has no mutants" : "known mutants: " + join(names, ", "))
+              << " (see 'attncheck gate --list-mutants')\n";
+    return false;
+  }
+  return true;
+}
+
+// The contracts to run: all, or those named by --contract (every name must exist).
+bool select_contracts(const std::vector<contract::Contract>& all, const std::vector<std::string>& wanted,
+                      std::vector<const contract::Contract*>& selected) {
+  std::vector<std::string> ids;
+  for (const auto& c : all) ids.push_back(c.id);
+  for (const auto& c : all)
+    if (wanted.empty() || std::find(wanted.begin(), wanted.end(), c.id) != wanted.end()) selected.push_back(&c);
+  for (const auto& w : wanted) {
+    if (std::find(ids.begin(), ids.end(), w) != ids.end()) continue;
+    const std::string guess = closest(w, ids);
+    std::cerr << "error: unknown contract '" << w << "'"
+              << (guess.empty() ? "" : "; did you mean '" + guess + "'?") << "\n  known contracts: "
+              << (ids.empty() ? "(none)" : join(ids, ", ")) << "\n";
+    return false;
+  }
+  return true;
+}
+
+// Every --test ID must be a test of a selected contract, or the user would get a silent no-op.
+bool check_test_ids(const std::vector<contract::Contract>& all, const std::vector<const contract::Contract*>& selected,
+                    const std::vector<std::string>& wanted) {
+  for (const auto& w : wanted) {
+    bool in_selected = false;
+    for (const auto* c : selected)
+      for (const auto& t : c->tests) in_selected |= t.id == w;
+    if (in_selected) continue;
+    std::vector<std::string> ids;
+    std::string owner;
+    for (const auto& c : all)
+      for (const auto& t : c.tests) {
+        ids.push_back(t.id);
+        if (t.id == w) owner = c.id;
+      }
+    if (!owner.empty()) {
+      std::cerr << "error: test " << w << " belongs to contract " << owner
+                << ", which --contract did not select; add --contract " << owner << "\n";
+    } else {
+      const std::string guess = closest(w, ids);
+      std::cerr << "error: unknown test ID " << w << (guess.empty() ? "" : " (did you mean " + guess + "?)")
+                << "; run 'attncheck list' to see the IDs\n";
+    }
+    return false;
+  }
+  return true;
+}
+
+std::string shell_quoted(const std::string& s) {
+  if (s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+") ==
+      std::string::npos)
+    return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// The (test, dtype) checks to run, in contract and file order; a test without a property is
+// one ERROR row, never skipped.
+std::vector<GateRow> plan(const std::vector<const contract::Contract*>& selected, const GateOptions& o,
+                          const std::vector<Dtype>& dtypes, const check::RunParams& params) {
+  std::vector<GateRow> rows;
+  for (const auto* c : selected) {
+    for (const auto& t : c->tests) {
+      if (!o.tests.empty() && std::find(o.tests.begin(), o.tests.end(), t.id) == o.tests.end()) continue;
+      GateRow base;
+      base.contract = c->id;
+      base.obligations = t.obligations;
+      base.outcome.test_id = t.id;
+      base.outcome.kernels = params.mutant.empty() ? "reference" : params.mutant;
+      const check::PropertyInfo* p = check::find_property(t.id);
+      if (!p || p->dtypes.empty()) {
+        base.has_property = false;
+        base.outcome.verdict = check::Verdict::error;
+        base.outcome.message = p ? "the property registers no dtypes" : "no executable property in this build";
+        base.outcome.replay = "attncheck gate --test " + t.id;
+        rows.push_back(base);
+        continue;
+      }
+      bool any = false;
+      for (Dtype d : p->dtypes) {
+        if (!dtypes.empty() && std::find(dtypes.begin(), dtypes.end(), d) == dtypes.end()) continue;
+        GateRow row = base;
+        row.outcome.dtype = d;
+        rows.push_back(row);
+        any = true;
+      }
+      if (!any)
+        std::cerr << "note: " << t.id << " does not run at the requested dtypes (it runs at "
+                  << dtype_list(p->dtypes) << ")\n";
+    }
+  }
+  return rows;
+}
+
+// Fills in each planned row's outcome; shows progress on a terminal (stderr only, so stdout stays
+// identical between runs).
+void run_all(std::vector<GateRow>& rows, const check::RunParams& params, const Global& global, bool timings) {
+  const bool progress = ::isatty(STDERR_FILENO);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    GateRow& row = rows[i];
+    if (row.has_property) {
+      if (progress)
+        std::cerr << "\r\033[K[" << i + 1 << "/" << rows.size() << "] " << row.outcome.test_id << " ["
+                  << dtype_name(row.outcome.dtype) << "]" << std::flush;
+      row.outcome = check::run_property(*check::find_property(row.outcome.test_id), row.outcome.dtype, params);
+      if (!timings) row.outcome.seconds = 0;
+    }
+    if (global.contracts_given) row.outcome.replay += " --contracts " + shell_quoted(global.contracts_dir);
+  }
+  if (progress) std::cerr << "\r\033[K" << std::flush;
+}
+
+// For a mutant run: was it caught, and by the tests that are supposed to catch it?
+std::vector<std::string> mutant_notes(const GateReport& r, const std::string& mutant) {
+  if (mutant.empty()) return {};
+  const check::MutantInfo* m = check::find_mutant(mutant);
+  std::set<std::string> failed, ran;
+  for (const GateRow& row : r.rows) {
+    if (!row.has_property) continue;
+    ran.insert(row.outcome.test_id);
+    if (row.outcome.verdict == check::Verdict::fail) failed.insert(row.outcome.test_id);
+  }
+  std::vector<std::string> notes;
+  notes.push_back(failed.empty() ? "mutant " + mutant + " was NOT caught: no check failed"
+                                 : "mutant " + mutant + " was caught by " +
+                                       join(std::vector<std::string>(failed.begin(), failed.end()), ", "));
+  std::vector<std::string> missed;
+  for (const auto& id : m->caught_by)
+    if (ran.count(id) && !failed.count(id)) missed.push_back(id);
+  if (!missed.empty()) notes.push_back("  expected to catch it, but did not fail: " + join(missed, ", "));
+  return notes;
+}
+
+int run_gate(const GateOptions& o, const Global& global) {
+  if (o.list_mutants) return list_mutants();
+  check::RunParams params;
+  std::vector<Dtype> dtypes;
+  if (!validate(o, params, dtypes)) return exit_usage;
+
+  const auto loaded = load_or_report(global.contracts_dir, false);
+  if (!loaded) return exit_usage;
+  std::vector<const contract::Contract*> selected;
+  if (!select_contracts(loaded->contracts, o.contracts, selected)) return exit_usage;
+  if (!check_test_ids(loaded->contracts, selected, o.tests)) return exit_usage;
+
+  GateReport report;
+  report.version = ATTNCHECK_VERSION;
+  report.seed = params.seed;
+  report.cases = params.cases;
+  report.kernels = params.mutant.empty() ? "reference" : params.mutant;
+  report.timings = !o.no_timings;
+  report.rows = plan(selected, o, dtypes, params);
+  if (report.rows.empty()) {
+    // Zero checks must not read as "0 passed, 0 failed" success.
+    std::cerr << "error: nothing to run: the selected contracts have no falsification tests at the requested "
+                 "dtypes; widen --contract/--test/--dtype\n";
+    return exit_usage;
+  }
+  run_all(report.rows, params, global, report.timings);
+  report.notes = mutant_notes(report, params.mutant);
+
+  std::cout << render_text(report) << std::flush;
+  try {
+    if (!o.json.empty()) write_atomically(o.json, render_json(report));
+    if (!o.junit.empty()) write_atomically(o.junit, render_junit(report));
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return exit_usage;
+  }
+  return report.failed() == 0 ? exit_pass : exit_fail;
+}
+
+}  // namespace
+
+Command setup_gate(CLI::App& parent, const Global& global) {
+  auto o = std::make_shared<GateOptions>();
+  CLI::App* app = parent.add_subcommand(
+      "gate", "Run the falsification tests of the contracts and report a verdict per (test, dtype)");
+  app->fallthrough();
+  app->add_option("--contract", o->contracts, "Only this contract (repeatable; default: all)")->delimiter(',');
+  app->add_option("--test", o->tests, "Only this falsification test ID (repeatable)")->delimiter(',');
+  app->add_option("--dtype", o->dtypes, "Only this scalar format: f16, bf16, f32, f64 (repeatable)")->delimiter(',');
+  app->add_option("--seed", o->seed, "Run seed, decimal or 0x hex; same seed, same verdicts")->capture_default_str();
+  app->add_option("--cases", o->cases, "Successful random cases per (test, dtype)")->capture_default_str();
+  app->add_option("--mutant", o->mutant, "Run against a built-in wrong kernel (self-test of attncheck)");
+  app->add_option("--json", o->json, "Also write a JSON report (schema attncheck-gate/1) to FILE");
+  app->add_option("--junit", o->junit, "Also write a JUnit XML report to FILE");
+  app->add_flag("--list-mutants", o->list_mutants, "List the built-in mutants and the tests that must catch them");
+  app->add_flag("--no-timings", o->no_timings, "Report 0 seconds and omit times, for byte-identical reports");
+  app->footer("Exit status: 0 all passed, 1 a check failed (or ERROR/GAVE-UP), 2 usage or contract errors.");
+  return {app, [o, &global] { return run_gate(*o, global); }};
+}
+
+}  // namespace attncheck::cli

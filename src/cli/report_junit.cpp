@@ -1,0 +1,90 @@
+// attncheck CLI: the JUnit XML report of `attncheck gate --junit FILE`, one <testcase> per
+// (test, dtype) so CI dashboards show which format failed.
+#include <cstdio>
+
+#include "attncheck/check/format.hpp"
+#include "cli/gate.hpp"
+
+namespace attncheck::cli {
+
+namespace {
+// Escapes for both text and attribute values. XML 1.0 cannot carry most control characters at
+// all, so they become '?'; newlines in attributes are kept as character references.
+std::string xml(std::string_view s, bool attribute) {
+  std::string out;
+  for (unsigned char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      case '\n': out += attribute ? "&#10;" : "\n"; break;
+      case '\t': out += attribute ? "&#9;" : "\t"; break;
+      case '\r': out += "&#13;"; break;
+      default: out += (c < 0x20) ? '?' : static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", s);
+  return buf;
+}
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+// The one-line summary CI dashboards show; the full text goes in the element body.
+std::string summary(const GateRow& row) {
+  const check::Outcome& o = row.outcome;
+  const std::string what = o.test_id + "[" + row.dtype() + "] " + std::string(check::verdict_name(o.verdict));
+  if (o.verdict == check::Verdict::fail)
+    return what + ": counterexample after " + std::to_string(o.cases) + " cases; replay: " + o.replay;
+  return what + ": " + first_line(o.message);
+}
+
+std::string testcase(const GateRow& row) {
+  const check::Outcome& o = row.outcome;
+  std::string s = "    <testcase classname=\"" + xml(row.contract, true) + "\" name=\"" +
+                  xml(o.test_id + "[" + row.dtype() + "]", true) + "\" time=\"" + seconds(o.seconds) + "\"";
+  if (row.passed()) return s + "/>\n";
+  // A wrong result is a <failure>; a check that could not judge (ERROR) is an <error>.
+  const bool is_error = o.verdict == check::Verdict::error;
+  const std::string tag = is_error ? "error" : "failure";
+  std::string detail = o.counterexample.empty() ? o.message : o.counterexample;
+  if (!detail.empty() && detail.back() != '\n') detail += '\n';
+  const std::string body = detail + "Largest error seen: " + format_ratio(o.worst_ratio) +
+                           (o.worst_case.empty() ? "" : " at " + o.worst_case) + "\nReplay: " + o.replay + "\n";
+  s += ">\n      <" + tag + " type=\"" + std::string(check::verdict_name(o.verdict)) + "\" message=\"" +
+       xml(summary(row), true) + "\">" + xml(body, false) + "</" + tag + ">\n";
+  return s + "    </testcase>\n";
+}
+}  // namespace
+
+std::string render_junit(const GateReport& r) {
+  int errors = 0;
+  double total = 0;
+  for (const GateRow& row : r.rows) {
+    errors += row.outcome.verdict == check::Verdict::error ? 1 : 0;
+    total += row.outcome.seconds;
+  }
+  const std::string counts = "tests=\"" + std::to_string(r.rows.size()) + "\" failures=\"" +
+                             std::to_string(r.failed() - errors) + "\" errors=\"" + std::to_string(errors) +
+                             "\" time=\"" + seconds(total) + "\"";
+  std::string s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  s += "<testsuites name=\"attncheck\" " + counts + ">\n";
+  s += "  <testsuite name=\"attncheck gate\" " + counts + " skipped=\"0\">\n";
+  s += "    <properties>\n";
+  s += "      <property name=\"version\" value=\"" + xml(r.version, true) + "\"/>\n";
+  s += "      <property name=\"seed\" value=\"" + hex_u64(r.seed) + "\"/>\n";
+  s += "      <property name=\"cases\" value=\"" + std::to_string(r.cases) + "\"/>\n";
+  s += "      <property name=\"kernels\" value=\"" + xml(r.kernels, true) + "\"/>\n";
+  s += "    </properties>\n";
+  for (const GateRow& row : r.rows) s += testcase(row);
+  s += "  </testsuite>\n</testsuites>\n";
+  return s;
+}
+
+}  // namespace attncheck::cli

@@ -1,0 +1,91 @@
+// attncheck CLI: the terminal report of `attncheck gate`.
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "attncheck/check/format.hpp"
+#include "cli/cli.hpp"
+#include "cli/gate.hpp"
+#include "cli/table.hpp"
+
+namespace attncheck::cli {
+
+std::string format_ratio(double ratio) {
+  if (ratio == 0) return "-";
+  if (std::isinf(ratio) || std::isnan(ratio)) return "inf";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2g", ratio);
+  return buf;
+}
+
+namespace {
+std::string format_seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2fs", s);
+  return buf;
+}
+
+// Prefixes every line of text (the property's multi-line counterexample) with indent.
+std::string indented(const std::string& text, const std::string& indent) {
+  std::string out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out += line.empty() ? "\n" : indent + line + "\n";
+  return out;
+}
+
+std::string problem_block(const GateRow& row) {
+  const check::Outcome& o = row.outcome;
+  std::string s = "\n";
+  s += std::string(check::verdict_name(o.verdict)) + " " + o.test_id + " [" + row.dtype() + "]  contract " +
+       row.contract + ", obligations " + (row.obligations.empty() ? "-" : join(row.obligations, ", ")) +
+       ", kernels " + o.kernels + "\n";
+  if (!o.counterexample.empty()) s += "  Counterexample:\n" + indented(o.counterexample, "    ");
+  if (!o.message.empty()) s += "  Message:\n" + indented(o.message, "    ");
+  if (!row.has_property) {
+    // Nothing ran, so there is no largest error to report.
+  } else if (o.worst_ratio != 0) {
+    s += "  Largest error seen: " + format_ratio(o.worst_ratio) + " of the allowance";
+    s += o.worst_case.empty() ? "\n" : ", at\n" + indented(o.worst_case, "    ");
+  } else {
+    s += "  Largest error seen: - (no error/allowance ratio was recorded)\n";
+  }
+  s += "  Replay: " + o.replay + "\n";
+  return s;
+}
+}  // namespace
+
+std::string render_text(const GateReport& r) {
+  std::string s = "attncheck " + r.version + "  seed " + hex_u64(r.seed) + "  cases " + std::to_string(r.cases) +
+                  "  kernels " + r.kernels + "\n\n";
+
+  Table t;
+  t.header = {"contract", "obligations", "test", "dtype", "verdict", "cases"};
+  t.right_aligned = {false, false, false, false, false, true};
+  if (r.timings) {
+    t.header.push_back("time");
+    t.right_aligned.push_back(true);
+  }
+  t.header.push_back("worst");
+  t.right_aligned.push_back(true);
+  for (const GateRow& row : r.rows) {
+    const check::Outcome& o = row.outcome;
+    std::vector<std::string> cells = {row.contract, row.obligations.empty() ? "-" : join(row.obligations, ","),
+                                      o.test_id,    row.dtype(),
+                                      std::string(check::verdict_name(o.verdict)), std::to_string(o.cases)};
+    if (r.timings) cells.push_back(row.has_property ? format_seconds(o.seconds) : "-");
+    cells.push_back(format_ratio(o.worst_ratio));
+    t.rows.push_back(std::move(cells));
+  }
+  s += t.render();
+
+  for (const GateRow& row : r.rows)
+    if (!row.passed()) s += problem_block(row);
+
+  if (!r.notes.empty()) s += "\n";
+  for (const std::string& note : r.notes) s += note + "\n";
+  // CI parsers read this exact line; keep it last and keep its wording.
+  s += "\n" + std::to_string(r.passed()) + " passed, " + std::to_string(r.failed()) + " failed\n";
+  return s;
+}
+
+}  // namespace attncheck::cli

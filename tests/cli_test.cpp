@@ -1,0 +1,196 @@
+// attncheck CLI end-to-end tests: run the real binary (ATTNCHECK_CLI_PATH) and check exit codes
+// and output, since exit codes and the summary line are what CI scripts depend on.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include <doctest/doctest.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Run {
+  int status = -1;  // exit status, -1 if the process died from a signal
+  std::string output;  // stdout and stderr, merged
+};
+
+// Runs `attncheck ARGS` through the shell with the bundled contracts unless args name others.
+Run attncheck(const std::string& args) {
+  const std::string command = std::string("'") + ATTNCHECK_CLI_PATH + "' " + args + " 2>&1";
+  Run r;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) r.output.append(buf, n);
+  const int status = ::pclose(pipe);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+// The bundled contracts, named explicitly so an ATTNCHECK_CONTRACTS in the environment cannot
+// change what these tests see.
+const std::string bundled = std::string("--contracts '") + ATTNCHECK_SOURCE_DIR + "/contracts' ";
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+// A fresh directory under the system temp dir, removed at scope exit.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    static int counter = 0;
+    path = fs::temp_directory_path() /
+           ("attncheck-cli-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+std::string read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const std::regex summary_line(R"((^|\n)(\d+) passed, (\d+) failed\n$)");
+
+}  // namespace
+
+TEST_CASE("CLI: --help exits 0 and names every subcommand") {
+  const Run r = attncheck("--help");
+  CHECK(r.status == 0);
+  for (const char* sub : {"gate", "list", "show", "lint"}) CHECK_MESSAGE(contains(r.output, sub), sub);
+}
+
+TEST_CASE("CLI: every subcommand has --help and --version prints the version") {
+  for (const char* sub : {"gate", "list", "show", "lint"}) {
+    const Run r = attncheck(std::string(sub) + " --help");
+    CHECK_MESSAGE(r.status == 0, sub);
+  }
+  const Run v = attncheck("--version");
+  CHECK(v.status == 0);
+  CHECK(contains(v.output, ATTNCHECK_VERSION));
+}
+
+TEST_CASE("CLI: usage errors exit 2 and name the fix") {
+  const Run seed = attncheck(bundled + "gate --seed 0xZZ");
+  CHECK(seed.status == 2);
+  CHECK(contains(seed.output, "--seed"));
+  const Run dtype = attncheck(bundled + "gate --dtype f8");
+  CHECK(dtype.status == 2);
+  CHECK(contains(dtype.output, "f16, bf16, f32, f64"));
+  CHECK(attncheck("gate --no-such-option").status == 2);
+  CHECK(attncheck("").status == 2);  // a subcommand is required
+  const Run mutant = attncheck(bundled + "gate --mutant no-such-mutant");
+  CHECK(mutant.status == 2);
+  CHECK(contains(mutant.output, "unknown mutant 'no-such-mutant'"));
+}
+
+TEST_CASE("CLI: gate on the reference kernels passes every check") {
+  // Fails (ERROR rows, exit 1) while falsify/ registers no properties: no silent passes.
+  const Run r = attncheck(bundled + "gate --cases 20");
+  CHECK_MESSAGE(r.status == 0, r.output);
+  std::smatch m;
+  REQUIRE_MESSAGE(std::regex_search(r.output, m, summary_line), r.output);
+  CHECK(m[3] == "0");
+  CHECK(std::stoi(m[2]) > 0);
+}
+
+TEST_CASE("CLI: gate against the first mutant fails and prints how to replay it") {
+  const Run list = attncheck("gate --list-mutants");
+  REQUIRE(list.status == 0);
+  const std::string first = list.output.substr(0, list.output.find('\n'));
+  REQUIRE_MESSAGE(!contains(first, "no mutants"), "this build registers no mutants");
+  const Run r = attncheck(bundled + "gate --mutant " + first + " --cases 50");
+  CHECK(r.status == 1);
+  CHECK(contains(r.output, "FAIL"));
+  CHECK(contains(r.output, "Replay: attncheck gate --test "));
+  CHECK(contains(r.output, "--mutant " + first));
+  CHECK(std::regex_search(r.output, summary_line));
+}
+
+TEST_CASE("CLI: gate with an unknown contract exits 2 and lists the known ones") {
+  const Run r = attncheck(bundled + "gate --contract nope");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "unknown contract 'nope'"));
+  CHECK(contains(r.output, "attention-scaling-v1"));
+}
+
+TEST_CASE("CLI: gate with an unknown test ID exits 2 and points to list") {
+  const Run r = attncheck(bundled + "gate --test FALSIFY-ASCL-099");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "unknown test ID FALSIFY-ASCL-099"));
+  CHECK(contains(r.output, "attncheck list"));
+}
+
+TEST_CASE("CLI: show prints a falsification test and does not invent a verdict") {
+  const Run r = attncheck(bundled + "show FALSIFY-ASCL-004");
+  CHECK(r.status == 0);
+  CHECK(contains(r.output, "ASCL-INV-001"));  // the obligation it attacks
+  CHECK(contains(r.output, "status: not run in this invocation"));
+  CHECK_FALSE(contains(r.output, "PASS"));
+}
+
+TEST_CASE("CLI: show suggests the closest ID for a typo") {
+  const Run r = attncheck(bundled + "show FALSIFY-ASCL-04");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "did you mean FALSIFY-ASCL-004"));
+}
+
+TEST_CASE("CLI: list shows contracts, obligations and tests") {
+  const Run r = attncheck(bundled + "list --contract attention-scaling-v1");
+  CHECK(r.status == 0);
+  CHECK(contains(r.output, "ASCL-BND-001"));
+  CHECK(contains(r.output, "FALSIFY-ASCL-007"));
+  CHECK(contains(r.output, "KANI-ASCL-002"));
+}
+
+TEST_CASE("CLI: lint passes on the bundled contracts") {
+  const Run r = attncheck(bundled + "lint");
+  CHECK_MESSAGE(r.status == 0, r.output);
+  CHECK(std::regex_search(r.output, std::regex(R"(\n?0 errors, \d+ warnings\n$)")));
+}
+
+TEST_CASE("CLI: a malformed contract file exits 2 with file:line:col") {
+  TempDir dir;
+  // A YAML syntax error (an unclosed flow sequence), not just a missing field.
+  std::ofstream(dir.file("broken-v1.yaml")) << "metadata:\n  id: broken-v1\n  version: \"1.0.0\"\n"
+                                               "  description: [unclosed\nproof_obligations:\n  - id: X-1\n";
+  const std::string contracts = "--contracts '" + dir.path.string() + "' ";
+  const std::regex located(R"(broken-v1\.yaml:\d+:\d+: error: )");
+  for (const char* sub : {"gate", "lint", "list"}) {
+    const Run r = attncheck(contracts + sub);
+    CHECK_MESSAGE(r.status == 2, (std::string(sub) + "\n" + r.output));
+    CHECK_MESSAGE(std::regex_search(r.output, located), (std::string(sub) + "\n" + r.output));
+  }
+}
+
+TEST_CASE("CLI: the JSON report is byte-identical for the same seed") {
+  TempDir dir;
+  const std::string args = bundled + "gate --cases 10 --seed 12345 --no-timings --junit '" + dir.file("a.xml") +
+                           "' --json ";
+  const Run a = attncheck(args + "'" + dir.file("a.json") + "'");
+  const Run b = attncheck(args + "'" + dir.file("b.json") + "'");
+  CHECK(a.status == b.status);
+  CHECK(a.output == b.output);  // the table too, with no time column
+  const std::string ja = read(dir.file("a.json"));
+  CHECK(ja == read(dir.file("b.json")));
+  CHECK(contains(ja, "\"schema\": \"attncheck-gate/1\""));
+  CHECK(contains(ja, "\"seed\": \"0x3039\""));
+  CHECK_FALSE(fs::exists(dir.file("a.json.tmp")));  // written atomically, no leftovers
+  const std::string junit = read(dir.file("a.xml"));
+  CHECK(contains(junit, "<testcase classname=\"attention-scaling-v1\" name=\"FALSIFY-ASCL-004["));
+}
