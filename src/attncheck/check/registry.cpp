@@ -150,16 +150,25 @@ void run_rapidcheck(const std::function<void()>& body, const RunParams& params, 
   // evaluations (not seconds) keeps the result the same on every machine.
   constexpr int shrink_budget = 400;
   int after_failure = -1;  // evaluations since the first failure; -1 before it
+  std::string last_failure;  // message of the latest failing evaluation = the smallest case so far
   const auto budgeted = [&] {
     if (after_failure >= shrink_budget) return;
     if (after_failure >= 0) ++after_failure;
     try {
       body();
     } catch (const rc::detail::CaseResult& r) {
-      if (r.type == rc::detail::CaseResult::Type::Failure && after_failure < 0) after_failure = 0;
+      if (r.type == rc::detail::CaseResult::Type::Failure) {
+        if (after_failure < 0) after_failure = 0;
+        last_failure = r.description;
+      }
+      throw;
+    } catch (const std::exception& e) {
+      if (after_failure < 0) after_failure = 0;
+      last_failure = std::string("exception: ") + e.what();
       throw;
     } catch (...) {
       if (after_failure < 0) after_failure = 0;
+      last_failure = "unknown exception";
       throw;
     }
   };
@@ -178,7 +187,11 @@ void run_rapidcheck(const std::function<void()>& body, const RunParams& params, 
     out.verdict = Verdict::fail;
     out.cases = failure.numSuccess + 1;
     std::ostringstream s;
-    s << failure.description << "\n";
+    // RC_FAIL prefixes "file:line:\nRC_FAIL(message)\n\n"; keep only the property's own report.
+    std::string text = last_failure.empty() ? failure.description : last_failure;
+    if (const auto at = text.find("RC_FAIL(message)\n"); at != std::string::npos) text = text.substr(at + 17);
+    while (!text.empty() && text.front() == '\n') text.erase(0, 1);
+    s << text << (text.empty() || text.back() != '\n' ? "\n" : "");
     s << "  Found after " << out.cases << " cases and " << shrinks.accepted << " shrinks, seed "
       << hex_u64(out.seed) << " (derived from run seed " << hex_u64(params.seed) << ")\n";
     if (after_failure >= shrink_budget) s << "  (shrinking stopped after " << shrink_budget << " evaluations)\n";
