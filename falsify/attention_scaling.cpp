@@ -127,8 +127,9 @@ struct Ascl002 {
       std::vector<T> gq(d, lit<T>(1)), gk(d, lit<T>(1));
       double gmax_q = 1, gmax_k = 1;
       if (domain == 2) {
-        gq = draw_vector<T>(d, 2);
-        gk = draw_vector<T>(d, 2);
+        const double gain_scale = *rc::gen::element(0.1, 0.5, 2.0);  // learned gains: small and large
+        gq = draw_vector<T>(d, gain_scale);
+        gk = draw_vector<T>(d, gain_scale);
         gmax_q = gmax_k = 0;
         for (std::size_t t = 0; t < d; ++t) {
           gmax_q = std::max(gmax_q, std::abs(to_double(gq[t])));
