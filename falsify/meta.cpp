@@ -1,5 +1,6 @@
 // attncheck: meta-tests of the falsification suite itself: every test can fail.
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 #include "attncheck/check/registry.hpp"
