@@ -1,0 +1,316 @@
+// attncheck: tests of the contract loader: the Rust system's files (legacy format), attncheck's
+// own contracts, and one fixture per kind of damage, each giving a located error and no throw.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <string_view>
+
+#include "attncheck/contract/loader.hpp"
+
+using namespace attncheck::contract;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string fixtures = ATTNCHECK_TEST_FIXTURES;
+
+std::string dump(const LoadResult& r) {
+  std::string out;
+  for (const auto& d : r.diagnostics) out += to_string(d) + "\n";
+  return out;
+}
+
+// The first diagnostic of this severity whose message contains text, or null.
+const Diagnostic* find(const LoadResult& r, Severity s, std::string_view text) {
+  for (const auto& d : r.diagnostics)
+    if (d.severity == s && d.message.find(text) != std::string::npos) return &d;
+  return nullptr;
+}
+
+LoadResult load(const std::string& relative) {
+  LoadResult r;
+  REQUIRE_NOTHROW(r = load_file(fixtures + "/" + relative));
+  return r;
+}
+
+// An error whose message contains text, at line:column of the file.
+void expect_error_at(const LoadResult& r, int line, int column, std::string_view text) {
+  INFO(dump(r));
+  CHECK_FALSE(r.ok());
+  const Diagnostic* d = find(r, Severity::error, text);
+  REQUIRE(d != nullptr);
+  CHECK(d->where.line == line);
+  CHECK(d->where.column == column);
+}
+
+std::vector<std::string> obligation_ids(const Contract& c) {
+  std::vector<std::string> ids;
+  for (const auto& o : c.obligations) ids.push_back(o.id);
+  return ids;
+}
+
+}  // namespace
+
+TEST_CASE("The Rust system's softmax contract loads as legacy format with positional ids") {
+  const LoadResult r = load("interop/softmax-kernel-v1.yaml");
+  INFO(dump(r));
+  CHECK(r.ok());
+  REQUIRE(r.contracts.size() == 1);
+  const Contract& c = r.contracts[0];
+  CHECK(c.id == "softmax-kernel-v1");
+  CHECK(c.legacy_format);
+  CHECK(c.obligations.size() == 6);
+  CHECK(c.tests.size() == 6);
+  CHECK(c.harnesses.size() == 3);
+  CHECK(obligation_ids(c) == std::vector<std::string>{"SM-INV-001", "SM-INV-002", "SM-BND-001",
+                                                      "SM-MON-001", "SM-EQV-001", "SM-INV-003"});
+  CHECK(std::all_of(c.obligations.begin(), c.obligations.end(),
+                    [](const Obligation& o) { return o.id_assigned; }));
+  // The legacy harnesses' `obligation: SM-INV-001` references resolve after assignment.
+  CHECK(find(r, Severity::warning, "does not define") == nullptr);
+  CHECK(c.obligations[0].legacy_tolerance == "1.0e-6");
+  CHECK(c.obligations[0].tolerance.empty());
+  CHECK(c.obligations[4].applies_to == "simd");
+  REQUIRE(c.gate);
+  CHECK(c.gate->id == "F-SM-001");
+}
+
+TEST_CASE("A legacy file gets warnings that say what it lacks") {
+  const LoadResult r = load("interop/softmax-kernel-v1.yaml");
+  INFO(dump(r));
+  const Diagnostic* ids = find(r, Severity::warning, "obligations have no ids");
+  REQUIRE(ids != nullptr);
+  CHECK(ids->message.find("SM-INV-001 (line 21)") != std::string::npos);
+  CHECK(ids->where.line == 20);  // the proof_obligations key
+  CHECK(find(r, Severity::warning, "6 of 6 falsification tests have no obligations links"));
+  CHECK(find(r, Severity::warning, "6 of 6 obligations name no proof"));
+  CHECK(find(r, Severity::warning, "bare tolerance number (SM-INV-001: 1.0e-6, SM-EQV-001: 8.0)"));
+  // Rust-only sections are accepted: a note at most, never an unknown-key warning.
+  CHECK(find(r, Severity::note, "'verification_summary'"));
+  CHECK(find(r, Severity::note, "'kernel_structure'"));
+  CHECK(find(r, Severity::warning, "unknown") == nullptr);
+}
+
+TEST_CASE("The Rust system's attention-scaling and qk-norm contracts load with their counts") {
+  const LoadResult a = load("interop/attention-scaling-v1.yaml");
+  INFO(dump(a));
+  CHECK(a.ok());
+  REQUIRE(a.contracts.size() == 1);
+  CHECK(a.contracts[0].legacy_format);
+  CHECK(a.contracts[0].obligations.size() == 7);
+  CHECK(a.contracts[0].tests.size() == 7);
+  CHECK(a.contracts[0].harnesses.size() == 2);
+  CHECK(obligation_ids(a.contracts[0]) ==
+        std::vector<std::string>{"ASCL-INV-001", "ASCL-INV-002", "ASCL-BND-001", "ASCL-BND-002",
+                                 "ASCL-BND-003", "ASCL-INV-003", "ASCL-EQV-001"});
+  CHECK(a.contracts[0].depends_on == std::vector<std::string>{"softmax-kernel-v1", "qk-norm-v1"});
+
+  const LoadResult q = load("interop/qk-norm-v1.yaml");
+  INFO(dump(q));
+  CHECK(q.ok());
+  REQUIRE(q.contracts.size() == 1);
+  CHECK(q.contracts[0].legacy_format);
+  CHECK(q.contracts[0].obligations.size() == 7);
+  CHECK(q.contracts[0].tests.size() == 7);
+  CHECK(q.contracts[0].harnesses.size() == 2);
+  CHECK(q.contracts[0].obligations[3].id == "QKN-INV-003");
+  CHECK(q.contracts[0].obligations[6].id == "QKN-INV-004");
+  CHECK(find(q, Severity::warning, "no obligations links"));
+}
+
+TEST_CASE(
+    "The interop directory loads; a dependency outside it is only a warning for legacy files") {
+  LoadResult r;
+  REQUIRE_NOTHROW(r = load_directory(fixtures + "/interop"));
+  INFO(dump(r));
+  CHECK(r.ok());
+  REQUIRE(r.contracts.size() == 3);
+  CHECK(r.contracts[0].id == "attention-scaling-v1");  // sorted by file name
+  CHECK(r.contracts[2].id == "softmax-kernel-v1");
+  const Diagnostic* d = find(r, Severity::warning, "depends_on names rmsnorm-kernel-v1");
+  REQUIRE(d != nullptr);
+  CHECK(d->where.line == 10);
+  CHECK(d->where.column == 16);
+}
+
+TEST_CASE("attncheck's attention-scaling contract loads with ids, links and no errors") {
+  LoadResult r;
+  REQUIRE_NOTHROW(r = load_file(ATTNCHECK_SOURCE_DIR "/contracts/attention-scaling-v1.yaml"));
+  INFO(dump(r));
+  CHECK(r.ok());
+  REQUIRE(r.contracts.size() == 1);
+  const Contract& c = r.contracts[0];
+  CHECK_FALSE(c.legacy_format);
+  CHECK(c.id == "attention-scaling-v1");
+  CHECK_FALSE(c.version.empty());
+  CHECK(c.obligations.size() == 7);
+  for (const auto& o : c.obligations) {
+    CHECK_FALSE(o.id.empty());
+    CHECK_FALSE(o.id_assigned);
+    CHECK_FALSE(o.tolerance.empty());  // `allowance:` maps onto the tolerance text
+    CHECK(o.legacy_tolerance.empty());
+  }
+  CHECK(c.tests.size() == 7);
+  for (const auto& t : c.tests) CHECK_FALSE(t.obligations.empty());
+  CHECK(c.harnesses.size() == 2);
+}
+
+TEST_CASE("A minimal well-formed contract loads without any diagnostic") {
+  const LoadResult r = load("good-minimal.yaml");
+  INFO(dump(r));
+  CHECK(r.diagnostics.empty());
+  REQUIRE(r.contracts.size() == 1);
+  CHECK(r.contracts[0].harnesses[0].bound == 4);
+  CHECK(r.contracts[0].where.line == 2);  // the root map starts after the comment
+}
+
+TEST_CASE("A YAML syntax error is located where the parser stopped") {
+  const LoadResult r = load("bad/syntax-error.yaml");
+  expect_error_at(r, 5, 1, "YAML syntax error (end of sequence flow not found)");
+  CHECK(find(r, Severity::error, "add the missing ']'"));
+  CHECK(r.contracts.empty());
+}
+
+TEST_CASE("A value of the wrong type is an error at the value") {
+  const LoadResult r = load("bad/wrong-type.yaml");
+  expect_error_at(r, 17, 12,
+                  "bound of harness KANI-WT-001 must be a positive whole number (the unwinding "
+                  "bound, e.g. 8), not 'eight'");
+  expect_error_at(r, 12, 18,
+                  "obligations of falsification test FALSIFY-WT-001 must be a list, not a single "
+                  "value: write [WT-INV-001]");
+  REQUIRE(r.contracts.size() == 1);  // the damage is local: the rest still loads
+  CHECK(r.contracts[0].harnesses[0].obligation == "WT-INV-001");
+}
+
+TEST_CASE("A test or harness naming an undefined obligation is an error at the reference") {
+  const LoadResult r = load("bad/dangling-id.yaml");
+  expect_error_at(r, 13, 33,
+                  "falsification test FALSIFY-ASCL-009 names obligation ASCL-BND-099, which this "
+                  "contract does not define (defined: ASCL-BND-001)");
+  expect_error_at(r, 16, 17, "harness KANI-ASCL-001 names obligation ASCL-INV-007");
+}
+
+TEST_CASE("A duplicate ID or a duplicate key is an error at the second occurrence") {
+  expect_error_at(load("bad/duplicate-id.yaml"), 8, 5,
+                  "duplicate ID DUP-INV-001: this obligation reuses the ID defined at line 5");
+  const LoadResult r = load("bad/duplicate-key.yaml");
+  expect_error_at(r, 4, 3, "duplicate key 'version' in metadata (first at line 2)");
+  REQUIRE(r.contracts.size() == 1);
+  CHECK(r.contracts[0].version == "1.0.0");
+}
+
+TEST_CASE("IDs that break the ID syntax are errors at the id") {
+  const LoadResult r = load("bad/bad-id-syntax.yaml");
+  expect_error_at(r, 5, 9, "obligation id 'ascl-bnd-1' does not match CODE-TYP-NNN");
+  expect_error_at(r, 8, 9, "falsification test id 'FALSIFY-ASCL-1' does not match");
+  expect_error_at(r, 11, 9, "harness id 'PROOF-ASCL-001' does not match");
+  expect_error_at(r, 14, 7, "qa_gate id 'GATE-ASCL' does not match F-CODE-NNN");
+}
+
+TEST_CASE("Missing metadata version and a missing obligation id are errors") {
+  expect_error_at(load("bad/missing-version.yaml"), 1, 1, "metadata has no version: add version:");
+  const LoadResult r = load("bad/missing-id.yaml");
+  expect_error_at(r, 8, 5, "obligation 'has none' has no id");
+  CHECK(find(r, Severity::error, "add id: MID-INV-002"));
+  REQUIRE(r.contracts.size() == 1);
+  CHECK_FALSE(r.contracts[0].legacy_format);  // one obligation has an id: not the Rust format
+}
+
+TEST_CASE("An empty file, a non-map root and binary junk are errors with a location") {
+  const LoadResult empty = load("bad/empty.yaml");
+  expect_error_at(empty, 1, 1, "the file is empty");
+  CHECK(empty.contracts.empty());
+  expect_error_at(load("bad/not-a-map.yaml"), 2, 1, "the document root is a list");
+  const LoadResult junk = load("bad/garbage-bytes.yaml");
+  expect_error_at(junk, 2, 1, "byte 0x89 that is not valid UTF-8");
+  CHECK(junk.contracts.empty());
+}
+
+TEST_CASE("An unknown top-level key is a warning with its location") {
+  const LoadResult r = load("bad/unknown-key.yaml");
+  INFO(dump(r));
+  CHECK(r.ok());
+  const Diagnostic* d = find(r, Severity::warning, "unknown top-level key 'proof_obligation'");
+  REQUIRE(d != nullptr);
+  CHECK(d->where.line == 4);
+  CHECK(d->where.column == 1);
+}
+
+TEST_CASE("A missing file or directory is an error naming the path, not an exception") {
+  const std::string missing = fixtures + "/no-such-contract.yaml";
+  LoadResult r;
+  REQUIRE_NOTHROW(r = load_file(missing));
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].where.file == missing);
+  CHECK(to_string(r.diagnostics[0]) == missing + ": error: " + r.diagnostics[0].message);
+  CHECK_FALSE(r.ok());
+
+  REQUIRE_NOTHROW(r = load_file(fixtures + "/bad"));
+  CHECK(find(r, Severity::error, "is a directory"));
+  REQUIRE_NOTHROW(r = load_directory(fixtures + "/no-such-dir"));
+  CHECK(find(r, Severity::error, "no such directory"));
+}
+
+TEST_CASE("A dependency cycle between two files is reported with its path") {
+  LoadResult r;
+  REQUIRE_NOTHROW(r = load_directory(fixtures + "/cycle"));
+  INFO(dump(r));
+  const Diagnostic* d =
+      find(r, Severity::error, "dependency cycle: cycle-a-v1 -> cycle-b-v1 -> cycle-a-v1");
+  REQUIRE(d != nullptr);
+  CHECK(d->where.file == fixtures + "/cycle/cycle-a-v1.yaml");
+  CHECK(d->where.line == 4);
+  CHECK(d->where.column == 16);
+  CHECK(std::count_if(r.diagnostics.begin(), r.diagnostics.end(),
+                      [](const Diagnostic& x) { return x.severity == Severity::error; }) == 1);
+}
+
+TEST_CASE("Across a directory, reused IDs and unknown dependencies are errors") {
+  LoadResult r;
+  REQUIRE_NOTHROW(r = load_directory(fixtures + "/crossfile"));
+  INFO(dump(r));
+  const Diagnostic* dup = find(r, Severity::error, "ID CF-INV-001 is already defined in");
+  REQUIRE(dup != nullptr);
+  CHECK(dup->where.file == fixtures + "/crossfile/two-v1.yaml");
+  CHECK(find(r, Severity::error, "depends_on names missing-v1, which is not in"));
+  // The same files one at a time are fine: these checks need the whole directory.
+  CHECK(load("crossfile/one-v1.yaml").ok());
+}
+
+TEST_CASE("A megabyte of garbage never throws and always yields a located error") {
+  const fs::path dir =
+      fs::temp_directory_path() / ("attncheck-loader-" + std::to_string(std::random_device{}()));
+  fs::create_directories(dir);
+  std::mt19937 rng(2026);
+  const auto write = [&](const std::string& name, const std::string& bytes) {
+    std::ofstream(dir / name, std::ios::binary) << bytes;
+    return (dir / name).string();
+  };
+  std::string binary(1 << 20, '\0'), text(1 << 20, ' ');
+  for (char& ch : binary) ch = static_cast<char>(rng() & 0xff);
+  const std::string alphabet = "ab:-[]{}'\"#&*!|>%@ ,?\n\t";
+  for (char& ch : text) ch = alphabet[rng() % alphabet.size()];
+  for (const std::string& path : {write("binary.yaml", binary), write("text.yaml", text),
+                                  write("deep.yaml", std::string(1 << 20, '[')),
+                                  write("scalar.yaml", std::string(1 << 20, 'x'))}) {
+    CAPTURE(path);
+    LoadResult r;
+    REQUIRE_NOTHROW(r = load_file(path));
+    INFO(dump(r).substr(0, 2000));
+    CHECK_FALSE(r.ok());
+    for (const auto& d : r.diagnostics)
+      if (d.severity == Severity::error) CHECK(d.where.line >= 1);
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("Diagnostics print as file:line:col: severity: message") {
+  CHECK(to_string({{"c.yaml", 3, 7}, Severity::error, "boom"}) == "c.yaml:3:7: error: boom");
+  CHECK(to_string({{"c.yaml", 1, 1}, Severity::warning, "hm"}) == "c.yaml:1:1: warning: hm");
+  CHECK(to_string({{"c.yaml", 2, 1}, Severity::note, "fyi"}) == "c.yaml:2:1: note: fyi");
+}
