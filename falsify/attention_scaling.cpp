@@ -151,6 +151,23 @@ struct Ascl002 {
       q = qn;
       kv = kn;
     }
+    if (domain == 1) {
+      // Tightness of (b): q = k = 1_d has ms = 1, so the exact score is √d/(1+ε) → √d.
+      const std::vector<T> ones(d, lit<T>(1));
+      const T eps = scalar_traits<T>::from_double(*rc::gen::element(0.0, 1e-6));
+      std::vector<T> u(d);
+      k.rmsnorm(ones.data(), ones.data(), d, eps, u.data());
+      T st;
+      k.scores(u.data(), u.data(), 1, 1, d, &st);
+      const double sd = std::sqrt(static_cast<double>(d)), exact = sd / (1 + to_double(eps));
+      const auto bu = bounds::rmsnorm_bound(d, 1 + to_double(eps), md);
+      const double slack = exact * (2 * bu.phi + bu.phi * bu.phi) + 6 * md.eta * sd +
+                           bounds::score_bound(exact, static_cast<double>(d) * (1 + bu.phi) * (1 + bu.phi), d, md);
+      observe(ratio(std::max(0.0, exact - to_double(st)), slack), "tightness of √d, d = " + std::to_string(d));
+      if (!(to_double(st) >= exact - slack))
+        Report<T>(id, "scores<" + scalar_name<T>() + ">(RMSNorm(1_d), RMSNorm(1_d)), d = " + std::to_string(d)).kernel(st)
+            .exact(exact, "√d/(1+ε)").error(exact - to_double(st), slack).line("The √d bound is attained here; the kernels fall short of it.").raise();
+    }
     T s;
     k.scores(q.data(), kv.data(), 1, 1, d, &s);
     const double allowed = bound * bounds::evaluation_slack + bounds::score_bound(bound, abs_dot(q.data(), kv.data(), d), d, md);
