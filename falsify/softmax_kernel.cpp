@@ -9,6 +9,7 @@
 #include "attncheck/bounds/softmax.hpp"
 #include "attncheck/oracle/exact.hpp"
 #include "falsify/doctest_glue.hpp"
+#include "falsify/softmax_accuracy.hpp"
 #include "falsify/support.hpp"
 
 namespace attncheck::falsify {
@@ -85,14 +86,7 @@ struct Sm004 {
   template <class T>
   static void check(const KernelSet<T>& k) {
     const auto x = draw_row<T>();
-    const auto y = run_softmax(k, x);
-    const auto ex = oracle::softmax_row(x);
-    const auto b = bounds::softmax_bound(ex, bounds::model_of<T>());
-    for (std::size_t i = 0; i < y.size(); ++i) {
-      const double allowed = std::max(b.hi[i] - ex.p[i], ex.p[i] - b.lo[i]);
-      expect_close<T>(id, "softmax<" + scalar_name<T>() + ">, element " + std::to_string(i) + " of " + std::to_string(y.size()),
-                      "Input", x, y[i], ex.p[i], allowed);
-    }
+    expect_softmax_accurate(id, k, x);
   }
 };
 

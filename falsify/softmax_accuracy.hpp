@@ -1,0 +1,27 @@
+// attncheck: the softmax accuracy check shared by SM-BND-001 and ASCL-INV-001 (same statement,
+// stated by two contracts: max subtraction is how the kernel meets the element-wise bound).
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "attncheck/bounds/softmax.hpp"
+#include "attncheck/oracle/exact.hpp"
+#include "falsify/support.hpp"
+
+namespace attncheck::falsify {
+
+// Every ŷ_i of k.softmax(x) must lie within the derived bound of the exact (MPFR) softmax.
+template <class T>
+void expect_softmax_accurate(const std::string& id, const KernelSet<T>& k, const std::vector<T>& x) {
+  std::vector<T> y(x.size());
+  k.softmax(x.data(), y.data(), x.size());
+  const auto ex = oracle::softmax_row(x);
+  const auto b = bounds::softmax_bound(ex, bounds::model_of<T>());
+  for (std::size_t i = 0; i < y.size(); ++i)
+    expect_close<T>(id, "softmax<" + scalar_name<T>() + ">, element " + std::to_string(i) + " of " + std::to_string(y.size()),
+                    "Input", x, y[i], ex.p[i], std::max(b.hi[i] - ex.p[i], ex.p[i] - b.lo[i]));
+}
+
+}  // namespace attncheck::falsify
