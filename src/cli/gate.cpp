@@ -57,8 +57,11 @@ bool validate(const GateOptions& o, check::RunParams& params, std::vector<Dtype>
     std::cerr << "error: invalid --seed '" << o.seed << "'; write it in decimal (12345) or hex (0x5eed2026)\n";
     return false;
   }
-  if (o.cases < 1) {
-    std::cerr << "error: --cases must be at least 1 (got " << o.cases << ")\n";
+  // The statistical tests split their false-alarm budget (1e-9 per run) over at most 10^4
+  // cases per (test, dtype); more cases would silently weaken that guarantee.
+  if (o.cases < 1 || o.cases > 10000) {
+    std::cerr << "error: --cases must be between 1 and 10000 (got " << o.cases
+              << "); the statistical tests' false-alarm bound of 1e-9 per run assumes at most 10^4 cases\n";
     return false;
   }
   for (const auto& name : o.dtypes) {
