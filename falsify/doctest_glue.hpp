@@ -17,7 +17,8 @@ namespace attncheck::falsify {
 inline check::RunParams suite_params() {
   check::RunParams p;
   if (const char* s = std::getenv("ATTNCHECK_SEED")) p.seed = std::strtoull(s, nullptr, 0);
-  if (const char* c = std::getenv("ATTNCHECK_CASES")) p.cases = std::atoi(c);
+  // Same range as `attncheck gate --cases`: the χ² tests' false-alarm budget assumes <= 10^4.
+  if (const char* c = std::getenv("ATTNCHECK_CASES")) p.cases = std::clamp(std::atoi(c), 1, 10000);
   return p;
 }
 
