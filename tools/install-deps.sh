@@ -8,6 +8,7 @@ PACKAGES=(
   doctest-dev librapidcheck-dev
   libboost-dev libmpfr-dev libgmp-dev libmpfi-dev
   libyaml-cpp-dev libcli11-dev libfmt-dev
+  libbenchmark-dev
 )
 
 missing=()
