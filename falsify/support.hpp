@@ -11,6 +11,7 @@
 
 #include "attncheck/check/format.hpp"
 #include "attncheck/check/registry.hpp"
+#include "attncheck/oracle/exact.hpp"
 #include "attncheck/scalar/mpfr.hpp"
 #include "falsify/gen/values.hpp"
 
@@ -43,16 +44,16 @@ double exact_sum(const std::vector<T>& x) {
 }
 
 template <class T>
-std::vector<double> widen(const std::vector<T>& x) {
-  std::vector<double> r;
+std::vector<oracle::real> widen(const std::vector<T>& x) {
+  std::vector<oracle::real> r;
   for (const T& v : x) r.push_back(to_double(v));
   return r;
 }
 
-inline double ratio(double err, double allowed) {
+inline double ratio(long double err, long double allowed) {
   if (err != err) return std::numeric_limits<double>::infinity();
   if (allowed <= 0) return err > 0 ? std::numeric_limits<double>::infinity() : 0.0;
-  return err / allowed;
+  return static_cast<double>(err / allowed);
 }
 
 // The standard failure block. `what` names the kernel call and the element.
@@ -71,12 +72,12 @@ struct Report {
     s << "  Kernel:      " << bits_of(got) << "  " << decimal(to_double(got)) << "\n";
     return *this;
   }
-  Report& exact(double v, const std::string& how = "MPFR 200 bits") {
-    s << "  Exact:       " << decimal(v, 20) << "  (" << how << ")\n";
+  Report& exact(long double v, const std::string& how = "MPFR 200 bits") {
+    s << "  Exact:       " << decimal_long(v, 20) << "  (" << how << ")\n";
     return *this;
   }
-  Report& error(double err, double allowed) {
-    s << "  Error:       " << decimal(err, 6) << "  (allowed " << decimal(allowed, 6)
+  Report& error(long double err, long double allowed) {
+    s << "  Error:       " << decimal(static_cast<double>(err), 6) << "  (allowed " << decimal(static_cast<double>(allowed), 6)
       << ", derived; ratio " << decimal(ratio(err, allowed), 4) << ")\n";
     return *this;
   }
@@ -90,8 +91,8 @@ struct Report {
 // Checks |got - exact| <= allowed for one element; records the ratio; fails with the report.
 template <class T>
 void expect_close(const std::string& id, const std::string& what, const std::string& input_name,
-                  const std::vector<T>& input, T got, double exact, double allowed) {
-  const double err = std::abs(to_double(got) - exact);
+                  const std::vector<T>& input, T got, long double exact, long double allowed) {
+  const long double err = std::abs(static_cast<long double>(to_double(got)) - exact);
   const double r = ratio(err, allowed);
   observe(r, what);
   if (!(err <= allowed)) Report<T>(id, what).input(input_name, input).kernel(got).exact(exact).error(err, allowed).raise();

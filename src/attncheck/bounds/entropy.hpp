@@ -12,14 +12,14 @@ namespace attncheck::bounds {
 //   |Ĥ - H(p)| <= H(p)·((1+log_rel)(1+u)(1+γ_{n-1}) - 1) + nη(1+γ_{n-1}),
 // where H(p) is the exact entropy of the very row p the kernel was given.
 struct EntropyBound {
-  double rel = 0;  // relative part ρ_H
-  double abs = 0;  // absolute part a_H
-  double allowed(double exact_h) const { return (exact_h * rel + abs) * evaluation_slack; }
+  real rel = 0;  // relative part ρ_H
+  real abs = 0;  // absolute part a_H
+  real allowed(real exact_h) const { return (exact_h * rel + abs) * evaluation_slack; }
 };
 
 inline EntropyBound entropy_bound(std::size_t n, const Model& md) {
-  const double g = gamma(n > 0 ? n - 1 : 0, md.u);
-  return {(1 + md.log_rel) * (1 + md.u) * (1 + g) - 1, static_cast<double>(n) * md.eta * (1 + g)};
+  const real g = gamma(n > 0 ? n - 1 : 0, md.u);
+  return {(1 + md.log_rel) * (1 + md.u) * (1 + g) - 1, static_cast<real>(n) * md.eta * (1 + g)};
 }
 
 }  // namespace attncheck::bounds

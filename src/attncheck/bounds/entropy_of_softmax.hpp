@@ -13,16 +13,16 @@ namespace attncheck::bounds {
 // largest |f(ξ) - f(p)| is reached at an end point (or 1/e when it is inside). Summing that over
 // the row bounds |H(p̂) - H(p)| for any p̂ inside the softmax bound; the entropy kernel's own
 // rounding (bounds/entropy.hpp) is then applied to H(p̂) <= H(p) + that sum.
-inline double neg_t_log_t(double t) { return t > 0 ? -t * std::log(t) : 0.0; }
+inline real neg_t_log_t(real t) { return t > 0 ? -t * std::log(t) : 0.0; }
 
-inline double entropy_of_softmax_allowance(const oracle::SoftmaxRow& r, const Model& md) {
+inline real entropy_of_softmax_allowance(const oracle::SoftmaxRow& r, const Model& md) {
   const SoftmaxBound sb = softmax_bound(r, md);
-  double dev = 0, h = 0;
+  real dev = 0, h = 0;
   for (std::size_t i = 0; i < r.p.size(); ++i) {
-    const double lo = std::max(0.0, sb.lo[i]), hi = std::min(1.0, sb.hi[i]);
-    if (!std::isfinite(hi) || !std::isfinite(lo)) return std::numeric_limits<double>::infinity();
-    const double fp = neg_t_log_t(r.p[i]);
-    double d = std::max(std::abs(neg_t_log_t(lo) - fp), std::abs(neg_t_log_t(hi) - fp));
+    const real lo = std::max<real>(0, sb.lo[i]), hi = std::min<real>(1, sb.hi[i]);
+    if (!std::isfinite(hi) || !std::isfinite(lo)) return std::numeric_limits<real>::infinity();
+    const real fp = neg_t_log_t(r.p[i]);
+    real d = std::max(std::abs(neg_t_log_t(lo) - fp), std::abs(neg_t_log_t(hi) - fp));
     if (lo < 1 / M_E && hi > 1 / M_E) d = std::max(d, std::abs(1 / M_E - fp));
     dev += d;
     h += fp;

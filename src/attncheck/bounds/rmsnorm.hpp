@@ -15,18 +15,18 @@ namespace attncheck::bounds {
 //   |ŷ_i - y_i| <= |y_i|·φ + 3η,  φ = (1+u)² / ((1-u)√(1-ρ)) - 1.
 // ms_plus_eps is mean(x²)+ε of the exact input (oracle).
 struct RmsnormBound {
-  double phi = 0;
-  double eta = 0;
+  real phi = 0;
+  real eta = 0;
   // An infinite φ (γ_{d+3} >= 1: d too long for the format) bounds nothing: infinite allowance.
-  double allowed(double exact_y) const {
-    if (!(phi < std::numeric_limits<double>::infinity())) return std::numeric_limits<double>::infinity();
+  real allowed(real exact_y) const {
+    if (!(phi < std::numeric_limits<real>::infinity())) return std::numeric_limits<real>::infinity();
     return (std::abs(exact_y) * phi + 3 * eta) * evaluation_slack;
   }
 };
 
-inline RmsnormBound rmsnorm_bound(std::size_t d, double ms_plus_eps, const Model& md) {
-  const double rho = gamma(d + 3, md.u) + (ms_plus_eps > 0 ? md.eta / ms_plus_eps : 1.0);
-  if (rho >= 1) return {std::numeric_limits<double>::infinity(), md.eta};
+inline RmsnormBound rmsnorm_bound(std::size_t d, real ms_plus_eps, const Model& md) {
+  const real rho = gamma(d + 3, md.u) + (ms_plus_eps > 0 ? md.eta / ms_plus_eps : 1.0);
+  if (rho >= 1) return {std::numeric_limits<real>::infinity(), md.eta};
   return {(1 + md.u) * (1 + md.u) / ((1 - md.u) * std::sqrt(1 - rho)) - 1, md.eta};
 }
 

@@ -14,11 +14,11 @@ namespace attncheck::bounds {
 //   ŝ = dot̂/ĉ (1+δ) ± η.
 // So |ŝ - q·k/√d| <= |E|/√d · κ' + |q·k/√d| (κ' - 1) + η with κ' = (1+u)/(1-ε_c).
 // abs_dot = Σ_t |q_t k_t| and exact = q·k/√d come from the oracle.
-inline double score_bound(double exact, double abs_dot, std::size_t d, const Model& md) {
-  const double eps_c = std::pow(1 + md.u, 1.5) - 1;
-  const double kappa = (1 + md.u) / (1 - eps_c);
-  const double E = gamma(d, md.u) * abs_dot + static_cast<double>(d) * md.eta;
-  const double sd = std::sqrt(static_cast<double>(d));
+inline real score_bound(real exact, real abs_dot, std::size_t d, const Model& md) {
+  const real eps_c = std::pow(1 + md.u, 1.5) - 1;
+  const real kappa = (1 + md.u) / (1 - eps_c);
+  const real E = gamma(d, md.u) * abs_dot + static_cast<real>(d) * md.eta;
+  const real sd = std::sqrt(static_cast<real>(d));
   return (E / sd * kappa + std::abs(exact) * (kappa - 1) + md.eta) * evaluation_slack;
 }
 

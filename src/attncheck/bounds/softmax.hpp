@@ -19,37 +19,38 @@ namespace attncheck::bounds {
 //   L = (1-exp_rel) Σ p_j e^{-a_j} - nη,  U = (1+exp_rel) Σ p_j e^{a_j} + nη,
 // and p_j e^{±a_j} = exp(log p_j ± a_j) is evaluated from the oracle's log-softmax (no overflow).
 struct SoftmaxBound {
-  std::vector<double> lo, hi;  // ŷ_i must lie in [lo_i, hi_i]
-  double sum_lo = 0, sum_hi = 0;  // Σ ê_j / S range (used by log-softmax and normalisation)
-  double gamma_sum = 0;
+  std::vector<real> lo, hi;  // ŷ_i must lie in [lo_i, hi_i]
+  real sum_lo = 0, sum_hi = 0;  // Σ ê_j / S range (used by log-softmax and normalisation)
+  real gamma_sum = 0;
 };
 
 inline SoftmaxBound softmax_bound(const oracle::SoftmaxRow& r, const Model& md) {
   const std::size_t n = r.p.size();
   SoftmaxBound b;
   b.gamma_sum = gamma(n > 0 ? n - 1 : 0, md.u);
-  double wl = 0, wu = 0;
+  real wl = 0, wu = 0;
   for (std::size_t j = 0; j < n; ++j) {
-    const double a = md.u * r.gap[j];
+    const real a = md.u * r.gap[j];
     wl += std::exp(r.logp[j] - a);
     wu += std::exp(r.logp[j] + a);
   }
-  const double neta = static_cast<double>(n) * md.eta;
-  b.sum_lo = std::max(0.0, (1 - md.exp_rel) * wl - neta);
+  const real neta = static_cast<real>(n) * md.eta;
+  b.sum_lo = std::max<real>(0, (1 - md.exp_rel) * wl - neta);
   b.sum_hi = (1 + md.exp_rel) * wu + neta;
-  const double den_lo = (1 - b.gamma_sum) * b.sum_lo, den_hi = (1 + b.gamma_sum) * b.sum_hi;
+  const real den_lo = (1 - b.gamma_sum) * b.sum_lo, den_hi = (1 + b.gamma_sum) * b.sum_hi;
   b.lo.resize(n);
   b.hi.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
-    const double a = md.u * r.gap[i];
-    const double num_hi = (std::exp(r.logp[i] + a) * (1 + md.exp_rel) + md.eta) * (1 + md.u);
-    const double num_lo = std::max(0.0, (std::exp(r.logp[i] - a) * (1 - md.exp_rel) - md.eta) * (1 - md.u));
-    double hi = den_lo > 0 ? num_hi / den_lo + md.eta : std::numeric_limits<double>::infinity();
-    double lo = std::isfinite(den_hi) ? std::max(0.0, num_lo / den_hi - md.eta) : 0.0;
-    // Headroom for evaluating this in double (error_model.hpp).
-    b.hi[i] = std::min(1.0, hi * evaluation_slack);
-    b.lo[i] = lo / evaluation_slack;
-    if (!(b.hi[i] >= r.p[i])) b.hi[i] = std::numeric_limits<double>::infinity();  // γ >= 1: no bound
+    const real a = md.u * r.gap[i];
+    const real num_hi = (std::exp(r.logp[i] + a) * (1 + md.exp_rel) + md.eta) * (1 + md.u);
+    const real num_lo = std::max<real>(0, (std::exp(r.logp[i] - a) * (1 - md.exp_rel) - md.eta) * (1 - md.u));
+    const real hi = den_lo > 0 ? num_hi / den_lo + md.eta : std::numeric_limits<real>::infinity();
+    const real lo = std::isfinite(den_hi) ? std::max<real>(0, num_lo / den_hi - md.eta) : 0;
+    // Headroom for evaluating this in real (error_model.hpp): widen both half-widths.
+    const real p = r.p[i];
+    // Capped at 1: a quotient ê_i/ŝ with ê_i one of ŝ's non-negative summands never exceeds 1.
+    b.hi[i] = std::min<real>(1, p + std::max<real>(0, hi - p) * evaluation_slack);
+    b.lo[i] = std::max<real>(0, p - std::max<real>(0, p - lo) * evaluation_slack);
   }
   return b;
 }
@@ -57,24 +58,24 @@ inline SoftmaxBound softmax_bound(const oracle::SoftmaxRow& r, const Model& md) 
 // |Σ_i ŷ_i - 1|: the computed outputs are ê_i/ŝ(1+ρ_i) ± η, so Σ ŷ = (Σ ê/ŝ)(1 ± u) ± nη with
 // Σ ê / ŝ in [1/(1+γ_{n-1}), 1/(1-γ_{n-1})]; the exact sum of the outputs (evaluated by the
 // caller in high precision) must lie within this of 1.
-inline double normalisation_bound(std::size_t n, const Model& md) {
-  const double g = gamma(n > 0 ? n - 1 : 0, md.u);
-  if (g >= 1) return std::numeric_limits<double>::infinity();
-  const double up = (1 + md.u) / (1 - g) - 1, down = 1 - (1 - md.u) / (1 + g);
-  return (std::max(up, down) + static_cast<double>(n) * md.eta) * evaluation_slack;
+inline real normalisation_bound(std::size_t n, const Model& md) {
+  const real g = gamma(n > 0 ? n - 1 : 0, md.u);
+  if (g >= 1) return std::numeric_limits<real>::infinity();
+  const real up = (1 + md.u) / (1 - g) - 1, down = 1 - (1 - md.u) / (1 + g);
+  return (std::max(up, down) + static_cast<real>(n) * md.eta) * evaluation_slack;
 }
 
 // log_softmax: ŷ_i = fl(fl(x_i - m) - fl(log ŝ)), exact y_i = t_i - log S with ŝ = S·r,
 // r in [(1-γ)L, (1+γ)U]:  |ŷ_i - y_i| <= B + u(|y_i| + B),
 // B = u|t_i| + |log r|max (1 + log_rel) + log_rel·log S.
-inline std::vector<double> log_softmax_bound(const oracle::SoftmaxRow& r, const Model& md) {
+inline std::vector<real> log_softmax_bound(const oracle::SoftmaxRow& r, const Model& md) {
   const SoftmaxBound sb = softmax_bound(r, md);
-  const double r_lo = (1 - sb.gamma_sum) * sb.sum_lo, r_hi = (1 + sb.gamma_sum) * sb.sum_hi;
-  const double log_r = r_lo > 0 ? std::max(std::abs(std::log(r_lo)), std::abs(std::log(r_hi)))
-                                : std::numeric_limits<double>::infinity();
-  std::vector<double> out(r.p.size());
+  const real r_lo = (1 - sb.gamma_sum) * sb.sum_lo, r_hi = (1 + sb.gamma_sum) * sb.sum_hi;
+  const real log_r = r_lo > 0 ? std::max(std::abs(std::log(r_lo)), std::abs(std::log(r_hi)))
+                                : std::numeric_limits<real>::infinity();
+  std::vector<real> out(r.p.size());
   for (std::size_t i = 0; i < out.size(); ++i) {
-    const double B = md.u * r.gap[i] + log_r * (1 + md.log_rel) + md.log_rel * r.log_sum;
+    const real B = md.u * r.gap[i] + log_r * (1 + md.log_rel) + md.log_rel * r.log_sum;
     out[i] = (B + md.u * (std::abs(r.logp[i]) + B)) * evaluation_slack;
   }
   return out;

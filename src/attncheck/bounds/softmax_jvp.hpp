@@ -13,24 +13,24 @@ namespace attncheck::bounds {
 // μ̂ = Σ p̂_j dx_j (recursive, γ_n), then dŷ_i = p̂_i·fl(dx_i - μ̂). With μ = Σ p_j dx_j:
 //   Δμ <= Σ A_j|dx_j| + γ_n Σ (p_j + A_j)|dx_j| + nη,
 //   |dŷ_i - dy_i| <= [A_i(|dx_i - μ| + Δμ) + p_iΔμ](1+u)² + (p_i + A_i)(|dx_i - μ| + Δμ)((1+u)² - 1) + η.
-inline std::vector<double> softmax_jvp_bound(const oracle::SoftmaxRow& r, const std::vector<double>& dx,
+inline std::vector<real> softmax_jvp_bound(const oracle::SoftmaxRow& r, const std::vector<real>& dx,
                                              const Model& md) {
   const SoftmaxBound sb = softmax_bound(r, md);
   const std::size_t n = r.p.size();
-  std::vector<double> A(n);
-  double mu = 0, s1 = 0, s2 = 0;
+  std::vector<real> A(n);
+  real mu = 0, s1 = 0, s2 = 0;
   for (std::size_t j = 0; j < n; ++j) {
     A[j] = std::max(sb.hi[j] - r.p[j], r.p[j] - sb.lo[j]);
     mu += r.p[j] * dx[j];
     s1 += A[j] * std::abs(dx[j]);
     s2 += (r.p[j] + A[j]) * std::abs(dx[j]);
   }
-  const double dmu = (s1 + gamma(n, md.u) * s2 + static_cast<double>(n) * md.eta) * evaluation_slack;
-  const double r2 = (1 + md.u) * (1 + md.u);
-  std::vector<double> out(n);
+  const real dmu = (s1 + gamma(n, md.u) * s2 + static_cast<real>(n) * md.eta) * evaluation_slack;
+  const real r2 = (1 + md.u) * (1 + md.u);
+  std::vector<real> out(n);
   for (std::size_t i = 0; i < n; ++i) {
-    // |dx_i - μ| with μ summed in double from double-rounded p: add that evaluation's error.
-    const double c = std::abs(dx[i] - mu) + static_cast<double>(n + 2) * 0x1p-52 * (std::abs(dx[i]) + s2) + dmu;
+    // |dx_i - μ| with μ summed in real (2^-64) from real-rounded p: add that evaluation's error.
+    const real c = std::abs(dx[i] - mu) + static_cast<real>(n + 2) * 0x1p-63L * (std::abs(dx[i]) + s2) + dmu;
     out[i] = ((A[i] * c + r.p[i] * dmu) * r2 + (r.p[i] + A[i]) * c * (r2 - 1) + md.eta) * evaluation_slack;
   }
   return out;

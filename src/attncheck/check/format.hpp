@@ -38,6 +38,12 @@ inline std::string decimal(double v, int digits) {
   return buf;
 }
 
+inline std::string decimal_long(long double v, int digits) {
+  char buf[80];
+  std::snprintf(buf, sizeof buf, "%.*Lg", digits, v);
+  return buf;
+}
+
 // Rows longer than `limit` are cut in the middle with the count of omitted entries; a shrunk
 // counterexample is short, the long ones only appear in "largest error seen".
 template <class T>

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <vector>
 
 #include "attncheck/kernels/entropy.hpp"
@@ -16,8 +17,9 @@ namespace attncheck::oracle {
 
 // Every T value is exactly representable at 200 bits, so the oracle sees the kernel's input
 // bit for bit. Its own rounding (at most ~n·2^-200 relative) is far below every allowance, and
-// its results are treated as exact; the conversion to double for comparison is accounted for by
-// the bounds' safety factor (see bounds/error_model.hpp).
+// its results are treated as exact. They are handed out as `real` (x87 long double, 64-bit
+// significand): rounding an exact value to double would cost 2^-54 relative, as much as an f64
+// kernel's own error, while 2^-65 is covered by the bounds' headroom (bounds/error_model.hpp).
 template <class T>
 std::vector<mpfr200> lift(const std::vector<T>& x) {
   std::vector<mpfr200> r;
@@ -26,10 +28,13 @@ std::vector<mpfr200> lift(const std::vector<T>& x) {
   return r;
 }
 
-inline double dbl(const mpfr200& v) { return v.convert_to<double>(); }
+using real = long double;
+static_assert(std::numeric_limits<real>::digits >= 64, "x87 extended precision expected");
 
-inline std::vector<double> lower(const std::vector<mpfr200>& x) {
-  std::vector<double> r;
+inline real dbl(const mpfr200& v) { return v.convert_to<real>(); }
+
+inline std::vector<real> lower(const std::vector<mpfr200>& x) {
+  std::vector<real> r;
   r.reserve(x.size());
   for (const auto& v : x) r.push_back(dbl(v));
   return r;
@@ -37,10 +42,10 @@ inline std::vector<double> lower(const std::vector<mpfr200>& x) {
 
 // Exact softmax of one row and what the bounds need alongside it.
 struct SoftmaxRow {
-  std::vector<double> p;     // softmax(x)
-  std::vector<double> logp;  // log softmax(x), finite even where p underflows double
-  std::vector<double> gap;   // |x_j - max x| >= 0
-  double log_sum = 0;        // log sum_j exp(x_j - max x) >= 0
+  std::vector<real> p;     // softmax(x)
+  std::vector<real> logp;  // log softmax(x), finite even where p underflows
+  std::vector<real> gap;   // |x_j - max x| >= 0
+  real log_sum = 0;        // log sum_j exp(x_j - max x) >= 0
 };
 
 template <class T>
@@ -59,7 +64,7 @@ SoftmaxRow softmax_row(const std::vector<T>& x) {
 }
 
 template <class T>
-std::vector<double> scores(const std::vector<T>& q, const std::vector<T>& k, std::size_t n,
+std::vector<real> scores(const std::vector<T>& q, const std::vector<T>& k, std::size_t n,
                            std::size_t m, std::size_t d) {
   const auto Q = lift(q), K = lift(k);
   std::vector<mpfr200> S(n * m);
@@ -68,7 +73,7 @@ std::vector<double> scores(const std::vector<T>& q, const std::vector<T>& k, std
 }
 
 template <class T>
-std::vector<double> rmsnorm(const std::vector<T>& x, const std::vector<T>& w, T eps) {
+std::vector<real> rmsnorm(const std::vector<T>& x, const std::vector<T>& w, T eps) {
   const auto X = lift(x), W = lift(w);
   std::vector<mpfr200> Y(X.size());
   kernels::rmsnorm(X.data(), W.data(), X.size(), mpfr200(to_double(eps)), Y.data());
@@ -76,13 +81,13 @@ std::vector<double> rmsnorm(const std::vector<T>& x, const std::vector<T>& w, T 
 }
 
 template <class T>
-double entropy(const std::vector<T>& p) {
+real entropy(const std::vector<T>& p) {
   const auto P = lift(p);
   return dbl(kernels::entropy(P.data(), P.size()));
 }
 
 template <class T>
-std::vector<double> softmax_jvp(const std::vector<T>& x, const std::vector<T>& dx) {
+std::vector<real> softmax_jvp(const std::vector<T>& x, const std::vector<T>& dx) {
   const auto X = lift(x), DX = lift(dx);
   std::vector<mpfr200> DY(X.size());
   kernels::softmax_jvp(X.data(), DX.data(), X.size(), DY.data());
