@@ -57,6 +57,8 @@ std::string result(const GateRow& row) {
   s += ", \"seed\": " + (row.has_property ? quoted(hex_u64(o.seed)) : std::string("null"));
   s += ", \"worst_ratio\": " + number(o.worst_ratio);
   s += ", \"worst_case\": " + quoted(o.worst_case);
+  s += ", \"median_ratio\": " + number(o.median_ratio);
+  s += ", \"observations\": " + std::to_string(o.observations);
   s += ", \"counterexample\": " + quoted(o.counterexample);
   s += ", \"message\": " + quoted(o.message);
   s += ", \"replay\": " + quoted(o.replay);

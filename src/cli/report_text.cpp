@@ -65,7 +65,10 @@ std::string render_text(const GateReport& r) {
     t.header.push_back("time");
     t.right_aligned.push_back(true);
   }
+  // Tightness: error / derived allowance, largest and median over every observation.
   t.header.push_back("worst");
+  t.right_aligned.push_back(true);
+  t.header.push_back("median");
   t.right_aligned.push_back(true);
   for (const GateRow& row : r.rows) {
     const check::Outcome& o = row.outcome;
@@ -74,6 +77,7 @@ std::string render_text(const GateReport& r) {
                                       std::string(check::verdict_name(o.verdict)), std::to_string(o.cases)};
     if (r.timings) cells.push_back(row.has_property ? format_seconds(o.seconds) : "-");
     cells.push_back(format_ratio(o.worst_ratio));
+    cells.push_back(format_ratio(o.median_ratio));
     t.rows.push_back(std::move(cells));
   }
   s += t.render();

@@ -28,6 +28,7 @@ std::vector<MutantInfo>& mutant_store() {
 struct WorstSeen {
   double ratio = 0;
   std::string where;
+  std::vector<double> all;  // every observed ratio, for the median
 };
 thread_local WorstSeen* current_worst = nullptr;
 
@@ -125,6 +126,7 @@ void fail(const std::string& message) {
 void observe(double ratio, const std::string& where) {
   if (!current_worst) return;
   if (ratio != ratio) ratio = std::numeric_limits<double>::infinity();  // NaN: worst possible
+  current_worst->all.push_back(ratio);
   if (ratio > current_worst->ratio) {
     current_worst->ratio = ratio;
     current_worst->where = where;
@@ -176,6 +178,12 @@ void run_rapidcheck(const std::function<void()>& body, const RunParams& params, 
   current_worst = nullptr;
   out.worst_ratio = worst.ratio;
   out.worst_case = worst.where;
+  out.observations = worst.all.size();
+  if (!worst.all.empty()) {
+    auto mid = worst.all.begin() + static_cast<std::ptrdiff_t>(worst.all.size() / 2);
+    std::nth_element(worst.all.begin(), mid, worst.all.end());
+    out.median_ratio = *mid;
+  }
   rc::detail::SuccessResult success;
   rc::detail::FailureResult failure;
   rc::detail::GaveUpResult gave_up;

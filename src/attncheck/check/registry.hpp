@@ -33,6 +33,8 @@ struct Outcome {
   std::string counterexample;     // the shrunk failing case, formatted (empty on pass)
   std::string message;            // gave-up or error text
   double worst_ratio = 0;         // largest (error / allowed) seen over all cases, shrinks included
+  double median_ratio = 0;        // median of all observed ratios: the typical tightness
+  std::size_t observations = 0;   // how many ratios were observed
   std::string worst_case;         // where it was seen
   std::string replay;             // the command that reruns exactly this check
 };
