@@ -1,0 +1,394 @@
+// attncheck: the tiered oracle's engine: kernels at ball<dd>, ball<mpfr200>, then 256-bit intervals.
+#include "attncheck/oracle/tiered.hpp"
+
+#include <mpfr.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+
+#include "attncheck/kernels/attention.hpp"
+#include "attncheck/kernels/entropy.hpp"
+#include "attncheck/kernels/log_softmax.hpp"
+#include "attncheck/kernels/rmsnorm.hpp"
+#include "attncheck/kernels/scores.hpp"
+#include "attncheck/kernels/softmax.hpp"
+#include "attncheck/kernels/softmax_jvp.hpp"
+#include "attncheck/oracle/ulp.hpp"
+#include "attncheck/scalar/double_double.hpp"
+#include "attncheck/scalar/mpfi.hpp"
+#include "attncheck/scalar/mpfr.hpp"
+
+namespace attncheck::oracle::tiered {
+
+std::string_view tier_name(tier t) {
+  switch (t) {
+    case tier::dd: return "dd";
+    case tier::mpfr: return "mpfr";
+    case tier::mpfi: return "mpfi";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr double inf = std::numeric_limits<double>::infinity();
+// Tier 3 runs at 256 bits, then once more at 2048 bits for what is still open: results within
+// 2^-250 of a rounding boundary are common in log_softmax (x_i - m a tie, minus a log(1 + tiny)).
+using mpfi256 = mpfr_interval<256>;
+using mpfi2048 = mpfr_interval<2048>;
+
+// Precision of the MPFR endpoints an enclosure is copied to (outward, so any is sound).
+template <class S>
+constexpr int enclosure_bits = 256;
+template <int Bits>
+constexpr int enclosure_bits<mpfr_interval<Bits>> = Bits < 256 ? 256 : Bits;
+
+// Radii are doubles computed in round-to-nearest. up() turns the result of at most 8 such
+// operations on non-negative terms into a certain upper bound (8 * 2^-53 < 2^-48 relative;
+// 2^-1070 absolute covers underflow); down() is the matching lower bound.
+double up(double x) { return x * (1 + 0x1p-48) + 0x1p-1070; }
+double down(double x) { return std::max(0.0, x * (1 - 0x1p-48) - 0x1p-1070); }
+
+// What a ball needs from its centre type: per-operation error bounds (relative, plus an
+// absolute eta where the type underflows) and certain bounds on |c| as doubles.
+template <class S>
+struct centre;
+
+template <>
+struct centre<dd> {
+  using tr = scalar_traits<dd>;
+  static constexpr double arith = tr::arith_rel, exp = tr::exp_rel, log = tr::log_rel,
+                          sqrt = tr::sqrt_rel, eta = tr::eta;
+  static double mag_up(const dd& c) { return up(std::fabs(c.hi)); }  // |lo| <= ulp(hi) / 2
+  static double mag_down(const dd& c) { return down(std::fabs(c.hi)); }
+  static bool is_inf(const dd& c) { return std::isinf(c.hi); }
+  static bool finite(const dd& c) { return std::isfinite(c.hi); }
+  static void to_mpfr(mpfr_ptr r, const dd& c, mpfr_rnd_t rnd) {
+    mpfr_set_d(r, c.hi, rnd);
+    mpfr_add_d(r, r, c.lo, rnd);
+  }
+};
+
+// Round to nearest at 200 bits: 2^-200 relative for every operation, MPFR's exp and log being
+// correctly rounded. MPFR underflows only below 2^-(2^30), inside up()'s absolute 2^-1070.
+template <>
+struct centre<mpfr200> {
+  static constexpr double arith = 0x1p-200, exp = 0x1p-200, log = 0x1p-200, sqrt = 0x1p-200,
+                          eta = 0;
+  static mpfr_srcptr p(const mpfr200& c) { return c.backend().data(); }
+  static double mag_up(const mpfr200& c) {
+    return mpfr_sgn(p(c)) >= 0 ? mpfr_get_d(p(c), MPFR_RNDU) : -mpfr_get_d(p(c), MPFR_RNDD);
+  }
+  static double mag_down(const mpfr200& c) {
+    return mpfr_sgn(p(c)) >= 0 ? mpfr_get_d(p(c), MPFR_RNDD) : -mpfr_get_d(p(c), MPFR_RNDU);
+  }
+  static bool is_inf(const mpfr200& c) { return mpfr_inf_p(p(c)) != 0; }
+  static bool finite(const mpfr200& c) { return mpfr_number_p(p(c)) != 0; }
+  static void to_mpfr(mpfr_ptr r, const mpfr200& c, mpfr_rnd_t rnd) { mpfr_set(r, p(c), rnd); }
+};
+
+// Midpoint-radius arithmetic: every real value the kernel's exact evaluation can take lies in
+// [c - r, c + r]. Each operation adds the propagated radius of its operands and its own
+// rounding error (centre<S>); an operation that cannot bound its result gets r = inf.
+template <class S>
+struct ball {
+  using C = centre<S>;
+  S c{};
+  double r = 0;
+
+  static ball settle(S c, double prop, double rel) {
+    if (!C::finite(c)) return {std::move(c), inf};
+    const double m = C::mag_up(c);
+    return {std::move(c), up(prop + rel * m + C::eta)};
+  }
+  bool exact_inf() const { return r == 0 && C::is_inf(c); }
+
+  friend ball operator+(const ball& a, const ball& b) {
+    // x + (-inf) is -inf exactly for every finite x: keeps masked attention scores exact.
+    auto bounded = [](const ball& x) { return C::finite(x.c) && std::isfinite(x.r); };
+    if (a.exact_inf() && (bounded(b) || b.exact_inf())) return {a.c + b.c, 0};
+    if (b.exact_inf() && bounded(a)) return {a.c + b.c, 0};
+    return settle(a.c + b.c, a.r + b.r, C::arith);
+  }
+  friend ball operator-(const ball& a) { return {-a.c, a.r}; }
+  friend ball operator-(const ball& a, const ball& b) { return a + (-b); }
+  friend ball operator*(const ball& a, const ball& b) {
+    return settle(a.c * b.c, C::mag_up(a.c) * b.r + C::mag_up(b.c) * a.r + a.r * b.r, C::arith);
+  }
+  friend ball operator/(const ball& a, const ball& b) {
+    S c = a.c / b.c;
+    const double den = down(C::mag_down(b.c) - b.r);
+    if (!(den > 0)) return {std::move(c), inf};  // the divisor's ball may contain 0
+    const double q = up(C::mag_up(c) + C::eta);  // >= |a.c / b.c|
+    return settle(std::move(c), up(up(a.r + q * b.r) / den), C::arith);
+  }
+
+  // Order of two balls: certain, or undecided (counted in undecided_comparisons). Points
+  // (every lifted input) compare exactly, with IEEE's unordered NaN.
+  enum ord { less, equal, greater, unordered, undecided };
+  static ord order(const ball& a, const ball& b) {
+    if (a.r == 0 && b.r == 0)
+      return a.c < b.c ? less : a.c > b.c ? greater : a.c == b.c ? equal : unordered;
+    const S d = a.c - b.c;
+    const double slack = up(a.r + b.r + C::arith * C::mag_up(d) + C::eta);
+    if (C::mag_down(d) > slack) return d > S(0) ? greater : less;
+    ++undecided_comparisons;
+    return undecided;
+  }
+  friend bool operator>(const ball& a, const ball& b) { return order(a, b) == greater; }
+  friend bool operator<(const ball& a, const ball& b) { return order(a, b) == less; }
+  friend bool operator>=(const ball& a, const ball& b) {
+    const ord o = order(a, b);
+    return o == greater || o == equal;
+  }
+  friend bool operator<=(const ball& a, const ball& b) { return b >= a; }
+
+  // The kernels' running maximum, found by ADL: max is 1-Lipschitz in each argument, so
+  // max(a, b) lies within max(a.r, b.r) of max(a.c, b.c) and nothing needs deciding.
+  // Kernel NaN rule: a NaN running maximum propagates, a NaN candidate is ignored.
+  friend ball max_step(const ball& m, const ball& xi) {
+    if (!(m.c == m.c) || !(xi.c == xi.c)) return m;
+    return {xi.c > m.c ? xi.c : m.c, std::max(m.r, xi.r)};
+  }
+
+  static ball exp(const ball& a) {
+    if (a.exact_inf()) return {scalar_traits<S>::exp(a.c), 0};  // exp(-inf) = 0, exp(inf) = inf
+    S c = scalar_traits<S>::exp(a.c);
+    // |exp(x) - exp(a.c)| <= exp(a.c) expm1(a.r) for |x - a.c| <= a.r.
+    const double e = up(C::mag_up(c) + C::eta), g = up(std::expm1(a.r));
+    return settle(std::move(c), e * g, C::exp);
+  }
+  static ball log(const ball& a) {
+    S c = scalar_traits<S>::log(a.c);
+    if (a.r == 0 && a.c == S(0)) return {std::move(c), 0};  // log(0) = -inf exactly
+    const double lo = C::mag_down(a.c);
+    if (a.c < S(0) || !(lo > a.r)) return {std::move(c), inf};
+    // |log(x) - log(a.c)| <= -log(1 - a.r / |a.c|).
+    const double rho = up(a.r / down(lo));
+    if (!(rho < 1)) return {std::move(c), inf};
+    return settle(std::move(c), up(-std::log1p(-rho)), C::log);
+  }
+  static ball sqrt(const ball& a) {
+    S c = scalar_traits<S>::sqrt(a.c);
+    if (a.c < S(0)) return {std::move(c), inf};
+    if (a.r == 0) return settle(std::move(c), 0, C::sqrt);
+    // |sqrt(x) - sqrt(a.c)| = |x - a.c| / (sqrt(x) + sqrt(a.c)) <= a.r / sqrt(a.c - a.r).
+    const double den = down(std::sqrt(down(C::mag_down(a.c) - a.r)));
+    if (!(den > 0)) return {std::move(c), inf};
+    return settle(std::move(c), up(a.r / den), C::sqrt);
+  }
+};
+
+}  // namespace
+}  // namespace attncheck::oracle::tiered
+
+namespace attncheck {
+template <class S>
+struct scalar_traits<oracle::tiered::ball<S>> {
+  using B = oracle::tiered::ball<S>;
+  static constexpr format_info format = scalar_traits<S>::format;
+  static constexpr double exp_rel = 0, log_rel = 0;  // carried in the radius
+  static B exp(const B& x) { return B::exp(x); }
+  static B log(const B& x) { return B::log(x); }
+  static B sqrt(const B& x) { return B::sqrt(x); }
+  static B from_double(double x) { return {scalar_traits<S>::from_double(x), 0}; }
+  static double to_double(const B& x) { return scalar_traits<S>::to_double(x.c); }
+};
+}  // namespace attncheck
+
+namespace attncheck::oracle::tiered {
+namespace {
+
+struct mp {  // one MPFR temporary
+  mpfr_t v;
+  explicit mp(int bits) { mpfr_init2(v, bits); }
+  ~mp() { mpfr_clear(v); }
+  mp(const mp&) = delete;
+  mp& operator=(const mp&) = delete;
+};
+
+// The enclosure [lo, hi] of one output, its centre, and its half-width relative to the centre.
+template <class S>
+double enclose(const ball<S>& b, mp& lo, mp& hi, mp& mid) {
+  centre<S>::to_mpfr(lo.v, b.c, MPFR_RNDD);
+  mpfr_sub_d(lo.v, lo.v, b.r, MPFR_RNDD);
+  centre<S>::to_mpfr(hi.v, b.c, MPFR_RNDU);
+  mpfr_add_d(hi.v, hi.v, b.r, MPFR_RNDU);
+  centre<S>::to_mpfr(mid.v, b.c, MPFR_RNDN);
+  return b.r == 0 ? 0 : b.r / std::fabs(mpfr_get_d(mid.v, MPFR_RNDN));
+}
+template <int Bits>
+double enclose(const mpfr_interval<Bits>& x, mp& lo, mp& hi, mp& mid) {
+  mpfr_set(lo.v, x.lower(), MPFR_RNDD);
+  mpfr_set(hi.v, x.upper(), MPFR_RNDU);
+  mpfr_add(mid.v, lo.v, hi.v, MPFR_RNDN);
+  mpfr_div_2ui(mid.v, mid.v, 1, MPFR_RNDN);
+  mp w(Bits);
+  mpfr_sub(w.v, hi.v, lo.v, MPFR_RNDU);
+  mpfr_div_2ui(w.v, w.v, 1, MPFR_RNDU);
+  const double half = mpfr_get_d(w.v, MPFR_RNDU);
+  return half == 0 ? 0 : half / std::fabs(mpfr_get_d(mid.v, MPFR_RNDN));
+}
+
+// The certification rule: certified iff both ends of the enclosure round to the same T value
+// (+0 and -0 count as the same; NaN never certifies). The reported value rounds the centre,
+// which lies inside the enclosure, so for a certified element it is that same value.
+void judge(element<double>& e, mp& lo, mp& hi, mp& mid, double rel, const format_info& f, tier t,
+           bool trusted) {
+  const double rl = round_to_format(lo.v, f), rh = round_to_format(hi.v, f);
+  e.certified = trusted && rl == rh;
+  if (!e.certified && mpfr_nan_p(mid.v) && !e.exact_text.empty()) return;  // keep a better guess
+  e.decided_by = t;
+  e.rounded = e.certified && rl != 0 ? rl : round_to_format(mid.v, f);
+  e.exact = mpfr_get_d(mid.v, MPFR_RNDN);
+  e.exact_tail = 0;
+  if (std::isfinite(e.exact)) {
+    mp tail(256);
+    mpfr_sub_d(tail.v, mid.v, e.exact, MPFR_RNDN);
+    e.exact_tail = mpfr_get_d(tail.v, MPFR_RNDN);
+  }
+  e.exact_text = decimal(mid.v, 20);
+  e.rel_radius = trusted && !mpfr_nan_p(mid.v) ? rel : inf;
+}
+
+template <class S>
+struct as {
+  using type = S;
+};
+
+// Run the tiers in order; each re-evaluates the whole kernel (outputs depend on whole rows)
+// and judges only the elements still uncertified. A tier during which a comparison could not
+// be decided certifies nothing.
+template <class Eval>
+detail::raw run(const format_info& f, const options& o, Eval&& eval) {
+  detail::raw res;
+  std::vector<char> done;
+  std::size_t open = 0;
+  auto attempt = [&](tier t, auto tag) {
+    const unsigned long before = undecided_comparisons;
+    const auto out = eval(tag);
+    const bool trusted = undecided_comparisons == before;
+    if (res.values.empty() && !out.empty()) {
+      res.values.resize(out.size());
+      done.assign(out.size(), 0);
+      open = out.size();
+    }
+    constexpr int bits = enclosure_bits<typename decltype(tag)::type>;
+    mp lo(bits), hi(bits), mid(bits);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      if (done[i]) continue;
+      const double rel = enclose(out[i], lo, hi, mid);
+      judge(res.values[i], lo, hi, mid, rel, f, t, trusted);
+      if (!res.values[i].certified) continue;
+      done[i] = 1;
+      --open;
+      ++(t == tier::dd ? res.counts.dd : t == tier::mpfr ? res.counts.mpfr : res.counts.mpfi);
+    }
+  };
+  if (f.precision < 53 || o.dd_for_f64) attempt(tier::dd, as<ball<dd>>{});
+  if (res.values.empty() || open > 0) attempt(tier::mpfr, as<ball<mpfr200>>{});
+  if (open > 0) attempt(tier::mpfi, as<mpfi256>{});
+  if (open > 0) attempt(tier::mpfi, as<mpfi2048>{});
+  res.counts.uncertified = open;
+  return res;
+}
+
+template <class S>
+std::vector<S> lift(const detail::vec& x) {
+  std::vector<S> r;
+  r.reserve(x.size());
+  for (double v : x) r.push_back(scalar_traits<S>::from_double(v));
+  return r;
+}
+
+void expect(bool ok, const char* what) {
+  if (!ok) throw std::invalid_argument(std::string("tiered oracle: ") + what);
+}
+
+}  // namespace
+
+namespace detail {
+
+raw softmax(const vec& x, const format_info& f, const options& o) {
+  return run(f, o, [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    const auto X = lift<S>(x);
+    std::vector<S> Y(X.size());
+    kernels::softmax(X.data(), Y.data(), X.size());
+    return Y;
+  });
+}
+
+raw log_softmax(const vec& x, const format_info& f, const options& o) {
+  return run(f, o, [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    const auto X = lift<S>(x);
+    std::vector<S> Y(X.size());
+    kernels::log_softmax(X.data(), Y.data(), X.size());
+    return Y;
+  });
+}
+
+raw scores(const vec& q, const vec& k, std::size_t n, std::size_t m, std::size_t d,
+           const format_info& f, const options& o) {
+  expect(q.size() == n * d && k.size() == m * d, "scores: q must be n x d and k m x d");
+  return run(f, o, [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    const auto Q = lift<S>(q), K = lift<S>(k);
+    std::vector<S> Y(n * m);
+    kernels::scores(Q.data(), K.data(), n, m, d, Y.data());
+    return Y;
+  });
+}
+
+raw rmsnorm(const vec& x, const vec& w, double eps, const format_info& f, const options& o) {
+  expect(w.size() == x.size(), "rmsnorm: w must have x's length");
+  return run(f, o, [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    const auto X = lift<S>(x), W = lift<S>(w);
+    std::vector<S> Y(X.size());
+    kernels::rmsnorm(X.data(), W.data(), X.size(), scalar_traits<S>::from_double(eps), Y.data());
+    return Y;
+  });
+}
+
+raw entropy(const vec& p, const format_info& f, const options& o) {
+  return run(f, o, [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    const auto P = lift<S>(p);
+    std::vector<S> Y;
+    Y.push_back(kernels::entropy(P.data(), P.size()));
+    return Y;
+  });
+}
+
+raw softmax_jvp(const vec& x, const vec& dx, const format_info& f, const options& o) {
+  expect(dx.size() == x.size(), "softmax_jvp: dx must have x's length");
+  return run(f, o, [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    const auto X = lift<S>(x), DX = lift<S>(dx);
+    std::vector<S> Y(X.size());
+    kernels::softmax_jvp(X.data(), DX.data(), X.size(), Y.data());
+    return Y;
+  });
+}
+
+raw attention(const vec& q, const vec& k, const vec& v, std::size_t n, std::size_t m,
+              std::size_t d, std::size_t dv, bool causal, const format_info& f,
+              const options& o) {
+  expect(q.size() == n * d && k.size() == m * d && v.size() == m * dv,
+         "attention: q must be n x d, k m x d and v m x dv");
+  return run(f, o, [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    const auto Q = lift<S>(q), K = lift<S>(k), V = lift<S>(v);
+    std::vector<S> Y(n * dv);
+    kernels::attention(Q.data(), K.data(), V.data(), n, m, d, dv, causal, Y.data());
+    return Y;
+  });
+}
+
+}  // namespace detail
+}  // namespace attncheck::oracle::tiered
