@@ -1,0 +1,129 @@
+// attncheck benchmarks: the plain kernels (src/attncheck/kernels/*.hpp) at every hardware format.
+//
+// Named plain/<kernel>/<type>/n:<n>[/<shape>]. One iteration processes one row of length n
+// (cycling through distinct_rows fixed rows), except scores and attention, where it processes
+// qk_queries query rows against n keys. Throughput is reported as rows/s (items/s = rows/s).
+#include <cstddef>
+#include <vector>
+
+#include "attncheck/kernels/attention.hpp"
+#include "attncheck/kernels/entropy.hpp"
+#include "attncheck/kernels/log_softmax.hpp"
+#include "attncheck/kernels/rmsnorm.hpp"
+#include "attncheck/kernels/scores.hpp"
+#include "attncheck/kernels/softmax.hpp"
+#include "attncheck/kernels/softmax_jvp.hpp"
+#include "bench/common.hpp"
+
+namespace attncheck::bench {
+namespace {
+
+// One row in, one row out: softmax and log_softmax.
+template <class T, void (*Kernel)(const T*, T*, std::size_t)>
+void bm_row_map(benchmark::State& state, std::size_t n) {
+  const auto x = logit_rows<T>(n);
+  std::vector<T> y(n);
+  std::size_t r = 0;
+  for (auto _ : state) {
+    Kernel(x[r].data(), y.data(), n);
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+    r = (r + 1) % distinct_rows;
+  }
+  count_rows(state, 1);
+}
+
+template <class T>
+void bm_entropy(benchmark::State& state, std::size_t n) {
+  const auto p = prob_rows<T>(n);
+  std::size_t r = 0;
+  for (auto _ : state) {
+    T h = kernels::entropy(p[r].data(), n);
+    benchmark::DoNotOptimize(h);
+    r = (r + 1) % distinct_rows;
+  }
+  count_rows(state, 1);
+}
+
+template <class T>
+void bm_rmsnorm(benchmark::State& state, std::size_t n) {
+  const auto x = rows<T>("rmsnorm.x", n, logit_sigma);
+  const auto w = rmsnorm_gain<T>(n);
+  const T eps = lit<T>(rmsnorm_eps);
+  std::vector<T> y(n);
+  std::size_t r = 0;
+  for (auto _ : state) {
+    kernels::rmsnorm(x[r].data(), w.data(), n, eps, y.data());
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+    r = (r + 1) % distinct_rows;
+  }
+  count_rows(state, 1);
+}
+
+template <class T>
+void bm_softmax_jvp(benchmark::State& state, std::size_t n) {
+  const auto x = logit_rows<T>(n);
+  const auto dx = tangent_rows<T>(n);
+  std::vector<T> dy(n);
+  std::size_t r = 0;
+  for (auto _ : state) {
+    kernels::softmax_jvp(x[r].data(), dx[r].data(), n, dy.data());
+    benchmark::DoNotOptimize(dy.data());
+    benchmark::ClobberMemory();
+    r = (r + 1) % distinct_rows;
+  }
+  count_rows(state, 1);
+}
+
+template <class T>
+void bm_scores(benchmark::State& state, std::size_t n) {
+  const auto in = qkv_inputs<T>(n);
+  std::vector<T> s(qk_queries * n);
+  for (auto _ : state) {
+    kernels::scores(in.q.data(), in.k.data(), qk_queries, n, qk_dim, s.data());
+    benchmark::DoNotOptimize(s.data());
+    benchmark::ClobberMemory();
+  }
+  count_rows(state, qk_queries);
+}
+
+template <class T>
+void bm_attention(benchmark::State& state, std::size_t n) {
+  const auto in = qkv_inputs<T>(n);
+  std::vector<T> o(qk_queries * v_dim);
+  for (auto _ : state) {
+    kernels::attention(in.q.data(), in.k.data(), in.v.data(), qk_queries, n, qk_dim, v_dim,
+                       /*causal=*/false, o.data());
+    benchmark::DoNotOptimize(o.data());
+    benchmark::ClobberMemory();
+  }
+  count_rows(state, qk_queries);
+}
+
+const bool registered = [] {
+  for_each_type([](auto tag) {
+    using T = decltype(tag);
+    const std::string ty = type_name<T>();
+    for (std::size_t n : row_lengths) {
+      add(bench_name("plain", "softmax", ty, n),
+          [n](benchmark::State& s) { bm_row_map<T, kernels::softmax<T>>(s, n); });
+      add(bench_name("plain", "log_softmax", ty, n),
+          [n](benchmark::State& s) { bm_row_map<T, kernels::log_softmax<T>>(s, n); });
+      add(bench_name("plain", "scores", ty, n, qk_shape()),
+          [n](benchmark::State& s) { bm_scores<T>(s, n); });
+      add(bench_name("plain", "rmsnorm", ty, n),
+          [n](benchmark::State& s) { bm_rmsnorm<T>(s, n); });
+      add(bench_name("plain", "entropy", ty, n),
+          [n](benchmark::State& s) { bm_entropy<T>(s, n); });
+      add(bench_name("plain", "softmax_jvp", ty, n),
+          [n](benchmark::State& s) { bm_softmax_jvp<T>(s, n); });
+      add(bench_name("plain", "attention", ty, n, attention_shape()),
+          [n](benchmark::State& s) { bm_attention<T>(s, n); });
+    }
+  });
+  return true;
+}();
+
+}  // namespace
+}  // namespace attncheck::bench
