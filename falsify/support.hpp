@@ -53,6 +53,7 @@ std::vector<oracle::real> widen(const std::vector<T>& x) {
 inline double ratio(long double err, long double allowed) {
   if (err != err) return std::numeric_limits<double>::infinity();
   if (allowed <= 0) return err > 0 ? std::numeric_limits<double>::infinity() : 0.0;
+  if (allowed == std::numeric_limits<long double>::infinity()) check::note_unbounded();
   return static_cast<double>(err / allowed);
 }
 

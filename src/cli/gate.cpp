@@ -244,6 +244,13 @@ int run_gate(const GateOptions& o, const Global& global) {
   }
   run_all(report.rows, params, global, report.timings);
   report.notes = mutant_notes(report, params.mutant);
+  // A derived bound that is infinite (γ_n >= 1 for the row length and format) checks nothing:
+  // say so rather than let those cases count silently as passes.
+  for (const GateRow& row : report.rows)
+    if (row.outcome.unbounded > 0)
+      report.notes.push_back("note: " + row.outcome.test_id + " [" + row.dtype() + "]: " + std::to_string(row.outcome.unbounded) +
+                             " of " + std::to_string(row.outcome.observations) +
+                             " comparisons had no finite derived bound (gamma_n >= 1 at that length), so they checked nothing");
 
   std::cout << render_text(report) << std::flush;
   try {

@@ -59,6 +59,7 @@ std::string result(const GateRow& row) {
   s += ", \"worst_case\": " + quoted(o.worst_case);
   s += ", \"median_ratio\": " + number(o.median_ratio);
   s += ", \"observations\": " + std::to_string(o.observations);
+  s += ", \"unbounded\": " + std::to_string(o.unbounded);
   s += ", \"counterexample\": " + quoted(o.counterexample);
   s += ", \"message\": " + quoted(o.message);
   s += ", \"replay\": " + quoted(o.replay);

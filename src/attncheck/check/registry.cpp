@@ -29,6 +29,7 @@ struct WorstSeen {
   double ratio = 0;
   std::string where;
   std::vector<double> all;  // every observed ratio, for the median
+  std::size_t unbounded = 0;
 };
 thread_local WorstSeen* current_worst = nullptr;
 
@@ -133,6 +134,10 @@ void observe(double ratio, const std::string& where) {
   }
 }
 
+void note_unbounded() {
+  if (current_worst) ++current_worst->unbounded;
+}
+
 namespace detail {
 void run_rapidcheck(const std::function<void()>& body, const RunParams& params, Outcome& out) {
   rc::detail::TestParams tp;
@@ -179,6 +184,7 @@ void run_rapidcheck(const std::function<void()>& body, const RunParams& params, 
   out.worst_ratio = worst.ratio;
   out.worst_case = worst.where;
   out.observations = worst.all.size();
+  out.unbounded = worst.unbounded;
   if (!worst.all.empty()) {
     auto mid = worst.all.begin() + static_cast<std::ptrdiff_t>(worst.all.size() / 2);
     std::nth_element(worst.all.begin(), mid, worst.all.end());

@@ -35,6 +35,7 @@ struct Outcome {
   double worst_ratio = 0;         // largest (error / allowed) seen over all cases, shrinks included
   double median_ratio = 0;        // median of all observed ratios: the typical tightness
   std::size_t observations = 0;   // how many ratios were observed
+  std::size_t unbounded = 0;      // observations whose derived allowance was infinite (γ_n >= 1)
   std::string worst_case;         // where it was seen
   std::string replay;             // the command that reruns exactly this check
 };
@@ -83,6 +84,10 @@ std::string replay_command(const Outcome& o, const RunParams& params);
 
 // Records error/allowed for the "largest error seen" report; where says what was measured.
 void observe(double ratio, const std::string& where);
+
+// Records that a check had no finite derived allowance (the a-priori bound says nothing there):
+// such cases pass without testing anything, and the gate says how many there were.
+void note_unbounded();
 
 // ---- registration (used by falsify/*.cpp and falsify/mutants/*.cpp) ----
 void add_property(PropertyInfo p);
