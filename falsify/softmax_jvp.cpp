@@ -27,29 +27,7 @@ namespace {
 using real = std::remove_cvref_t<decltype(bounds::Model{}.u)>;
 constexpr const char* ad_oracle = "autodiff jet over MPFR";
 
-template <class T>
-std::vector<real> reals(const std::vector<T>& x) {
-  std::vector<real> r;
-  r.reserve(x.size());
-  for (const T& v : x) r.push_back(static_cast<real>(to_double(v)));  // exact: T ⊂ double ⊂ real
-  return r;
-}
 
-inline real low(const mpfr200& v) { return static_cast<real>(oracle::dbl(v)); }
-
-template <class T>
-std::vector<T> jvp(const KernelSet<T>& k, const std::vector<T>& x, const std::vector<T>& dx) {
-  std::vector<T> dy(x.size());
-  k.softmax_jvp(x.data(), dx.data(), x.size(), dy.data());
-  return dy;
-}
-
-// A row and a direction of the same length; directions stay moderate so products stay finite.
-template <class T>
-std::pair<std::vector<T>, std::vector<T>> draw_row_and_direction() {
-  const auto x = draw_row<T>(512);
-  return {x, draw_vector<T>(x.size(), 4)};
-}
 
 // |got − exact| <= allowed for one element, else the standard report with the named inputs.
 template <class T, class AddInputs>
@@ -89,7 +67,7 @@ struct Sjvp001 {
     const auto [x, ds] = draw_row_and_direction<T>();
     const auto dp = jvp(k, x, ds);
     const auto ex = oracle::softmax_jvp_ad(x, ds);
-    const auto allowed = bounds::softmax_jvp_bound(oracle::softmax_row(x), reals(ds), bounds::model_of<T>());
+    const auto allowed = bounds::softmax_jvp_bound(oracle::softmax_row(x), widen(ds), bounds::model_of<T>());
     for (std::size_t i = 0; i < dp.size(); ++i)
       expect_near<T>(id, call<T>("softmax_jvp", x.size()) + ", element " + std::to_string(i), dp[i], ex[i], allowed[i],
                      [&](Report<T>& r) { r.input("x", x).input("ṡ", ds); });
@@ -104,13 +82,13 @@ struct Sjvp002 {
   static void check(const KernelSet<T>& k) {
     const auto [x, ds] = draw_row_and_direction<T>();
     const auto dp = jvp(k, x, ds);
-    const auto b = bounds::softmax_jvp_bound(oracle::softmax_row(x), reals(ds), bounds::model_of<T>());
+    const auto b = bounds::softmax_jvp_bound(oracle::softmax_row(x), widen(ds), bounds::model_of<T>());
     mpfr200 sum = 0;
     for (const T& v : dp) sum += mpfr200(to_double(v));
     real allowed = 0;
     for (real v : b) allowed += v;
     allowed *= bounds::evaluation_slack;  // n terms summed in real
-    const real s = low(sum);
+    const real s = oracle::dbl(sum);
     expect_within<T>(id, call<T>("softmax_jvp", x.size()) + ", Σṗ", std::abs(s), allowed, "Σ_i ṗ_i = " + decimal(static_cast<double>(s)) + " (exactly 0 in exact arithmetic)",
                      [&](Report<T>& r) { r.input("x", x).input("ṡ", ds); });
   }
@@ -142,13 +120,13 @@ struct Sjvp003 {
     const auto je = oracle::softmax_along<1>(X, e).d1;  // J e, exact
     const auto row = oracle::softmax_row(x);
     const auto md = bounds::model_of<T>();
-    const auto b1 = bounds::softmax_jvp_bound(row, reals(ds1), md), b2 = bounds::softmax_jvp_bound(row, reals(ds2), md),
-               b3 = bounds::softmax_jvp_bound(row, reals(ds3), md);
+    const auto b1 = bounds::softmax_jvp_bound(row, widen(ds1), md), b2 = bounds::softmax_jvp_bound(row, widen(ds2), md),
+               b3 = bounds::softmax_jvp_bound(row, widen(ds3), md);
     for (std::size_t i = 0; i < n; ++i) {
       const mpfr200 dev = mpfr200(to_double(p3[i])) - mpfr200(a) * mpfr200(to_double(p1[i])) -
                           mpfr200(b) * mpfr200(to_double(p2[i])) - je[i];
       const real allowed = (b3[i] + std::abs(static_cast<real>(a)) * b1[i] + std::abs(static_cast<real>(b)) * b2[i]) * bounds::evaluation_slack;
-      const real dv = low(dev);
+      const real dv = oracle::dbl(dev);
       expect_within<T>(id, call<T>("softmax_jvp", n) + ", element " + std::to_string(i) + ", a = " + decimal(a) + ", b = " + decimal(b),
                        std::abs(dv), allowed,
                        "J(aṡ₁+bṡ₂) − aJṡ₁ − bJṡ₂ − J(rounding of aṡ₁+bṡ₂) = " + decimal(static_cast<double>(dv)),
@@ -166,7 +144,7 @@ struct Sjvp004 {
   static void check(const KernelSet<T>& k) {
     const auto [x, ds] = draw_row_and_direction<T>();
     const auto dp = jvp(k, x, ds);
-    const auto b = bounds::softmax_jvp_bound(oracle::softmax_row(x), reals(ds), bounds::model_of<T>());
+    const auto b = bounds::softmax_jvp_bound(oracle::softmax_row(x), widen(ds), bounds::model_of<T>());
     mpfr200 pp = 0, ss = 0;
     real bb = 0;
     for (std::size_t i = 0; i < x.size(); ++i) {
@@ -174,7 +152,7 @@ struct Sjvp004 {
       ss += mpfr200(to_double(ds[i])) * mpfr200(to_double(ds[i]));
       bb += b[i] * b[i];
     }
-    const real lhs = low(mpfr200(sqrt(pp))), half = low(mpfr200(sqrt(ss) / 2));
+    const real lhs = oracle::dbl(mpfr200(sqrt(pp))), half = oracle::dbl(mpfr200(sqrt(ss) / 2));
     const real allowed = std::sqrt(bb) * bounds::evaluation_slack;
     expect_within<T>(id, call<T>("softmax_jvp", x.size()) + ", ‖ṗ‖₂ − ‖ṡ‖₂/2", lhs - half, allowed,
                      "‖ṗ‖₂ = " + decimal(static_cast<double>(lhs)) + ", ‖ṡ‖₂/2 = " + decimal(static_cast<double>(half)),
@@ -239,16 +217,16 @@ ScoreStage score_stage(const AttentionCase<T>& c, const bounds::Model& md) {
   const auto abs_dot = [&](const std::vector<mpfr200>& a, const std::vector<mpfr200>& b, std::size_t i, std::size_t j) {
     mpfr200 acc = 0;
     for (std::size_t t = 0; t < c.d; ++t) acc += abs(a[i * c.d + t] * b[j * c.d + t]);
-    return low(acc) * bounds::evaluation_slack;
+    return oracle::dbl(acc) * bounds::evaluation_slack;
   };
   for (std::size_t i = 0; i < c.n; ++i)
     for (std::size_t j = 0; j < c.m; ++j) {
       const std::size_t ij = i * c.m + j;
-      st.a.push_back(bounds::score_bound(low(st.s[ij]), abs_dot(Q, K, i, j), c.d, md));
-      const real a1 = bounds::score_bound(low(s1[ij]), abs_dot(DQ, K, i, j), c.d, md);
-      const real a2 = bounds::score_bound(low(s2[ij]), abs_dot(Q, DK, i, j), c.d, md);
+      st.a.push_back(bounds::score_bound(oracle::dbl(st.s[ij]), abs_dot(Q, K, i, j), c.d, md));
+      const real a1 = bounds::score_bound(oracle::dbl(s1[ij]), abs_dot(DQ, K, i, j), c.d, md);
+      const real a2 = bounds::score_bound(oracle::dbl(s2[ij]), abs_dot(Q, DK, i, j), c.d, md);
       // ṡ̂ = fl(ŝ₁ + ŝ₂): |ṡ̂ − ṡ| <= a1 + a2 + u(|ṡ| + a1 + a2) (a sum rounds relatively, also when subnormal).
-      st.b.push_back(((a1 + a2) * (1 + md.u) + md.u * std::abs(low(st.ds[ij]))) * bounds::evaluation_slack);
+      st.b.push_back(((a1 + a2) * (1 + md.u) + md.u * std::abs(oracle::dbl(st.ds[ij]))) * bounds::evaluation_slack);
     }
   return st;
 }
@@ -266,7 +244,7 @@ struct Sjvp005 {
     const auto st = score_stage(c, bounds::model_of<T>());
     for (std::size_t ij = 0; ij < ds.size(); ++ij)
       expect_near<T>(id, "scores_jvp<" + scalar_name<T>() + ">, Ṡ[" + std::to_string(ij / c.m) + "][" + std::to_string(ij % c.m) + "]",
-                     ds[ij], low(st.ds[ij]), st.b[ij], [&](Report<T>& r) { add_attention_inputs(r, c); });
+                     ds[ij], oracle::dbl(st.ds[ij]), st.b[ij], [&](Report<T>& r) { add_attention_inputs(r, c); });
   }
 };
 
@@ -309,14 +287,14 @@ struct Sjvp006 {
       std::vector<T> sh(s_hat.begin() + i * c.m, s_hat.begin() + i * c.m + L), dsh(ds_hat.begin() + i * c.m, ds_hat.begin() + i * c.m + L);
       const auto row_hat = oracle::softmax_row(sh);
       const auto sb = bounds::softmax_bound(row_hat, md);
-      const auto jb = bounds::softmax_jvp_bound(row_hat, reals(dsh), md);
+      const auto jb = bounds::softmax_jvp_bound(row_hat, widen(dsh), md);
       real delta = 0, mu = 0, sum_pb = 0;
       std::vector<real> p(L), dp(L), dsr(L), b(L);
       for (std::size_t j = 0; j < L; ++j) {
         delta = std::max(delta, st.a[i * c.m + j]);
-        p[j] = low(pj.value[j]);
-        dp[j] = low(pj.d1[j]);
-        dsr[j] = low(ds[j]);
+        p[j] = oracle::dbl(pj.value[j]);
+        dp[j] = oracle::dbl(pj.d1[j]);
+        dsr[j] = oracle::dbl(ds[j]);
         b[j] = st.b[i * c.m + j];
         mu += p[j] * dsr[j];
         sum_pb += row_hat.p[j] * b[j];
@@ -346,7 +324,7 @@ struct Sjvp006 {
         const real allowed = (prop + g2m * mag + static_cast<real>(2 * c.m) * md.eta) * bounds::evaluation_slack;
         const std::size_t ic = i * c.dv + col;
         expect_near<T>(id, "attention_jvp<" + scalar_name<T>() + ">, Ȯ[" + std::to_string(i) + "][" + std::to_string(col) + "]",
-                       dout[ic], low(ex.d1[ic]), allowed, [&](Report<T>& r) { add_attention_inputs(r, c); });
+                       dout[ic], oracle::dbl(ex.d1[ic]), allowed, [&](Report<T>& r) { add_attention_inputs(r, c); });
       }
     }
   }
@@ -388,13 +366,13 @@ struct Sjvp007 {
     }
     const auto mm = bounds::model_of<mpfr200>();
     const real allowed_oracle = 32 * bounds::gamma(2 * n + 16, mm.u) * (1 + pgap) * R * R * bounds::evaluation_slack;
-    const real dev1 = low(mpfr200(d2 - var));
+    const real dev1 = oracle::dbl(mpfr200(d2 - var));
     expect_within<T>(id, "d²/dt² lse(x + tv) vs Var_p(v) at MPFR, n = " + std::to_string(n), std::abs(dev1), allowed_oracle,
-                     "jets: " + decimal(static_cast<double>(low(d2))) + ", Var_p(v): " + decimal(static_cast<double>(low(var))),
+                     "jets: " + decimal(static_cast<double>(oracle::dbl(d2))) + ", Var_p(v): " + decimal(static_cast<double>(oracle::dbl(var))),
                      [&](Report<T>& r) { r.input("x", x).input("v", v); });
     // (f2) the kernel's JVP contracted with v.
     const auto dp = jvp(k, x, v);
-    const auto b = bounds::softmax_jvp_bound(row, reals(v), bounds::model_of<T>());
+    const auto b = bounds::softmax_jvp_bound(row, widen(v), bounds::model_of<T>());
     mpfr200 q = 0;
     real slack = 0;
     for (std::size_t i = 0; i < n; ++i) {
@@ -402,9 +380,9 @@ struct Sjvp007 {
       if (to_double(v[i]) != 0) slack += std::abs(static_cast<real>(to_double(v[i]))) * b[i];  // 0·∞ is 0 here
     }
     const real allowed = slack * bounds::evaluation_slack + allowed_oracle;
-    const real dev2 = low(mpfr200(q - d2));
+    const real dev2 = oracle::dbl(mpfr200(q - d2));
     expect_within<T>(id, call<T>("softmax_jvp", n) + ", vᵀṗ vs d²/dt² lse", std::abs(dev2), allowed,
-                     "vᵀṗ = " + decimal(static_cast<double>(low(q))) + ", d²/dt² lse(x + tv) = " + decimal(static_cast<double>(low(d2))),
+                     "vᵀṗ = " + decimal(static_cast<double>(oracle::dbl(q))) + ", d²/dt² lse(x + tv) = " + decimal(static_cast<double>(oracle::dbl(d2))),
                      [&](Report<T>& r) { r.input("x", x).input("v", v); });
   }
 };

@@ -13,19 +13,6 @@
 namespace attncheck::falsify {
 namespace {
 
-template <class T>
-std::vector<T> jvp(const KernelSet<T>& k, const std::vector<T>& x, const std::vector<T>& dx) {
-  std::vector<T> dy(x.size());
-  k.softmax_jvp(x.data(), dx.data(), x.size(), dy.data());
-  return dy;
-}
-
-// A row and a direction of the same length; directions stay moderate so products stay finite.
-template <class T>
-std::pair<std::vector<T>, std::vector<T>> draw_row_and_direction() {
-  const auto x = draw_row<T>(512);
-  return {x, draw_vector<T>(x.size(), 4)};
-}
 
 struct Slip001 {
   static constexpr const char* id = "FALSIFY-SLIP-001";

@@ -35,6 +35,21 @@ std::vector<T> draw_vector(std::size_t n, double sigma) {
   return gen::to_row<T>(*rc::gen::container<std::vector<double>>(n, gen::moderate_value(format_of<T>, sigma)));
 }
 
+// The softmax JVP of the kernel set under test, as a new row.
+template <class T>
+std::vector<T> jvp(const KernelSet<T>& k, const std::vector<T>& x, const std::vector<T>& dx) {
+  std::vector<T> dy(x.size());
+  k.softmax_jvp(x.data(), dx.data(), x.size(), dy.data());
+  return dy;
+}
+
+// A row and a direction of the same length; directions stay moderate so products stay finite.
+template <class T>
+std::pair<std::vector<T>, std::vector<T>> draw_row_and_direction() {
+  const auto x = draw_row<T>(512);
+  return {x, draw_vector<T>(x.size(), 4)};
+}
+
 // Σ x_i evaluated exactly enough (200-bit MPFR) to judge a sum-to-one claim.
 template <class T>
 double exact_sum(const std::vector<T>& x) {
