@@ -57,7 +57,7 @@ void check_against_mpfr(const tiered::result<T>& r, const std::vector<mpfr200>& 
   for (std::size_t i = 0; i < exact.size(); ++i) {
     if (!r.values[i].certified) continue;
     const T direct = oracle::round_to<T>(exact[i].backend().data());
-    INFO("element ", i, " exact ", r.values[i].exact_text);
+    INFO("element ", i, " exact ", r.values[i].exact_text());
     CHECK(oracle::ulp_distance(r.values[i].rounded, direct) == 0);
   }
 }
@@ -246,7 +246,7 @@ TEST_CASE("Oracle: a score exactly on an f32 rounding boundary is decided by mpf
   CHECK(r.values[0].certified);
   CHECK(r.values[0].decided_by == tiered::tier::mpfi);  // only a point enclosure decides a tie
   CHECK(r.values[0].rounded == 1.5f + 0x1p-22f);         // 0x3fc00002: the even neighbour
-  CHECK(r.values[0].exact_text == "1.5000001788139343262");
+  CHECK(r.values[0].exact_text() == "1.5000001788139343262");
 }
 
 // (3 (1 + 3 * 2^-52) + t) / 2 = 1.5 + 4.5 * 2^-52 + t/2: a tie whose even neighbour lies below,

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 #include "attncheck/kernels/attention.hpp"
@@ -235,23 +236,49 @@ double enclose(const mpfr_interval<Bits>& x, mp& lo, mp& hi, mp& mid) {
 
 // The certification rule: certified iff both ends of the enclosure round to the same T value
 // (+0 and -0 count as the same; NaN never certifies). The reported value rounds the centre,
-// which lies inside the enclosure, so for a certified element it is that same value.
-void judge(element<double>& e, mp& lo, mp& hi, mp& mid, double rel, const format_info& f, tier t,
-           bool trusted) {
+// which lies inside the enclosure, so for a certified element it is that same value. A tier
+// whose centre is NaN keeps an earlier tier's guess (has_guess).
+void judge(element<double>& e, mp& lo, mp& hi, mp& mid, mp& tail, double rel,
+           const format_info& f, tier t, bool trusted, bool has_guess) {
   const double rl = round_to_format(lo.v, f), rh = round_to_format(hi.v, f);
   e.certified = trusted && rl == rh;
-  if (!e.certified && mpfr_nan_p(mid.v) && !e.exact_text.empty()) return;  // keep a better guess
+  if (!e.certified && mpfr_nan_p(mid.v) && has_guess) return;
   e.decided_by = t;
   e.rounded = e.certified && rl != 0 ? rl : round_to_format(mid.v, f);
   e.exact = mpfr_get_d(mid.v, MPFR_RNDN);
   e.exact_tail = 0;
   if (std::isfinite(e.exact)) {
-    mp tail(256);
     mpfr_sub_d(tail.v, mid.v, e.exact, MPFR_RNDN);
     e.exact_tail = mpfr_get_d(tail.v, MPFR_RNDN);
   }
-  e.exact_text = decimal(mid.v, 20);
   e.rel_radius = trusted && !mpfr_nan_p(mid.v) ? rel : inf;
+}
+
+// The same rule for the dd tier with T narrower than double, in double arithmetic: MPFR
+// certification cost five times the dd evaluation itself. For p < 53, T's values and the
+// midpoints between neighbours are doubles, and every point of the enclosure lies within
+// R = |c.lo| + r of c.hi. With t = RN_T(c.hi), the enclosure rounds to t throughout if it lies
+// strictly between the midpoints below and above t (the boundary itself is left to the next
+// tier: ties need the exact value). Each difference is one rounding, bounded with down()/up().
+void judge_fast(element<double>& e, const ball<dd>& b, const format_info& f, bool trusted) {
+  const double c = b.c.hi;
+  e.decided_by = tier::dd;
+  e.exact = c;
+  e.exact_tail = std::isfinite(c) ? b.c.lo : 0;
+  e.certified = false;
+  e.rel_radius = trusted && std::isfinite(b.r) && c == c ? (b.r == 0 ? 0 : b.r / std::fabs(c)) : inf;
+  if (!std::isfinite(c) || std::fabs(c) > 2 * f.max_finite) {  // out of T's range: the next tier
+    e.rounded = c;
+    return;
+  }
+  const double q = ulp_of(c, f);
+  const double t = std::nearbyint(c / q) * q;  // c / q exact (a power of two); ties to even
+  e.rounded = std::fabs(t) > f.max_finite ? std::copysign(inf, c) : t;
+  if (!trusted || !std::isfinite(b.r) || std::fabs(t) > f.max_finite) return;
+  const double reach = up(std::fabs(b.c.lo) + b.r);
+  const double above = t + ulp_of(std::nextafter(t, inf), f) / 2;
+  const double below = t - ulp_of(std::nextafter(t, -inf), f) / 2;
+  e.certified = down(c - below) > reach && down(above - c) > reach;
 }
 
 template <class S>
@@ -267,7 +294,9 @@ detail::raw run(const format_info& f, const options& o, Eval&& eval) {
   detail::raw res;
   std::vector<char> done;
   std::size_t open = 0;
+  bool first = true;
   auto attempt = [&](tier t, auto tag) {
+    using S = typename decltype(tag)::type;
     const unsigned long before = undecided_comparisons;
     const auto out = eval(tag);
     const bool trusted = undecided_comparisons == before;
@@ -276,17 +305,31 @@ detail::raw run(const format_info& f, const options& o, Eval&& eval) {
       done.assign(out.size(), 0);
       open = out.size();
     }
-    constexpr int bits = enclosure_bits<typename decltype(tag)::type>;
-    mp lo(bits), hi(bits), mid(bits);
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      if (done[i]) continue;
-      const double rel = enclose(out[i], lo, hi, mid);
-      judge(res.values[i], lo, hi, mid, rel, f, t, trusted);
-      if (!res.values[i].certified) continue;
+    auto settle = [&](std::size_t i) {
+      if (!res.values[i].certified) return;
       done[i] = 1;
       --open;
       ++(t == tier::dd ? res.counts.dd : t == tier::mpfr ? res.counts.mpfr : res.counts.mpfi);
+    };
+    if constexpr (std::is_same_v<S, ball<dd>>) {
+      if (f.precision < 53) {
+        for (std::size_t i = 0; i < out.size(); ++i) {
+          judge_fast(res.values[i], out[i], f, trusted);
+          settle(i);
+        }
+        first = false;
+        return;
+      }
     }
+    constexpr int bits = enclosure_bits<S>;
+    mp lo(bits), hi(bits), mid(bits), tail(bits);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      if (done[i]) continue;
+      const double rel = enclose(out[i], lo, hi, mid);
+      judge(res.values[i], lo, hi, mid, tail, rel, f, t, trusted, !first);
+      settle(i);
+    }
+    first = false;
   };
   if (f.precision < 53 || o.dd_for_f64) attempt(tier::dd, as<ball<dd>>{});
   if (res.values.empty() || open > 0) attempt(tier::mpfr, as<ball<mpfr200>>{});
@@ -311,6 +354,14 @@ void expect(bool ok, const char* what) {
 }  // namespace
 
 namespace detail {
+
+std::string decimal_dd(double hi, double lo, int digits) {
+  if (!std::isfinite(hi)) return std::isnan(hi) ? "nan" : hi < 0 ? "-inf" : "inf";
+  mp x(2200);  // hi + lo exactly: two doubles span at most 2^1024 / 2^-1074
+  mpfr_set_d(x.v, hi, MPFR_RNDN);
+  mpfr_add_d(x.v, x.v, lo, MPFR_RNDN);
+  return decimal(x.v, digits);
+}
 
 raw softmax(const vec& x, const format_info& f, const options& o) {
   return run(f, o, [&](auto tag) {

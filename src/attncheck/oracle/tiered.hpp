@@ -23,15 +23,22 @@ struct options {
   bool dd_for_f64 = false;
 };
 
+namespace detail {
+std::string decimal_dd(double hi, double lo, int digits);  // hi + lo, exactly summed, in decimal
+}  // namespace detail
+
 template <class T>
 struct element {
   double exact = 0;          // the exact value (the enclosure's centre) rounded to double
   double exact_tail = 0;     // exact + exact_tail: the centre to ~106 bits
-  std::string exact_text;    // the centre to 20 significant digits
   T rounded{};               // RN_T(exact); a best guess when not certified
   bool certified = false;
   tier decided_by = tier::mpfi;  // the tier that certified it (else: whose guess is shown)
   double rel_radius = 0;     // half-width / |centre| of that tier's enclosure (inf: no enclosure)
+
+  // The centre to 20 significant digits. Formatted on demand (only failure reports need it):
+  // formatting every element cost more than evaluating the kernel.
+  std::string exact_text() const { return detail::decimal_dd(exact, exact_tail, 20); }
 };
 
 struct tier_counts {
@@ -71,9 +78,8 @@ result<T> narrow(raw&& r) {  // rounded values lie on T's grid: the conversion i
   result<T> out{{}, r.counts};
   out.values.reserve(r.values.size());
   for (auto& v : r.values)
-    out.values.push_back({v.exact, v.exact_tail, std::move(v.exact_text),
-                          scalar_traits<T>::from_double(v.rounded), v.certified, v.decided_by,
-                          v.rel_radius});
+    out.values.push_back({v.exact, v.exact_tail, scalar_traits<T>::from_double(v.rounded),
+                          v.certified, v.decided_by, v.rel_radius});
   return out;
 }
 }  // namespace detail
