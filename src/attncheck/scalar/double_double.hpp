@@ -2,8 +2,12 @@
 #pragma once
 
 #include <array>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <limits>
+
+#include <mpfr.h>
 
 #include "attncheck/scalar/traits.hpp"
 
@@ -101,31 +105,88 @@ inline dd k_ln2(double k) {
 }
 }  // namespace dd_detail
 
-// exp(x) = 2^k exp(r), |r| <= ln2/2, r = x - k ln2 with a 148-bit ln 2. Then exp(r) = (1 + p)
-// with p = expm1(r), obtained from expm1(r/2^10) (Taylor to degree 9, truncation < 2^-126
-// relative) by ten doublings expm1(2s) = 2 expm1(s) + expm1(s)^2, which keep p's relative
-// accuracy (no squaring of 1 + p, which would amplify the error 2^10 times).
+namespace dd_detail {
+// exp's reduction: x = (k/N) ln2 + r, |r| <= ln2/(2N) ~ 2^-9.5, exp(x) = 2^(k div N) 2^((k mod N)/N) exp(r).
+inline constexpr int exp_table_bits = 8, exp_table_size = 1 << exp_table_bits;  // N = 256
+
+struct exp_constants {
+  // ln2/N = (C1 + C2 + C3) / N with C1 of 32 significant bits, so k C1 is exact for |k| < 2^21
+  // (|x| < 745 needs |k| < 2^18); C2 = RN(ln2 - C1), C3 = RN(ln2 - C1 - C2): 117 + 53 bits.
+  double c1, c2, c3;
+  double n_over_ln2;  // picks k; any nearby value keeps |r| small
+  std::array<dd, exp_table_size> pow2;  // 2^(j/N), each correctly rounded to 106 bits
+};
+
+// Computed once with MPFR (correctly rounded), not typed in.
+inline const exp_constants& exp_tables() {
+  static const exp_constants k = [] {
+    exp_constants c{};
+    mpfr_t v, w;
+    mpfr_init2(v, 300);
+    mpfr_init2(w, 300);
+    mpfr_const_log2(v, MPFR_RNDN);
+    mpfr_set(w, v, MPFR_RNDN);
+    mpfr_prec_round(w, 32, MPFR_RNDN);
+    c.c1 = mpfr_get_d(w, MPFR_RNDN);
+    mpfr_sub_d(v, v, c.c1, MPFR_RNDN);
+    c.c2 = mpfr_get_d(v, MPFR_RNDN);
+    mpfr_sub_d(v, v, c.c2, MPFR_RNDN);
+    c.c3 = mpfr_get_d(v, MPFR_RNDN);
+    c.n_over_ln2 = exp_table_size / (c.c1 + c.c2);
+    for (int j = 0; j < exp_table_size; ++j) {
+      mpfr_set_si(v, j, MPFR_RNDN);
+      mpfr_div_2ui(v, v, exp_table_bits, MPFR_RNDN);
+      mpfr_exp2(v, v, MPFR_RNDN);
+      const double hi = mpfr_get_d(v, MPFR_RNDN);
+      mpfr_sub_d(v, v, hi, MPFR_RNDN);
+      c.pow2[static_cast<std::size_t>(j)] = dd(hi, mpfr_get_d(v, MPFR_RNDN));
+    }
+    mpfr_clear(v);
+    mpfr_clear(w);
+    return c;
+  }();
+  return k;
+}
+}  // namespace dd_detail
+
+// exp(x) = 2^(k div N) 2^((k mod N)/N) (1 + p), p = expm1(r), |r| <= ln2/(2N) < 2^-9.4:
+// - r = x - k ln2/N in double-double from the 170-bit split of ln 2 (x - k C1/N is exact);
+// - p = r + r^2/2 + r^3/6 + r^4/24 + t in double-double, where t, the degree 5..9 Taylor terms,
+//   is below 2^-54 and needs only double Horner (its error < 2^-106); truncation after degree 9:
+//   |r|^10/10! < 2^-115. Every error is absolute on 1 + p ~ 1, i.e. relative on exp(x);
+// - 2^(j/N) is a correctly rounded double-double (2^-107), and 2^(k div N) is exact.
+// Error: reduction ~3u^2 |r|, polynomial a few u^2 |r|, product and sum ~8u^2: ~12u^2 in all
+// (u = 2^-53). This replaced a degree-9 Taylor series with ten doublings (~5x slower).
 inline dd exp_dd(dd x) {
   if (std::isnan(x.hi)) return x;
   if (x.hi > 709.79) return dd(std::numeric_limits<double>::infinity());
   if (x.hi < -745.2) return dd(0.0);  // exp(x) < 2^-1075: rounds to 0 even in double
-  const double k = std::nearbyint(x.hi / dd_detail::ln2_1);
-  // Subtract the parts of k ln2 largest first: x - k L1 is exact (Sterbenz), and rounding the
-  // 148-bit k ln2 to 106 bits first would cost |k| 2^-106 absolutely.
+  const auto& c = dd_detail::exp_tables();
+  constexpr double N = dd_detail::exp_table_size;
+  const double k = std::nearbyint(x.hi * c.n_over_ln2);
   double m2, e2;
-  eft::two_prod(k, dd_detail::ln2_2, m2, e2);
-  const dd r = ((x - dd(k * dd_detail::ln2_1)) - dd(m2, e2)) - dd(k * dd_detail::ln2_3);
-  const dd s = ldexp(r, -10);
-  static const auto inv_fact = [] {  // 1/n!, n = 0..9
-    std::array<dd, 10> c{dd(1.0)};
-    for (int n = 1; n < 10; ++n) c[n] = c[n - 1] / dd(static_cast<double>(n));
-    return c;
-  }();
-  dd acc = inv_fact[9];
-  for (int n = 8; n >= 1; --n) acc = inv_fact[n] + s * acc;
-  dd p = s * acc;
-  for (int i = 0; i < 10; ++i) p = ldexp(p, 1) + p * p;
-  const dd y = ldexp(dd(1.0) + p, static_cast<int>(k));
+  eft::two_prod(k, c.c2 / N, m2, e2);  // c2 / N: exact, a power of two
+  const dd r = ((x - dd(k * (c.c1 / N))) - dd(m2, e2)) - dd(k * (c.c3 / N));
+  const double rh = r.hi;
+  // 1/120 ... 1/362880 as doubles: t's own rounding is far below 2^-106 (see above).
+  const double t =
+      rh * rh * rh * rh * rh *
+      (1.0 / 120 + rh * (1.0 / 720 + rh * (1.0 / 5040 + rh * (1.0 / 40320 + rh * (1.0 / 362880)))));
+  static const dd inv6 = dd(1.0) / dd(6.0), inv24 = dd(1.0) / dd(24.0);
+  dd acc = inv6 + r * inv24;  // Horner: r (1 + r (1/2 + r (1/6 + r/24)))
+  acc = dd(0.5) + r * acc;
+  acc = dd(1.0) + r * acc;
+  const dd p = r * acc + dd(t);  // r + r^2/2 + r^3/6 + r^4/24 + t
+  const long kk = static_cast<long>(k);
+  const long j = kk & (dd_detail::exp_table_size - 1);  // k mod N in [0, N), also for k < 0
+  const int e = static_cast<int>((kk - j) / dd_detail::exp_table_size);
+  const dd& tj = c.pow2[static_cast<std::size_t>(j)];
+  const dd z = tj + tj * p;
+  if (e > -1022 && e < 1024) {  // 2^e is a normal double: scaling by it is exact (ldexp is a call)
+    const double s = std::bit_cast<double>(static_cast<std::uint64_t>(e + 1023) << 52);
+    return dd::finite_or(z.hi * s, z.lo * s);
+  }
+  const dd y = ldexp(z, e);
   return dd::finite_or(y.hi, y.lo);  // overflow for x in (log DBL_MAX, 709.79]
 }
 
