@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # attncheck: fails if a Coq source counts something unproved as proved. Flags, outside comments:
 # `Admitted`, the tactics `admit`/`give_up`, and a top-level (outside any Section) `Axiom`,
-# `Parameter`, `Hypothesis`, `Conjecture`, `Variable` (or their plurals). Inside a Section,
+# `Parameter`, `Hypothesis`, `Conjecture`, `Variable`, `Context` (or their plurals). Inside a Section,
 # `Variable`/`Hypothesis` are premises that every theorem of the section takes as arguments,
 # so they are allowed there. Usage: tools/check-coq-axioms.sh FILE.v|DIR ...   Exit: 0 clean,
 # 1 something found (each printed as file:line: message), 2 usage error.
@@ -48,7 +48,7 @@ for f in "${files[@]}"; do
           printf "%s:%d: %s: an unfinished proof is not a proof\n", file, NR, t; bad = 1
         }
         if (t ~ /^(Axiom|Axioms|Parameter|Parameters|Conjecture|Conjectures)$/ ||
-            (sec == 0 && t ~ /^(Hypothesis|Hypotheses|Variable|Variables)$/)) {
+            (sec == 0 && t ~ /^(Hypothesis|Hypotheses|Variable|Variables|Context)$/)) {
           printf "%s:%d: %s (a global assumption): every later theorem may silently depend on it\n", file, NR, t; bad = 1
         }
       }
