@@ -43,3 +43,10 @@ add_test(NAME proofs.latex.catches-undefined
 [ $rc -eq 1 ] && echo \"$out\" | grep -q 'lem:missing' && echo \"$out\" | grep -q 'missing2017'"
          WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
 set_tests_properties(proofs.latex.catches-undefined PROPERTIES LABELS proofs)
+
+# The axiom check of tools/build-coq.sh must be able to fail: a theorem resting on a planted axiom.
+add_test(NAME proofs.coq.assumptions-catches-planted
+         COMMAND bash -c "out=$(coqc -q tests/fixtures/coq/planted_axiom_use.v -o '${ATTNCHECK_PROOFS_OUT}/planted_axiom_use.vo' | bash tools/check-coq-assumptions.sh 2>&1); rc=$?; echo \"$out\"; \
+[ $rc -eq 1 ] && echo \"$out\" | grep -q planted_false"
+         WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(proofs.coq.assumptions-catches-planted PROPERTIES LABELS proofs)
