@@ -4,7 +4,8 @@
     the slow part of the build). tools/build-coq.sh fails if one is not among the standard
     axioms of Coq's real numbers and classical logic (the list is in
     tools/check-coq-assumptions.sh). *)
-From Attncheck Require Export Sums SoftmaxKernel MaxSubtraction SoftmaxLipschitz AttentionScaling.
+From Attncheck Require Export Sums SoftmaxKernel MaxSubtraction SoftmaxLipschitz QkNorm
+  AttentionScaling.
 
 Definition all_theorems :=
   (@SoftmaxKernel.softmax_pos,
@@ -28,8 +29,12 @@ Definition all_theorems :=
    @SoftmaxLipschitz.jvp_norm_le_half,
    @SoftmaxLipschitz.softmax_line_derivative,
    @SoftmaxLipschitz.softmax_lipschitz_half,
+   @SoftmaxLipschitz.jvp_linear,
+   @SoftmaxLipschitz.two_point_attains_half,
+   @SoftmaxLipschitz.uniform_jvp_norm,
    @AttentionScaling.score_bound_unit,
-   @AttentionScaling.rmsnorm_norm2,
+   @QkNorm.rmsnorm_norm2,
+   @QkNorm.rmsnorm_amplitude,
    @AttentionScaling.score_bound_rms,
    @AttentionScaling.score_bound_rms_attained,
    @AttentionScaling.score_bound_gains,

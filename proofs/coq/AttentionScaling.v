@@ -1,10 +1,10 @@
 (** * Attention scaling: score bounds after QK-norm, entropy bounds, and entropy non-increasing
-      in inverse temperature (attention-scaling-v1; the RMS identity of qk-norm-v1) *)
+      in inverse temperature (attention-scaling-v1) *)
 (** Exact arithmetic. The contracts compare the rounded kernels with these statements within
     derived allowances (proofs/attention_scaling.tex, proofs/qk_norm.tex). Coq's [ln] is 0 on
     non-positive numbers, so [p * ln p] is the convention 0·ln 0 = 0. *)
 From Coq Require Import Reals Lia Lra Psatz.
-From Attncheck Require Import Sums SoftmaxKernel SoftmaxLipschitz.
+From Attncheck Require Import Sums SoftmaxKernel SoftmaxLipschitz QkNorm.
 Open Scope R_scope.
 
 (** ** Score bounds (Cauchy–Schwarz) *)
@@ -30,40 +30,6 @@ Proof.
   apply abs_le_of_sq_le; [lra|].
   pose proof (cauchy_schwarz_dot d q k) as H.
   rewrite Hq, Hk in H. lra.
-Qed.
-
-(** RMSNorm with unit gain: x / √(ms(x) + ε), ms(x) = ‖x‖²/d. *)
-Definition ms (d : nat) (x : nat -> R) : R := norm2 d x / INR d.
-Definition rmsnorm (d : nat) (eps : R) (x : nat -> R) (i : nat) : R := x i / sqrt (ms d x + eps).
-
-Lemma div_sqrt_mul a b s : 0 < s -> a / sqrt s * (b / sqrt s) = a * b / s.
-Proof.
-  intros Hs. pose proof (sqrt_lt_R0 s Hs). pose proof (sqrt_sqrt s (Rlt_le _ _ Hs)) as H2.
-  replace (a / sqrt s * (b / sqrt s)) with (a * b / (sqrt s * sqrt s)) by (field; lra).
-  rewrite H2. reflexivity.
-Qed.
-
-(** QKN-INV-001 (exact core): ‖RMSNorm(x)‖² = d·ms/(ms + ε), so RMS² = ms/(ms + ε), not 1. *)
-Theorem rmsnorm_norm2 d eps x :
-  (1 <= d)%nat -> 0 < ms d x + eps -> norm2 d (rmsnorm d eps x) = INR d * ms d x / (ms d x + eps).
-Proof.
-  intros Hd Hpos. unfold norm2, dot, rmsnorm.
-  rewrite (sum_ext d _ (fun i => x i * x i / (ms d x + eps)))
-    by (intros; apply div_sqrt_mul; exact Hpos).
-  rewrite sum_div.
-  assert (0 < INR d) by (apply lt_0_INR; lia).
-  assert (Hm : INR d * ms d x = sum d (fun i => x i * x i)) by (unfold ms, norm2, dot; field; lra).
-  rewrite Hm. reflexivity.
-Qed.
-
-Lemma rmsnorm_norm2_le d eps x :
-  (1 <= d)%nat -> 0 <= eps -> 0 < ms d x + eps -> norm2 d (rmsnorm d eps x) <= INR d.
-Proof.
-  intros Hd He Hpos. rewrite rmsnorm_norm2 by assumption.
-  assert (0 < INR d) by (apply lt_0_INR; lia).
-  assert (0 <= ms d x) by (unfold ms; apply Rmult_le_pos; [apply norm2_nonneg | left; apply Rinv_0_lt_compat; lra]).
-  apply (Rmult_le_reg_r (ms d x + eps)); [exact Hpos|].
-  unfold Rdiv. rewrite Rmult_assoc, Rinv_l, Rmult_1_r by lra. nra.
 Qed.
 
 (** ASCL-BND-001 (b): RMS-normalised q, k (unit gain, ε ≥ 0): |S| ≤ √d. *)

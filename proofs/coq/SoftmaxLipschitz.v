@@ -230,3 +230,43 @@ Proof.
     assert (Hsq : (sqrt b / 2) ^ 2 = b / 4) by (rewrite <- (sqrt_sqrt b Hb) at 2; field).
     rewrite <- Hsq. apply sqrt_pow2. lra.
 Qed.
+
+(** SJVP-EQV-002 (exact core): the JVP is linear in the direction. *)
+Theorem jvp_linear n p a b u v i :
+  jvp n p (fun j => a * u j + b * v j) i = a * jvp n p u i + b * jvp n p v i.
+Proof.
+  unfold jvp, mean.
+  rewrite (sum_ext n _ (fun j => a * (p j * u j) + b * (p j * v j))) by (intros; ring).
+  rewrite sum_plus, sum_scal_l, sum_scal_l. ring.
+Qed.
+
+(** SLIP-TGT-001 (exact core): at the two-point distribution p = (1/2, 1/2) and v = (1, −1),
+    ‖Jv‖² = ‖v‖²/4: the constant 1/2 is attained. *)
+Theorem two_point_attains_half :
+  let p := fun _ : nat => / 2 in
+  let v := fun j : nat => match j with O => 1 | _ => -1 end in
+  norm2 2 (jvp 2 p v) = norm2 2 v / 4.
+Proof. intros p v. unfold norm2, dot, jvp, mean, p, v. simpl. field. Qed.
+
+(** SLIP-TGT-001 (exact core): at the uniform distribution over n ≥ 1 entries, ‖Jv‖² ≤ ‖v‖²/n²:
+    uniform attention does not attain 1/2 once n > 2 (the correction of seed 000). *)
+Theorem uniform_jvp_norm n v :
+  (0 < n)%nat -> norm2 n (jvp n (fun _ => / INR n) v) <= norm2 n v / (INR n * INR n).
+Proof.
+  intros Hn. assert (HN : 0 < INR n) by (apply lt_0_INR; exact Hn).
+  set (p := fun _ : nat => / INR n).
+  assert (Hsp : simplex n p).
+  { split; [intros; left; apply Rinv_0_lt_compat, HN|].
+    unfold p. rewrite sum_const. field. lra. }
+  (* ‖Jv‖² = Σ (v_i − μ)²/n² = Var_p(v)/n ≤ Σ v_i² /(n·n), since Var_p(v) ≤ Σ p v² = ‖v‖²/n. *)
+  assert (Hj : norm2 n (jvp n p v) = var n p v / INR n).
+  { unfold norm2, dot, jvp, var, p. rewrite <- sum_div. apply sum_ext. intros; field. lra. }
+  pose proof (jvp_quad_form_var n p v (proj2 Hsp)) as [Hq Hv].
+  assert (Hm : sum n (fun i => p i * v i * v i) = norm2 n v / INR n).
+  { unfold norm2, dot, p. rewrite <- sum_div. apply sum_ext. intros; field. lra. }
+  pose proof (pow2_ge_0 (mean n p v)).
+  rewrite Hj. apply (Rmult_le_reg_r (INR n)); [exact HN|].
+  replace (var n p v / INR n * INR n) with (var n p v) by (field; lra).
+  replace (norm2 n v / (INR n * INR n) * INR n) with (norm2 n v / INR n) by (field; lra).
+  lra.
+Qed.
