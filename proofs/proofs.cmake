@@ -57,6 +57,6 @@ add_test(NAME proofs.links
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/check-proof-links.sh ${CMAKE_CURRENT_SOURCE_DIR})
 add_test(NAME proofs.links-catches-broken
          COMMAND bash -c "out=$(bash tools/check-proof-links.sh tests/fixtures/proof-links); rc=$?; echo \"$out\"; \
-[ $rc -eq 1 ] && [ $(echo \"$out\" | grep -cE 'not_bundled|no .label.MINI-INV-002|absent.tex does not exist') -eq 3 ]"
+[ $rc -eq 1 ] && [ $(echo \"$out\" | grep -cE 'not_bundled|no .label.MINI-INV-002|absent.tex does not exist') -eq 4 ]"
          WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
 set_tests_properties(proofs.links proofs.links-catches-broken PROPERTIES LABELS proofs)
