@@ -4,7 +4,7 @@
     the slow part of the build). tools/build-coq.sh fails if one is not among the standard
     axioms of Coq's real numbers and classical logic (the list is in
     tools/check-coq-assumptions.sh). *)
-From Attncheck Require Export Sums SoftmaxKernel MaxSubtraction SoftmaxLipschitz QkNorm
+From Attncheck Require Export Sums SoftmaxKernel MaxSubtraction SoftmaxLipschitz QkNorm ScoresRounding
   AttentionScaling.
 
 Definition all_theorems :=
@@ -32,6 +32,9 @@ Definition all_theorems :=
    @SoftmaxLipschitz.jvp_linear,
    @SoftmaxLipschitz.two_point_attains_half,
    @SoftmaxLipschitz.uniform_jvp_norm,
+   @ScoresRounding.dot_fl_error,
+   @ScoresRounding.pow_sub_1_le_gamma,
+   @ScoresRounding.scaled_score_error,
    @AttentionScaling.score_bound_unit,
    @QkNorm.rmsnorm_norm2,
    @QkNorm.rmsnorm_amplitude,
