@@ -60,3 +60,26 @@ add_test(NAME proofs.links-catches-broken
 [ $rc -eq 1 ] && [ $(echo \"$out\" | grep -cE 'not_bundled|no .label.MINI-INV-002|absent.tex does not exist') -eq 4 ]"
          WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
 set_tests_properties(proofs.links proofs.links-catches-broken PROPERTIES LABELS proofs)
+
+# `attncheck coverage` reads what the tests above recorded (build-latex.sh and build-coq.sh copy
+# the sources they built to pdf/checked and coq/checked): this build's proofs/ is its default.
+target_compile_definitions(attncheck_cli PRIVATE ATTNCHECK_PROOFS_RECORD="${ATTNCHECK_PROOFS_OUT}")
+set_tests_properties(proofs.coq.build PROPERTIES FIXTURES_SETUP proofs_record)
+foreach(tex ${ATTNCHECK_TEX})
+  get_filename_component(stem ${tex} NAME_WE)
+  set_tests_properties(proofs.latex.${stem} PROPERTIES FIXTURES_SETUP proofs_record)
+endforeach()
+add_test(NAME proofs.coverage
+         COMMAND attncheck_cli --contracts ${CMAKE_CURRENT_SOURCE_DIR}/contracts coverage)
+# Coverage must be able to fail: with no record nothing is checked, and an edit since the
+# recorded build makes that proof stale.
+add_test(NAME proofs.coverage-catches-unchecked
+         COMMAND bash -c "rec='${ATTNCHECK_PROOFS_OUT}/coverage-fixture'; rm -rf \"$rec\"; mkdir -p \"$rec\"; \
+out=$('$<TARGET_FILE:attncheck_cli>' --contracts contracts coverage --proofs-record \"$rec\" 2>&1); rc=$?; echo \"$out\" | tail -3; \
+[ $rc -eq 1 ] && echo \"$out\" | grep -q '^0 of [0-9]* obligations covered' || exit 1; \
+cp -r '${ATTNCHECK_PROOFS_OUT}/pdf' '${ATTNCHECK_PROOFS_OUT}/coq' \"$rec\"/ && echo '% edited' >> \"$rec\"/pdf/checked/qk_norm.tex; \
+out=$('$<TARGET_FILE:attncheck_cli>' --contracts contracts coverage --proofs-record \"$rec\" 2>&1); rc=$?; echo \"$out\" | grep QKN-INV-001; \
+[ $rc -eq 1 ] && echo \"$out\" | grep -q 'QKN-INV-001: missing LaTeX proof (stale'"
+         WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(proofs.coverage proofs.coverage-catches-unchecked PROPERTIES
+                     LABELS proofs FIXTURES_REQUIRED proofs_record)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # attncheck: builds one proofs/*.tex with two pdflatex passes into OUTDIR and fails on any error,
 # undefined reference or citation, or "Rerun to get cross-references right" after the second pass.
-# Extra include directories (generated tables) go in TEXINPUTS_EXTRA (colon-separated).
+# Extra include directories (generated tables) go in TEXINPUTS_EXTRA (colon-separated). On success
+# the source is copied to OUTDIR/checked/ (the record `attncheck coverage` compares with the tree).
 # Usage: tools/build-latex.sh FILE.tex OUTDIR
 set -euo pipefail
 if [ $# -ne 2 ]; then echo "usage: $0 FILE.tex OUTDIR" >&2; exit 2; fi
@@ -28,4 +29,8 @@ if grep -nE 'undefined references|Reference .* undefined|Citation .* undefined|R
   echo "$tex: undefined or duplicate references or citations after two passes (see $log)" >&2
   exit 1
 fi
+# The record `attncheck coverage` reads: a copy of the source that built cleanly, so a later edit
+# makes the record stale instead of silently "checked".
+mkdir -p "$out/checked"
+cp "$tex" "$out/checked/$stem.tex"
 echo "$stem.pdf built ($(grep -c . "$log") log lines, no undefined references): $out/$stem.pdf"
