@@ -152,3 +152,21 @@ TEST_CASE("attncheck's attention-scaling contract lints without errors") {
   INFO(dump(ds));
   CHECK_FALSE(has_errors(ds));
 }
+
+TEST_CASE("A coq: entry must name a theorem declared in its proofs/coq file") {
+  LoadResult r = clean();
+  LintOptions options;
+  options.repo_root = fixtures;
+  r.contracts[0].obligations[0].coq = {"Mini.identity_holds"};
+  auto ds = lint(r, options);
+  INFO(dump(ds));
+  CHECK(find(ds, Severity::warning, "Coq") == nullptr);
+
+  r.contracts[0].obligations[0].coq = {"Mini.identity", "Missing.anything"};
+  ds = lint(r, options);
+  INFO(dump(ds));
+  CHECK(find(ds, Severity::warning, "Coq theorem identity (named by MINI-INV-001) is not declared in proofs/coq/Mini.v"));
+  CHECK(find(ds, Severity::warning, "Coq file proofs/coq/Missing.v"));
+  CHECK_FALSE(has_errors(ds));
+  CHECK(lint(r, {}).empty());  // no repo root: the files are not read
+}

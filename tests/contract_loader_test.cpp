@@ -314,3 +314,28 @@ TEST_CASE("Diagnostics print as file:line:col: severity: message") {
   CHECK(to_string({{"c.yaml", 1, 1}, Severity::warning, "hm"}) == "c.yaml:1:1: warning: hm");
   CHECK(to_string({{"c.yaml", 2, 1}, Severity::note, "fyi"}) == "c.yaml:2:1: note: fyi");
 }
+
+TEST_CASE("An obligation's coq: list is read, and an entry that is not File.theorem is a warning there") {
+  const LoadResult r = load("bad/coq-name.yaml");
+  INFO(dump(r));
+  CHECK(r.ok());  // a warning, not an error: the contract still loads
+  REQUIRE(r.contracts.size() == 1);
+  const auto& coq = r.contracts[0].obligations[0].coq;
+  CHECK(coq == std::vector<std::string>{"Mini.identity_holds", "not a theorem name"});
+  const Diagnostic* d = find(r, Severity::warning, "coq entry 'not a theorem name'");
+  REQUIRE(d != nullptr);
+  CHECK(d->where.line == 15);
+  CHECK(d->where.column == 32);
+  CHECK(find(r, Severity::warning, "Mini.identity_holds") == nullptr);
+}
+
+TEST_CASE("The bundled contracts name Coq theorems in the File.theorem form") {
+  LoadResult r;
+  REQUIRE_NOTHROW(r = load_directory(ATTNCHECK_SOURCE_DIR "/contracts"));
+  INFO(dump(r));
+  CHECK(find(r, Severity::warning, "coq entry") == nullptr);
+  std::size_t named = 0;
+  for (const auto& c : r.contracts)
+    for (const auto& o : c.obligations) named += o.coq.size();
+  CHECK(named > 0);
+}

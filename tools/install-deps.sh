@@ -9,6 +9,7 @@ PACKAGES=(
   libboost-dev libmpfr-dev libgmp-dev libmpfi-dev
   libyaml-cpp-dev libcli11-dev libfmt-dev
   libbenchmark-dev
+  texlive-latex-base texlive-latex-recommended coq libcoq-coquelicot libcoq-flocq  # proofs/: pdflatex, coqc (proofs/proofs.cmake)
 )
 
 missing=()

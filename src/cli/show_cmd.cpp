@@ -7,6 +7,7 @@
 
 #include "attncheck/check/registry.hpp"
 #include "cli/cli.hpp"
+#include "cli/coverage.hpp"
 
 namespace attncheck::cli {
 
@@ -53,6 +54,11 @@ void show_obligation(const Contract& c, const contract::Obligation& o, const std
     if (h.obligation == o.id) harnesses.push_back(h.id);
   field("attacked by", tests.empty() ? "no falsification test" : join(tests, ", "));
   field("harnesses", join(harnesses, ", "));
+  // Proof status from the proofs build's record (see `attncheck coverage`), never from the YAML.
+  const Coverage v = coverage_of(c, o, root, default_proofs_record());
+  field("latex proof", v.latex);
+  for (const auto& line : v.coq) field("coq", line);
+  field("coverage", v.missing.empty() ? "covered" : "missing " + join(v.missing, "; "));
   std::cout << "  " << (tests.empty() ? "status: no test attacks this obligation" : gate_hint("--test", join(tests, " --test ")))
             << "\n";
 }

@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <fstream>
+#include <regex>
 #include <set>
+#include <sstream>
 
 namespace attncheck::contract {
 namespace {
@@ -17,6 +20,31 @@ bool states_false_alarm(const std::string& text) {
   std::transform(lower.begin(), lower.end(), lower.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return text.find("α") != std::string::npos || lower.find("alpha") != std::string::npos;
+}
+
+// A `coq: File.theorem` entry must name a theorem declared in proofs/coq/File.v. Whether it is
+// proved is decided by building the Coq project (proofs/proofs.cmake), not here.
+template <class Add>
+void check_coq_theorem(const Obligation& o, const std::string& name, const std::string& root,
+                       const Add& add) {
+  const auto dot = name.find('.');
+  if (dot == std::string::npos) return;  // the loader already warned about the form
+  const std::string file = "proofs/coq/" + name.substr(0, dot) + ".v";
+  const std::string theorem = name.substr(dot + 1);
+  std::ifstream in(std::filesystem::path(root) / file);
+  if (!in) {
+    add(o.where, Severity::warning,
+        fmt::format("Coq file {} (named by {} for {}) does not exist under {}", file, o.id, name,
+                    root));
+    return;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::regex declared("(Theorem|Lemma|Corollary|Proposition|Fact|Remark)\\s+" + theorem +
+                            "[\\s:]");
+  if (!std::regex_search(text.str(), declared))
+    add(o.where, Severity::warning,
+        fmt::format("Coq theorem {} (named by {}) is not declared in {}", theorem, o.id, file));
 }
 
 void lint_contract(const Contract& c, const LintOptions& options, std::vector<Diagnostic>& out) {
@@ -54,6 +82,8 @@ void lint_contract(const Contract& c, const LintOptions& options, std::vector<Di
                         "write it or correct the path",
                         file.empty() ? o.proof : file, o.id, options.repo_root));
     }
+    if (!options.repo_root.empty())
+      for (const auto& name : o.coq) check_coq_theorem(o, name, options.repo_root, add);
     if (!o.legacy_tolerance.empty())
       add(o.where, Severity::warning,
           fmt::format("obligation {} has a bare tolerance {}: tolerances must be derived; replace "

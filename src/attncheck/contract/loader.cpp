@@ -107,6 +107,17 @@ bool is_number(std::string_view s) {
   return !s.empty() && ec == std::errc{} && end == s.data() + s.size();
 }
 
+// A Coq theorem as an obligation names it: File.theorem (File.v under proofs/coq/).
+bool is_coq_name(std::string_view s) {
+  const auto dot = s.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == s.size() || !is_upper(s[0])) return false;
+  auto ident = [](char c) { return is_upper(c) || is_digit(c) || (c >= 'a' && c <= 'z') || c == '_'; };
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (i != dot && !ident(s[i]) && !(i > dot && s[i] == '\''))
+      return false;
+  return true;
+}
+
 // The three-letter type code of an obligation ID: ASCL-BND-001 is a bound.
 std::string type_code(const std::string& type) {
   static const std::map<std::string, std::string> known{{"invariant", "INV"},
@@ -497,11 +508,21 @@ void Parser::obligation(const YAML::Node& item, int index) {
         tolerance_text = t;
     } else if (k == "proof")
       o.proof = text(x, "proof of " + name);
+    else if (k == "coq") {
+      std::vector<Location> at_each;
+      o.coq = texts(x, "coq of " + name, &at_each);
+      for (std::size_t i = 0; i < o.coq.size(); ++i)
+        if (!is_coq_name(o.coq[i]))
+          report(Severity::warning, i < at_each.size() ? at_each[i] : at(x),
+                 fmt::format("coq entry '{}' of {} is not a Coq theorem name: write File.theorem "
+                             "(the theorem `theorem` of proofs/coq/File.v)",
+                             o.coq[i], name));
+    }
     else if (k == "lean" || k == "requires" || k == "applies_to_phase" || k == "parent_contract") {
       // Rust-format obligation keys: accepted, unused.
     } else
       unknown(key, name,
-              "id, type, property, formal, domain, applies_to, allowance, proof, tolerance");
+              "id, type, property, formal, domain, applies_to, allowance, proof, coq, tolerance");
   });
   o.tolerance = allowance.empty() ? tolerance_text : allowance;
   if (o.type.empty())

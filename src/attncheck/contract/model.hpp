@@ -46,6 +46,7 @@ struct Obligation {
   std::string applies_to;
   std::string tolerance;  // how the allowance is derived (text); never a bare number
   std::string proof;      // path of the proof (proofs/<stem>.tex#label), if any
+  std::vector<std::string> coq;  // machine-checked theorems, "File.theorem" in proofs/coq/File.v
   std::string legacy_tolerance;  // a Rust-format bare `tolerance:` number, kept for reporting
   Location where;
 };

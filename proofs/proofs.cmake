@@ -1,0 +1,85 @@
+# attncheck proofs (included from the top-level CMakeLists.txt): every proofs/*.tex built with two
+# pdflatex passes, the Coq project proofs/coq built with coq_makefile, and the check that no Coq
+# file admits anything. Tests carry the label "proofs" (`ctest -L proofs`). The tools come from
+# tools/install-deps.sh; if one is missing, its tests fail with that message (never skipped).
+set(ATTNCHECK_PROOFS_DIR ${CMAKE_CURRENT_SOURCE_DIR}/proofs)
+set(ATTNCHECK_PROOFS_OUT ${CMAKE_CURRENT_BINARY_DIR}/proofs)
+
+# The measured tightness tables of softmax_bound.tex come from the kernels, at build time.
+add_executable(softmax_bound_table tools/softmax_bound_table.cpp)
+target_link_libraries(softmax_bound_table PRIVATE attncheck::kernels)
+add_custom_command(
+  OUTPUT ${ATTNCHECK_PROOFS_OUT}/generated/softmax_bound_tightness.tex
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${ATTNCHECK_PROOFS_OUT}/generated
+  COMMAND softmax_bound_table ${ATTNCHECK_PROOFS_OUT}/generated/softmax_bound_tightness.tex
+  DEPENDS softmax_bound_table
+  COMMENT "Measuring the softmax-filtering bound's tightness (proofs/softmax_bound.tex)")
+add_custom_target(proofs_generated ALL DEPENDS ${ATTNCHECK_PROOFS_OUT}/generated/softmax_bound_tightness.tex)
+
+file(GLOB ATTNCHECK_TEX CONFIGURE_DEPENDS ${ATTNCHECK_PROOFS_DIR}/*.tex)
+foreach(tex ${ATTNCHECK_TEX})
+  get_filename_component(stem ${tex} NAME_WE)
+  add_test(NAME proofs.latex.${stem}
+           COMMAND ${CMAKE_COMMAND} -E env TEXINPUTS_EXTRA=${ATTNCHECK_PROOFS_OUT}/generated
+                   bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/build-latex.sh ${tex} ${ATTNCHECK_PROOFS_OUT}/pdf)
+  set_tests_properties(proofs.latex.${stem} PROPERTIES LABELS proofs)
+endforeach()
+
+add_test(NAME proofs.coq.build
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/build-coq.sh ${ATTNCHECK_PROOFS_DIR}/coq ${ATTNCHECK_PROOFS_OUT}/coq)
+add_test(NAME proofs.coq.no-admitted
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/check-coq-axioms.sh ${ATTNCHECK_PROOFS_DIR}/coq)
+# The check must be able to fail: on the planted fixture it must exit 1 and name each plant.
+add_test(NAME proofs.coq.no-admitted-catches-planted
+         COMMAND bash -c "out=$(bash tools/check-coq-axioms.sh tests/fixtures/coq/planted_admitted.v); rc=$?; echo \"$out\"; \
+[ $rc -eq 1 ] && [ $(echo \"$out\" | grep -cE ':(13|15|16): ') -eq 4 ] && bash tools/check-coq-axioms.sh tests/fixtures/coq/clean.v"
+         WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(proofs.coq.build proofs.coq.no-admitted proofs.coq.no-admitted-catches-planted
+                     PROPERTIES LABELS proofs)
+
+# The LaTeX check must be able to fail: a fixture with an undefined reference and citation.
+add_test(NAME proofs.latex.catches-undefined
+         COMMAND bash -c "out=$(bash tools/build-latex.sh tests/fixtures/latex/undefined_ref.tex '${ATTNCHECK_PROOFS_OUT}/fixture' 2>&1); rc=$?; echo \"$out\"; \
+[ $rc -eq 1 ] && echo \"$out\" | grep -q 'lem:missing' && echo \"$out\" | grep -q 'missing2017'"
+         WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(proofs.latex.catches-undefined PROPERTIES LABELS proofs)
+
+# The axiom check of tools/build-coq.sh must be able to fail: a theorem resting on a planted axiom.
+add_test(NAME proofs.coq.assumptions-catches-planted
+         COMMAND bash -c "out=$(coqc -q tests/fixtures/coq/planted_axiom_use.v -o '${ATTNCHECK_PROOFS_OUT}/planted_axiom_use.vo' | bash tools/check-coq-assumptions.sh 2>&1); rc=$?; echo \"$out\"; \
+[ $rc -eq 1 ] && echo \"$out\" | grep -q planted_false"
+         WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(proofs.coq.assumptions-catches-planted PROPERTIES LABELS proofs)
+
+# Every `proof:` resolves to a \label and every `coq:` theorem is bundled in All.v; and the check
+# reports each kind of broken link on its fixture.
+add_test(NAME proofs.links
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/check-proof-links.sh ${CMAKE_CURRENT_SOURCE_DIR})
+add_test(NAME proofs.links-catches-broken
+         COMMAND bash -c "out=$(bash tools/check-proof-links.sh tests/fixtures/proof-links); rc=$?; echo \"$out\"; \
+[ $rc -eq 1 ] && [ $(echo \"$out\" | grep -cE 'not_bundled|no .label.MINI-INV-002|absent.tex does not exist') -eq 4 ]"
+         WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(proofs.links proofs.links-catches-broken PROPERTIES LABELS proofs)
+
+# `attncheck coverage` reads what the tests above recorded (build-latex.sh and build-coq.sh copy
+# the sources they built to pdf/checked and coq/checked): this build's proofs/ is its default.
+target_compile_definitions(attncheck_cli PRIVATE ATTNCHECK_PROOFS_RECORD="${ATTNCHECK_PROOFS_OUT}")
+set_tests_properties(proofs.coq.build PROPERTIES FIXTURES_SETUP proofs_record)
+foreach(tex ${ATTNCHECK_TEX})
+  get_filename_component(stem ${tex} NAME_WE)
+  set_tests_properties(proofs.latex.${stem} PROPERTIES FIXTURES_SETUP proofs_record)
+endforeach()
+add_test(NAME proofs.coverage
+         COMMAND attncheck_cli --contracts ${CMAKE_CURRENT_SOURCE_DIR}/contracts coverage)
+# Coverage must be able to fail: with no record nothing is checked, and an edit since the
+# recorded build makes that proof stale.
+add_test(NAME proofs.coverage-catches-unchecked
+         COMMAND bash -c "rec='${ATTNCHECK_PROOFS_OUT}/coverage-fixture'; rm -rf \"$rec\"; mkdir -p \"$rec\"; \
+out=$('$<TARGET_FILE:attncheck_cli>' --contracts contracts coverage --proofs-record \"$rec\" 2>&1); rc=$?; echo \"$out\" | tail -3; \
+[ $rc -eq 1 ] && echo \"$out\" | grep -q '^0 of [0-9]* obligations covered' || exit 1; \
+cp -r '${ATTNCHECK_PROOFS_OUT}/pdf' '${ATTNCHECK_PROOFS_OUT}/coq' \"$rec\"/ && echo '% edited' >> \"$rec\"/pdf/checked/qk_norm.tex; \
+out=$('$<TARGET_FILE:attncheck_cli>' --contracts contracts coverage --proofs-record \"$rec\" 2>&1); rc=$?; echo \"$out\" | grep QKN-INV-001; \
+[ $rc -eq 1 ] && echo \"$out\" | grep -q 'QKN-INV-001: missing LaTeX proof (stale'"
+         WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(proofs.coverage proofs.coverage-catches-unchecked PROPERTIES
+                     LABELS proofs FIXTURES_REQUIRED proofs_record)

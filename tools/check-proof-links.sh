@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# attncheck: every obligation's `proof: proofs/F.tex#ID` must name a LaTeX file that has
+# \label{ID}; every `coq: [File.theorem, ...]` entry must be bundled in proofs/coq/All.v (so the
+# build checks it and its axioms) and be cited as \coq{...theorem} in that obligation's LaTeX
+# file (so the reader of the proof finds the machine-checked part). `coq:` must follow `proof:`
+# within an obligation. Usage: tools/check-proof-links.sh [ROOT]  (ROOT holds contracts/ and
+# proofs/; default: the repository). Exit: 0 all linked, 1 a broken link.
+set -euo pipefail
+root="${1:-$(cd "$(dirname "$0")/.." && pwd)}"
+bad=0; proofs=0; theorems=0
+for y in "$root"/contracts/*.yaml; do
+  file=""
+  while IFS=: read -r line key rest; do
+    key="${key// /}"
+    if [ "$key" = "-id" ]; then file=""; continue; fi
+    if [ "$key" = proof ]; then
+      ref="$(sed -E 's/^ *//; s/ *(#[^A-Z].*)?$//' <<<"$rest")"
+      file="${ref%%#*}"; label="${ref#*#}"
+      proofs=$((proofs + 1))
+      if [ ! -f "$root/$file" ]; then
+        echo "$y:$line: proof file $file does not exist"; bad=1; file=""
+      elif ! grep -qF "\\label{$label}" "$root/$file"; then
+        echo "$y:$line: $file has no \\label{$label}"; bad=1
+      fi
+    elif [ "$key" = coq ]; then
+      list="$(sed -E 's/^ *\[([^]]*)\].*/\1/' <<<"$rest")"
+      for t in ${list//,/ }; do
+        theorems=$((theorems + 1))
+        if ! grep -qE "@$t[,)]" "$root/proofs/coq/All.v" 2>/dev/null; then
+          echo "$y:$line: Coq theorem $t is not bundled in proofs/coq/All.v (its axioms go unchecked)"; bad=1
+        fi
+        if [ -z "$file" ]; then
+          echo "$y:$line: coq: without a proof: before it in the same obligation"; bad=1
+        elif ! grep -qE "\\\\coq\{([A-Za-z]+\.)?${t#*.}\}" "$root/$file"; then
+          echo "$y:$line: $file does not cite the Coq theorem $t (\\coq{${t#*.}})"; bad=1
+        fi
+      done
+    fi
+  done < <(grep -nE '^ +(- id|proof|coq): ' "$y")
+done
+[ $bad -eq 0 ] || exit 1
+echo "check-proof-links: $proofs LaTeX proofs and $theorems Coq theorem references resolved"
