@@ -17,11 +17,16 @@ template <class T>
 void expect_softmax_accurate(const std::string& id, const KernelSet<T>& k, const std::vector<T>& x) {
   std::vector<T> y(x.size());
   k.softmax(x.data(), y.data(), x.size());
-  const auto ex = oracle::softmax_row(x);
+  const auto ex = oracle::certified::softmax_row(x);
   const auto b = bounds::softmax_bound(ex, bounds::model_of<T>());
+  const long double base = baseline_error<T>([&](const KernelSet<T>& r) {
+    std::vector<T> out(x.size());
+    r.softmax(x.data(), out.data(), x.size());
+    return out;
+  }, ex.p);
   for (std::size_t i = 0; i < y.size(); ++i)
     expect_close<T>(id, "softmax<" + scalar_name<T>() + ">, element " + std::to_string(i) + " of " + std::to_string(y.size()),
-                    "Input", x, y[i], ex.p[i], std::max(b.hi[i] - ex.p[i], ex.p[i] - b.lo[i]));
+                    "Input", x, y[i], ex.p[i], std::max(b.hi[i] - ex.p[i], ex.p[i] - b.lo[i]), &ex.p_ref[i], base);
 }
 
 }  // namespace attncheck::falsify

@@ -67,7 +67,7 @@ struct Sjvp001 {
     const auto [x, ds] = draw_row_and_direction<T>();
     const auto dp = jvp(k, x, ds);
     const auto ex = oracle::softmax_jvp_ad(x, ds);
-    const auto allowed = bounds::softmax_jvp_bound(oracle::softmax_row(x), widen(ds), bounds::model_of<T>());
+    const auto allowed = bounds::softmax_jvp_bound(oracle::certified::softmax_row(x), widen(ds), bounds::model_of<T>());
     for (std::size_t i = 0; i < dp.size(); ++i)
       expect_near<T>(id, call<T>("softmax_jvp", x.size()) + ", element " + std::to_string(i), dp[i], ex[i], allowed[i],
                      [&](Report<T>& r) { r.input("x", x).input("ṡ", ds); });
@@ -82,7 +82,7 @@ struct Sjvp002 {
   static void check(const KernelSet<T>& k) {
     const auto [x, ds] = draw_row_and_direction<T>();
     const auto dp = jvp(k, x, ds);
-    const auto b = bounds::softmax_jvp_bound(oracle::softmax_row(x), widen(ds), bounds::model_of<T>());
+    const auto b = bounds::softmax_jvp_bound(oracle::certified::softmax_row(x), widen(ds), bounds::model_of<T>());
     mpfr200 sum = 0;
     for (const T& v : dp) sum += mpfr200(to_double(v));
     real allowed = 0;
@@ -118,7 +118,7 @@ struct Sjvp003 {
     const auto p1 = jvp(k, x, ds1), p2 = jvp(k, x, ds2), p3 = jvp(k, x, ds3);
     const auto X = oracle::lift(x);
     const auto je = oracle::softmax_along<1>(X, e).d1;  // J e, exact
-    const auto row = oracle::softmax_row(x);
+    const auto row = oracle::certified::softmax_row(x);
     const auto md = bounds::model_of<T>();
     const auto b1 = bounds::softmax_jvp_bound(row, widen(ds1), md), b2 = bounds::softmax_jvp_bound(row, widen(ds2), md),
                b3 = bounds::softmax_jvp_bound(row, widen(ds3), md);
@@ -144,7 +144,7 @@ struct Sjvp004 {
   static void check(const KernelSet<T>& k) {
     const auto [x, ds] = draw_row_and_direction<T>();
     const auto dp = jvp(k, x, ds);
-    const auto b = bounds::softmax_jvp_bound(oracle::softmax_row(x), widen(ds), bounds::model_of<T>());
+    const auto b = bounds::softmax_jvp_bound(oracle::certified::softmax_row(x), widen(ds), bounds::model_of<T>());
     mpfr200 pp = 0, ss = 0;
     real bb = 0;
     for (std::size_t i = 0; i < x.size(); ++i) {
@@ -285,7 +285,7 @@ struct Sjvp006 {
       std::vector<mpfr200> s(st.s.begin() + i * c.m, st.s.begin() + i * c.m + L), ds(st.ds.begin() + i * c.m, st.ds.begin() + i * c.m + L);
       const auto pj = oracle::softmax_along<1>(s, ds);  // exact p and ṗ of the row
       std::vector<T> sh(s_hat.begin() + i * c.m, s_hat.begin() + i * c.m + L), dsh(ds_hat.begin() + i * c.m, ds_hat.begin() + i * c.m + L);
-      const auto row_hat = oracle::softmax_row(sh);
+      const auto row_hat = oracle::certified::softmax_row(sh);
       const auto sb = bounds::softmax_bound(row_hat, md);
       const auto jb = bounds::softmax_jvp_bound(row_hat, widen(dsh), md);
       real delta = 0, mu = 0, sum_pb = 0;
@@ -358,7 +358,7 @@ struct Sjvp007 {
     mpfr200 mu = 0, var = 0;
     for (std::size_t i = 0; i < n; ++i) mu += P[i] * V[i];
     for (std::size_t i = 0; i < n; ++i) var += P[i] * (V[i] - mu) * (V[i] - mu);
-    const auto row = oracle::softmax_row(x);
+    const auto row = oracle::certified::softmax_row(x);
     real R = 0, pgap = 0;
     for (std::size_t i = 0; i < n; ++i) {
       R = std::max(R, std::abs(static_cast<real>(to_double(v[i]))));

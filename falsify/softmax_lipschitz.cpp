@@ -21,11 +21,12 @@ struct Slip001 {
   static void check(const KernelSet<T>& k) {
     const auto [x, dx] = draw_row_and_direction<T>();
     const auto dy = jvp(k, x, dx);
-    const auto ex = oracle::softmax_jvp(x, dx);
-    const auto allowed = bounds::softmax_jvp_bound(oracle::softmax_row(x), widen(dx), bounds::model_of<T>());
+    const auto ex = oracle::certified::softmax_jvp(x, dx);
+    const auto allowed = bounds::softmax_jvp_bound(oracle::certified::softmax_row(x), widen(dx), bounds::model_of<T>());
+    const long double base = baseline_error<T>([&](const KernelSet<T>& r) { return jvp(r, x, dx); }, ex);
     for (std::size_t i = 0; i < dy.size(); ++i)
       expect_close<T>(id, "softmax_jvp<" + scalar_name<T>() + ">, element " + std::to_string(i) + " of " + std::to_string(dy.size()),
-                      "x", x, dy[i], ex[i], allowed[i]);
+                      "x", x, dy[i], ex[i], allowed[i], &ex.ref[i], base);
   }
 };
 
@@ -38,7 +39,7 @@ struct Slip002 {
     const T c = gen::to<T>(*gen::moderate_value(format_of<T>, 100));
     const std::vector<T> dx(x.size(), c);
     const auto dy = jvp(k, x, dx);
-    const auto allowed = bounds::softmax_jvp_bound(oracle::softmax_row(x), widen(dx), bounds::model_of<T>());
+    const auto allowed = bounds::softmax_jvp_bound(oracle::certified::softmax_row(x), widen(dx), bounds::model_of<T>());
     for (std::size_t i = 0; i < dy.size(); ++i)
       expect_close<T>(id, "softmax_jvp<" + scalar_name<T>() + ">(x, c·1), element " + std::to_string(i) + ", c = " + decimal(to_double(c)),
                       "x", x, dy[i], 0.0, allowed[i]);
@@ -54,7 +55,7 @@ struct Slip003 {
   static void check(const KernelSet<T>& k) {
     const auto [x, v] = draw_row_and_direction<T>();
     const auto dy = jvp(k, x, v);
-    const auto allowed = bounds::softmax_jvp_bound(oracle::softmax_row(x), widen(v), bounds::model_of<T>());
+    const auto allowed = bounds::softmax_jvp_bound(oracle::certified::softmax_row(x), widen(v), bounds::model_of<T>());
     mpfr200 q = 0, vv = 0;
     double slack = 0;
     for (std::size_t i = 0; i < v.size(); ++i) {
@@ -88,7 +89,7 @@ struct Slip004 {
     k.softmax(x.data(), y.data(), x.size());
     k.softmax(x2.data(), y2.data(), x.size());
     const auto md = bounds::model_of<T>();
-    const auto b = bounds::softmax_bound(oracle::softmax_row(x), md), b2 = bounds::softmax_bound(oracle::softmax_row(x2), md);
+    const auto b = bounds::softmax_bound(oracle::certified::softmax_row(x), md), b2 = bounds::softmax_bound(oracle::certified::softmax_row(x2), md);
     mpfr200 dn = 0, dd = 0;
     double a1 = 0, a2 = 0;
     for (std::size_t i = 0; i < x.size(); ++i) {
@@ -124,7 +125,7 @@ struct Slip005 {
     const std::vector<T> two{c, c};
     const std::vector<T> v2{lit<T>(1), lit<T>(-1)};
     const auto dy2 = jvp(k, two, v2);
-    const auto a2 = bounds::softmax_jvp_bound(oracle::softmax_row(two), widen(v2), md);
+    const auto a2 = bounds::softmax_jvp_bound(oracle::certified::softmax_row(two), widen(v2), md);
     const double r2 = std::hypot(to_double(dy2[0]), to_double(dy2[1])) / std::sqrt(2.0);
     const double tol2 = std::hypot(a2[0], a2[1]) / std::sqrt(2.0) * bounds::evaluation_slack + 0x1p-50;
     observe(ratio(std::abs(r2 - 0.5), tol2), "two-point ‖Jv‖/‖v‖ vs 1/2");
@@ -135,7 +136,7 @@ struct Slip005 {
     const std::vector<T> uni(static_cast<std::size_t>(n), c);
     const auto v = draw_vector<T>(uni.size(), 4);
     const auto dy = jvp(k, uni, v);
-    const auto a = bounds::softmax_jvp_bound(oracle::softmax_row(uni), widen(v), md);
+    const auto a = bounds::softmax_jvp_bound(oracle::certified::softmax_row(uni), widen(v), md);
     double jv = 0, vn = 0, an = 0;
     for (std::size_t i = 0; i < uni.size(); ++i) {
       jv += std::pow(to_double(dy[i]), 2);

@@ -11,7 +11,11 @@
 
 #include "attncheck/check/format.hpp"
 #include "attncheck/check/registry.hpp"
+#include "attncheck/check/tolerance.hpp"
+#include "attncheck/oracle/certified.hpp"
 #include "attncheck/oracle/exact.hpp"
+#include "attncheck/oracle/tiered.hpp"
+#include "attncheck/oracle/ulp.hpp"
 #include "attncheck/scalar/mpfr.hpp"
 #include "falsify/gen/values.hpp"
 
@@ -92,9 +96,20 @@ struct Report {
     s << "  Exact:       " << decimal_long(v, 20) << "  (" << how << ")\n";
     return *this;
   }
-  Report& error(long double err, long double allowed) {
+  // The tiered oracle's reference: RN_T(exact) and whether it is certified, and the kernel's
+  // error in ULP (LLVM libc's conventions, oracle/ulp.hpp).
+  Report& rounded(const oracle::tiered::element<T>& e, T got) {
+    const std::string how = e.certified ? "certified by the " + std::string(oracle::tiered::tier_name(e.decided_by)) + " tier"
+                                        : "NOT certified: best guess of the " + std::string(oracle::tiered::tier_name(e.decided_by)) + " tier";
+    s << "  Rounded:     " << bits_of(e.rounded) << "  " << decimal(to_double(e.rounded)) << "  (RN_" << scalar_name<T>()
+      << " of the exact value, " << how << ")\n";
+    s << "  ULP error:   " << decimal(oracle::ulp_error<T>(got, e.exact, e.exact_tail), 4) << " against the exact value; "
+      << decimal(oracle::ulp_distance(got, e.rounded)) << " ULP from the correctly rounded value\n";
+    return *this;
+  }
+  Report& error(long double err, long double allowed, const std::string& how = "derived") {
     s << "  Error:       " << decimal(static_cast<double>(err), 6) << "  (allowed " << decimal(static_cast<double>(allowed), 6)
-      << ", derived; ratio " << decimal(ratio(err, allowed), 4) << ")\n";
+      << ", " << how << "; ratio " << decimal(ratio(err, allowed), 4) << ")\n";
     return *this;
   }
   Report& line(const std::string& l) {
@@ -104,14 +119,59 @@ struct Report {
   [[noreturn]] void raise() { fail(s.str()); }
 };
 
+// The plain same-precision reference computation for tolerance mode baseline:K: run(reference
+// kernels at T) -> its output, computed only in that mode; then the largest error of that output
+// against the exact values (ex[i], i < its length). Outside baseline mode: NaN (not needed).
+template <class T, class Run, class Exact>
+long double baseline_error(Run&& run, const Exact& ex) {
+  if (check::current_tolerance().mode != check::Tolerance::Mode::baseline) return std::numeric_limits<long double>::quiet_NaN();
+  const std::vector<T> b = run(reference_kernels<T>());
+  long double worst = 0;
+  for (std::size_t i = 0; i < b.size(); ++i) worst = std::max(worst, std::abs(static_cast<long double>(to_double(b[i])) - ex[i]));
+  return worst;
+}
+
+// The allowance of one accuracy comparison under the current tolerance mode (check/tolerance.hpp).
+template <class T>
+long double mode_allowance(long double derived, long double exact, long double baseline_err) {
+  const check::Tolerance& t = check::current_tolerance();
+  switch (t.mode) {
+    case check::Tolerance::Mode::derived: return derived;
+    case check::Tolerance::Mode::ulp: return t.ulps * oracle::ulp_of(static_cast<double>(exact), format_of<T>);
+    case check::Tolerance::Mode::abs_rel: return t.abs + t.rel * std::abs(exact);
+    case check::Tolerance::Mode::baseline:
+      if (baseline_err != baseline_err) throw std::logic_error("tolerance baseline:K at a comparison that computes no baseline");
+      return t.factor * baseline_err;
+  }
+  return derived;
+}
+
 // Checks |got - exact| <= allowed for one element; records the ratio; fails with the report.
+// derived_allowed is the derived bound. With ref (the tiered oracle's element for exact,
+// oracle/certified.hpp) this is an accuracy comparison against the oracle: the current tolerance
+// mode decides the allowance (baseline_err: see baseline_error) and the report shows the
+// correctly rounded value. Without ref (structural identities) the derived bound always applies.
 template <class T>
 void expect_close(const std::string& id, const std::string& what, const std::string& input_name,
-                  const std::vector<T>& input, T got, long double exact, long double allowed) {
+                  const std::vector<T>& input, T got, long double exact, long double derived_allowed,
+                  const oracle::tiered::element<T>* ref = nullptr,
+                  long double baseline_err = std::numeric_limits<long double>::quiet_NaN()) {
+  const long double allowed = ref ? mode_allowance<T>(derived_allowed, exact, baseline_err) : derived_allowed;
   const long double err = std::abs(static_cast<long double>(to_double(got)) - exact);
   const double r = ratio(err, allowed);
   observe(r, what);
-  if (!(err <= allowed)) Report<T>(id, what).input(input_name, input).kernel(got).exact(exact).error(err, allowed).raise();
+  // The exact value is known to within ref->radius (the oracle's resolution, below 2^-90 of
+  // it): fail only when the error certainly exceeds the allowance, so an error within the
+  // radius of the allowance passes. Never a false alarm; the benefit of the doubt is 2^-90.
+  const long double radius = ref ? ref->radius : 0;
+  if (err - radius <= allowed) return;
+  Report<T> rep(id, what);
+  rep.input(input_name, input).kernel(got);
+  if (ref)
+    rep.exact(exact, "tiered oracle, enclosure half-width " + decimal(ref->radius, 2)).rounded(*ref, got);
+  else
+    rep.exact(exact);
+  rep.error(err, allowed, ref ? check::current_tolerance().text() : "derived").raise();
 }
 
 }  // namespace attncheck::falsify

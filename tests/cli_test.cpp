@@ -122,6 +122,36 @@ TEST_CASE("CLI: gate against the first mutant fails and prints how to replay it"
   CHECK(std::regex_search(r.output, summary_line));
 }
 
+TEST_CASE("CLI: gate reports where the reference values came from: tiered oracle counts") {
+  TempDir dir;
+  const Run r = attncheck(bundled + "gate --cases 20 --no-timings --contract softmax-kernel-v1 --json '" + dir.file("g.json") + "'");
+  CHECK_MESSAGE(r.status == 0, r.output);
+  const std::regex line(R"(Reference values: (\d+) from the tiered oracle, (\d+) certified correctly rounded \(dd [^,]+, mpfr [^,]+, mpfi [^)]+\), (\d+) uncertified)");
+  std::smatch m;
+  REQUIRE_MESSAGE(std::regex_search(r.output, m, line), r.output);
+  CHECK(std::stoull(m[1]) > 0);
+  CHECK(std::stoull(m[1]) == std::stoull(m[2]) + std::stoull(m[3]));
+  CHECK(contains(read(dir.file("g.json")), "\"certified\": {\"dd\": "));
+}
+
+TEST_CASE("CLI: tolerance modes: a fixed ULP budget fails the reference softmax, baseline:1 passes it, baseline:2 catches a mutant") {
+  // Long rows with a wide spread legitimately err by more than 4 ULP: the derived bound is right.
+  const Run ulp = attncheck(bundled + "gate --cases 200 --no-timings --test FALSIFY-SM-004 --dtype f32 --tolerance ulp:4");
+  CHECK(ulp.status == 1);
+  CHECK(contains(ulp.output, "ULP error:"));
+  CHECK(contains(ulp.output, "RN_f32 of the exact value, certified by the"));
+  CHECK(contains(ulp.output, "--tolerance ulp:4"));  // the replay line keeps the mode
+  // The reference kernel against itself: never worse than its own error.
+  const Run same = attncheck(bundled + "gate --cases 50 --no-timings --test FALSIFY-SM-004,FALSIFY-SM-009,FALSIFY-QKN-005,FALSIFY-ASCL-006,FALSIFY-SLIP-001 --tolerance baseline:1");
+  CHECK_MESSAGE(same.status == 0, same.output);
+  CHECK(contains(same.output, "tolerance baseline:1"));
+  const Run mutant = attncheck(bundled + "gate --cases 50 --no-timings --test FALSIFY-SM-004 --tolerance baseline:2 --mutant softmax_no_max_subtraction");
+  CHECK(mutant.status == 1);
+  const Run bad = attncheck(bundled + "gate --tolerance ulp:-1");
+  CHECK(bad.status == 2);
+  CHECK(contains(bad.output, "invalid tolerance mode"));
+}
+
 TEST_CASE("CLI: gate with an unknown contract exits 2 and lists the known ones") {
   const Run r = attncheck(bundled + "gate --contract nope");
   CHECK(r.status == 2);

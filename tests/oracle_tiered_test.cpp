@@ -275,7 +275,7 @@ TEST_CASE_TEMPLATE("Oracle: a tie reached through irrational intermediates stays
   CHECK(r.counts.uncertified == 1);
   CHECK(r.counts.dd + r.counts.mpfr + r.counts.mpfi == 0);
   CHECK(r.values[0].decided_by == tiered::tier::mpfi);
-  CHECK(r.values[0].rel_radius > 0);
+  CHECK(r.values[0].rel_radius() > 0);
   CHECK(std::fabs(r.values[0].exact - (1 + (to_double(next) - 1) / 2)) < 1e-30);
 }
 

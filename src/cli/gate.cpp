@@ -26,6 +26,7 @@ struct GateOptions {
   std::string seed = "0x5eed2026";
   int cases = 200;
   std::string mutant;
+  std::string tolerance = "derived";
   std::string json, junit;
   bool list_mutants = false;
   bool no_timings = false;
@@ -72,6 +73,13 @@ bool validate(const GateOptions& o, check::RunParams& params, std::vector<Dtype>
     }
     if (std::find(dtypes.begin(), dtypes.end(), *d) == dtypes.end()) dtypes.push_back(*d);
   }
+  std::string why;
+  const auto tolerance = check::parse_tolerance(o.tolerance, why);
+  if (!tolerance) {
+    std::cerr << "error: --tolerance: " << why << "\n";
+    return false;
+  }
+  params.tolerance = *tolerance;
   params.seed = *seed;
   params.cases = o.cases;
   params.mutant = o.mutant == "reference" ? "" : o.mutant;
@@ -234,6 +242,7 @@ int run_gate(const GateOptions& o, const Global& global) {
   report.seed = params.seed;
   report.cases = params.cases;
   report.kernels = params.mutant.empty() ? "reference" : params.mutant;
+  report.tolerance = params.tolerance.text();
   report.timings = !o.no_timings;
   report.rows = plan(selected, o, dtypes, params);
   if (report.rows.empty()) {
@@ -251,6 +260,25 @@ int run_gate(const GateOptions& o, const Global& global) {
       report.notes.push_back("note: " + row.outcome.test_id + " [" + row.dtype() + "]: " + std::to_string(row.outcome.unbounded) +
                              " of " + std::to_string(row.outcome.observations) +
                              " comparisons had no finite derived bound (gamma_n >= 1 at that length), so they checked nothing");
+
+  // Uncertified reference values: their enclosures still bound the exact value (the verdicts
+  // use the enclosures), but the correctly rounded value shown in a report may be a guess.
+  // One note for all of them (the JSON report has the count per check).
+  std::size_t uncertified = 0, checks_with = 0;
+  std::string worst_check;
+  std::size_t worst = 0;
+  for (const GateRow& row : report.rows) {
+    const std::size_t u = row.outcome.certified.uncertified;
+    if (u == 0) continue;
+    uncertified += u;
+    ++checks_with;
+    if (u > worst) worst = u, worst_check = row.outcome.test_id + " [" + row.dtype() + "]";
+  }
+  if (uncertified > 0)
+    report.notes.push_back("note: " + std::to_string(uncertified) + " reference values in " + std::to_string(checks_with) +
+                           " checks could not be certified as correctly rounded (most: " + std::to_string(worst) + " in " +
+                           worst_check + "); their enclosures still decide the verdicts; per check: --json, field "
+                           "certified.uncertified");
 
   std::cout << render_text(report) << std::flush;
   try {
@@ -276,6 +304,11 @@ Command setup_gate(CLI::App& parent, const Global& global) {
   app->add_option("--seed", o->seed, "Run seed, decimal or 0x hex; same seed, same verdicts")->capture_default_str();
   app->add_option("--cases", o->cases, "Successful random cases per (test, dtype)")->capture_default_str();
   app->add_option("--mutant", o->mutant, "Run against a built-in wrong kernel (self-test of attncheck)");
+  app->add_option("--tolerance", o->tolerance,
+                  "How accuracy against the oracle is judged: derived (the derived rounding-error bound), "
+                  "ulp:N, abs:A,rel:R, or baseline:K (error <= K x that of attncheck's plain reference kernel "
+                  "at the same format)")
+      ->capture_default_str();
   app->add_option("--json", o->json, "Also write a JSON report (schema attncheck-gate/1) to FILE");
   app->add_option("--junit", o->junit, "Also write a JUnit XML report to FILE");
   app->add_flag("--list-mutants", o->list_mutants, "List the built-in mutants and the tests that must catch them");

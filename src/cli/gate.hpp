@@ -25,6 +25,7 @@ struct GateReport {
   std::uint64_t seed = 0;
   int cases = 0;
   std::string kernels;   // "reference" or the mutant's name
+  std::string tolerance = "derived";  // the accuracy tolerance mode (check/tolerance.hpp)
   bool timings = true;   // false with --no-timings: seconds are 0 and the table has no time column
   std::vector<GateRow> rows;
   std::vector<std::string> notes;  // printed just before the summary (e.g. whether a mutant was caught)

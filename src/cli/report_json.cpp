@@ -60,6 +60,8 @@ std::string result(const GateRow& row) {
   s += ", \"median_ratio\": " + number(o.median_ratio);
   s += ", \"observations\": " + std::to_string(o.observations);
   s += ", \"unbounded\": " + std::to_string(o.unbounded);
+  s += ", \"certified\": {\"dd\": " + std::to_string(o.certified.dd) + ", \"mpfr\": " + std::to_string(o.certified.mpfr) +
+       ", \"mpfi\": " + std::to_string(o.certified.mpfi) + ", \"uncertified\": " + std::to_string(o.certified.uncertified) + "}";
   s += ", \"counterexample\": " + quoted(o.counterexample);
   s += ", \"message\": " + quoted(o.message);
   s += ", \"replay\": " + quoted(o.replay);
@@ -74,6 +76,7 @@ std::string render_json(const GateReport& r) {
   s += "  \"seed\": " + quoted(hex_u64(r.seed)) + ",\n";
   s += "  \"cases\": " + std::to_string(r.cases) + ",\n";
   s += "  \"kernels\": " + quoted(r.kernels) + ",\n";
+  s += "  \"tolerance\": " + quoted(r.tolerance) + ",\n";
   s += "  \"results\": [";
   for (std::size_t i = 0; i < r.rows.size(); ++i) s += (i ? ",\n" : "\n") + result(r.rows[i]);
   s += r.rows.empty() ? "],\n" : "\n  ],\n";

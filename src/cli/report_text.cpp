@@ -56,7 +56,8 @@ std::string problem_block(const GateRow& row) {
 
 std::string render_text(const GateReport& r) {
   std::string s = "attncheck " + r.version + "  seed " + hex_u64(r.seed) + "  cases " + std::to_string(r.cases) +
-                  "  kernels " + r.kernels + "\n\n";
+                  "  kernels " + r.kernels +
+                  (r.tolerance == "derived" ? std::string() : "  tolerance " + r.tolerance) + "\n\n";
 
   Table t;
   t.header = {"contract", "obligations", "test", "dtype", "verdict", "cases"};
@@ -84,6 +85,20 @@ std::string render_text(const GateReport& r) {
 
   for (const GateRow& row : r.rows)
     if (!row.passed()) s += problem_block(row);
+
+  // Where the reference values came from: the tiered oracle's certification counts (a run).
+  oracle::tiered::tier_counts c;
+  for (const GateRow& row : r.rows) c += row.outcome.certified;
+  if (c.total() > 0) {
+    auto share = [&](std::size_t k) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.3g%%", 100.0 * static_cast<double>(k) / static_cast<double>(c.total()));
+      return std::string(buf);
+    };
+    s += "\nReference values: " + std::to_string(c.total()) + " from the tiered oracle, " +
+         std::to_string(c.total() - c.uncertified) + " certified correctly rounded (dd " + share(c.dd) + ", mpfr " +
+         share(c.mpfr) + ", mpfi " + share(c.mpfi) + "), " + std::to_string(c.uncertified) + " uncertified\n";
+  }
 
   if (!r.notes.empty()) s += "\n";
   for (const std::string& note : r.notes) s += note + "\n";

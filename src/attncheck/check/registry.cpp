@@ -116,6 +116,7 @@ std::string replay_command(const Outcome& o, const RunParams& params) {
   s << "attncheck gate --test " << o.test_id << " --dtype " << dtype_name(o.dtype) << " --seed "
     << hex_u64(params.seed) << " --cases " << params.cases;
   if (!params.mutant.empty()) s << " --mutant " << params.mutant;
+  if (params.tolerance.mode != Tolerance::Mode::derived) s << " --tolerance " << params.tolerance.text();
   return s.str();
 }
 
@@ -158,6 +159,7 @@ void run_rapidcheck(const std::function<void()>& body, const RunParams& params, 
   constexpr int shrink_budget = 400;
   int after_failure = -1;  // evaluations since the first failure; -1 before it
   std::string last_failure;  // message of the latest failing evaluation = the smallest case so far
+  bool undecided = false;    // ... and it was the oracle that could not decide (oracle::tiered::no_verdict)
   const auto budgeted = [&] {
     if (after_failure >= shrink_budget) return;
     if (after_failure >= 0) ++after_failure;
@@ -167,20 +169,26 @@ void run_rapidcheck(const std::function<void()>& body, const RunParams& params, 
       if (r.type == rc::detail::CaseResult::Type::Failure) {
         if (after_failure < 0) after_failure = 0;
         last_failure = r.description;
+        undecided = false;
       }
       throw;
     } catch (const std::exception& e) {
       if (after_failure < 0) after_failure = 0;
       last_failure = std::string("exception: ") + e.what();
+      undecided = dynamic_cast<const oracle::tiered::no_verdict*>(&e) != nullptr;
       throw;
     } catch (...) {
       if (after_failure < 0) after_failure = 0;
       last_failure = "unknown exception";
+      undecided = false;
       throw;
     }
   };
+  oracle::tiered::tally certified;  // counts every reference value the checks asked for
+  tolerance_scope tolerance(params.tolerance);
   const auto result = rc::detail::checkProperty(rc::detail::toProperty(budgeted), meta, tp, shrinks);
   current_worst = nullptr;
+  out.certified = certified.counts;
   out.worst_ratio = worst.ratio;
   out.worst_case = worst.where;
   out.observations = worst.all.size();
@@ -212,6 +220,11 @@ void run_rapidcheck(const std::function<void()>& body, const RunParams& params, 
     for (const auto& [type, value] : failure.counterExample)
       s << "  Drawn " << type << ": " << (value.size() > 400 ? value.substr(0, 400) + " ..." : value) << "\n";
     out.counterexample = s.str();
+    if (undecided) {  // not a counterexample: the oracle could not judge this case
+      out.verdict = Verdict::error;
+      out.message = "the oracle could not decide a case (" + out.counterexample + ")";
+      out.counterexample.clear();
+    }
   } else if (result.match(gave_up)) {
     out.verdict = Verdict::gave_up;
     out.cases = gave_up.numSuccess;

@@ -10,6 +10,8 @@
 
 #include "attncheck/check/dtype.hpp"
 #include "attncheck/check/kernel_set.hpp"
+#include "attncheck/check/tolerance.hpp"
+#include "attncheck/oracle/tiered.hpp"
 
 namespace attncheck::check {
 
@@ -17,6 +19,7 @@ struct RunParams {
   std::uint64_t seed = 0x5eed2026;  // the run's seed; each (test, dtype) derives its own from it
   int cases = 200;                  // RapidCheck successful cases per (test, dtype)
   std::string mutant;               // empty: the reference kernels
+  Tolerance tolerance;              // how accuracy comparisons are judged (derived by default)
 };
 
 enum class Verdict { pass, fail, gave_up, error };
@@ -36,6 +39,7 @@ struct Outcome {
   double median_ratio = 0;        // median of all observed ratios: the typical tightness
   std::size_t observations = 0;   // how many ratios were observed
   std::size_t unbounded = 0;      // observations whose derived allowance was infinite (γ_n >= 1)
+  oracle::tiered::tier_counts certified;  // reference values from the tiered oracle, by tier
   std::string worst_case;         // where it was seen
   std::string replay;             // the command that reruns exactly this check
 };

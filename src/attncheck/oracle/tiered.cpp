@@ -34,6 +34,16 @@ std::string_view tier_name(tier t) {
 }
 
 namespace {
+thread_local tally* innermost_tally = nullptr;
+}  // namespace
+
+tally::tally() : outer_(innermost_tally) { innermost_tally = this; }
+tally::~tally() {
+  innermost_tally = outer_;
+  if (outer_) outer_->counts += counts;
+}
+
+namespace {
 
 constexpr double inf = std::numeric_limits<double>::infinity();
 // Tier 3 runs at 256 bits, then once more at 2048 bits for what is still open: results within
@@ -211,7 +221,7 @@ struct mp {  // one MPFR temporary
   mp& operator=(const mp&) = delete;
 };
 
-// The enclosure [lo, hi] of one output, its centre, and its half-width relative to the centre.
+// The enclosure [lo, hi] of one output, its centre, and its half-width (an upper bound).
 template <class S>
 double enclose(const ball<S>& b, mp& lo, mp& hi, mp& mid) {
   centre<S>::to_mpfr(lo.v, b.c, MPFR_RNDD);
@@ -219,7 +229,7 @@ double enclose(const ball<S>& b, mp& lo, mp& hi, mp& mid) {
   centre<S>::to_mpfr(hi.v, b.c, MPFR_RNDU);
   mpfr_add_d(hi.v, hi.v, b.r, MPFR_RNDU);
   centre<S>::to_mpfr(mid.v, b.c, MPFR_RNDN);
-  return b.r == 0 ? 0 : b.r / std::fabs(mpfr_get_d(mid.v, MPFR_RNDN));
+  return b.r;
 }
 template <int Bits>
 double enclose(const mpfr_interval<Bits>& x, mp& lo, mp& hi, mp& mid) {
@@ -231,14 +241,14 @@ double enclose(const mpfr_interval<Bits>& x, mp& lo, mp& hi, mp& mid) {
   mpfr_sub(w.v, hi.v, lo.v, MPFR_RNDU);
   mpfr_div_2ui(w.v, w.v, 1, MPFR_RNDU);
   const double half = mpfr_get_d(w.v, MPFR_RNDU);
-  return half == 0 ? 0 : half / std::fabs(mpfr_get_d(mid.v, MPFR_RNDN));
+  return half;
 }
 
 // The certification rule: certified iff both ends of the enclosure round to the same T value
 // (+0 and -0 count as the same; NaN never certifies). The reported value rounds the centre,
 // which lies inside the enclosure, so for a certified element it is that same value. A tier
 // whose centre is NaN keeps an earlier tier's guess (has_guess).
-void judge(element<double>& e, mp& lo, mp& hi, mp& mid, mp& tail, double rel,
+void judge(element<double>& e, mp& lo, mp& hi, mp& mid, mp& tail, double half,
            const format_info& f, tier t, bool trusted, bool has_guess) {
   const double rl = round_to_format(lo.v, f), rh = round_to_format(hi.v, f);
   e.certified = trusted && rl == rh;
@@ -251,7 +261,7 @@ void judge(element<double>& e, mp& lo, mp& hi, mp& mid, mp& tail, double rel,
     mpfr_sub_d(tail.v, mid.v, e.exact, MPFR_RNDN);
     e.exact_tail = mpfr_get_d(tail.v, MPFR_RNDN);
   }
-  e.rel_radius = trusted && !mpfr_nan_p(mid.v) ? rel : inf;
+  e.radius = trusted && !mpfr_nan_p(mid.v) ? half : inf;
 }
 
 // The same rule for the dd tier with T narrower than double, in double arithmetic: MPFR
@@ -266,7 +276,7 @@ void judge_fast(element<double>& e, const ball<dd>& b, const format_info& f, boo
   e.exact = c;
   e.exact_tail = std::isfinite(c) ? b.c.lo : 0;
   e.certified = false;
-  e.rel_radius = trusted && std::isfinite(b.r) && c == c ? (b.r == 0 ? 0 : b.r / std::fabs(c)) : inf;
+  e.radius = trusted && std::isfinite(b.r) && c == c ? b.r : inf;
   if (!std::isfinite(c) || std::fabs(c) > 2 * f.max_finite) {  // out of T's range: the next tier
     e.rounded = c;
     return;
@@ -325,8 +335,8 @@ detail::raw run(const format_info& f, const options& o, Eval&& eval) {
     mp lo(bits), hi(bits), mid(bits), tail(bits);
     for (std::size_t i = 0; i < out.size(); ++i) {
       if (done[i]) continue;
-      const double rel = enclose(out[i], lo, hi, mid);
-      judge(res.values[i], lo, hi, mid, tail, rel, f, t, trusted, !first);
+      const double half = enclose(out[i], lo, hi, mid);
+      judge(res.values[i], lo, hi, mid, tail, half, f, t, trusted, !first);
       settle(i);
     }
     first = false;
@@ -336,6 +346,7 @@ detail::raw run(const format_info& f, const options& o, Eval&& eval) {
   if (open > 0) attempt(tier::mpfi, as<mpfi256>{});
   if (open > 0) attempt(tier::mpfi, as<mpfi2048>{});
   res.counts.uncertified = open;
+  if (innermost_tally) innermost_tally->counts += res.counts;
   return res;
 }
 

@@ -2,7 +2,9 @@
 // at double-double, then MPFR, then MPFI, until each output's rounding to T is certified.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +25,13 @@ struct options {
   bool dd_for_f64 = false;
 };
 
+// Thrown where the oracle cannot decide a comparison (no enclosure, or an error within the
+// enclosure's width of its allowance): the check reports ERROR with this message, never a
+// pass or a fail that the oracle's own uncertainty decided.
+struct no_verdict : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 namespace detail {
 std::string decimal_dd(double hi, double lo, int digits);  // hi + lo, exactly summed, in decimal
 }  // namespace detail
@@ -34,7 +43,9 @@ struct element {
   T rounded{};               // RN_T(exact); a best guess when not certified
   bool certified = false;
   tier decided_by = tier::mpfi;  // the tier that certified it (else: whose guess is shown)
-  double rel_radius = 0;     // half-width / |centre| of that tier's enclosure (inf: no enclosure)
+  double radius = 0;         // half-width of that tier's enclosure, absolute (inf: no enclosure)
+
+  double rel_radius() const { return radius == 0 ? 0 : radius / std::fabs(exact); }
 
   // The centre to 20 significant digits. Formatted on demand (only failure reports need it):
   // formatting every element cost more than evaluating the kernel.
@@ -43,6 +54,26 @@ struct element {
 
 struct tier_counts {
   std::size_t dd = 0, mpfr = 0, mpfi = 0, uncertified = 0;
+  std::size_t total() const { return dd + mpfr + mpfi + uncertified; }
+  tier_counts& operator+=(const tier_counts& o) {
+    dd += o.dd, mpfr += o.mpfr, mpfi += o.mpfi, uncertified += o.uncertified;
+    return *this;
+  }
+};
+
+// While a tally is alive, every tiered evaluation on its thread adds its counts to it (and to
+// the tallies it shadows, which see the sum when it ends). A gate check holds one, so the report
+// says how many reference values were certified, by which tier, and how many were not.
+class tally {
+ public:
+  tally();
+  ~tally();
+  tally(const tally&) = delete;
+  tally& operator=(const tally&) = delete;
+  tier_counts counts;
+
+ private:
+  tally* outer_;
 };
 
 template <class T>
@@ -79,7 +110,7 @@ result<T> narrow(raw&& r) {  // rounded values lie on T's grid: the conversion i
   out.values.reserve(r.values.size());
   for (auto& v : r.values)
     out.values.push_back({v.exact, v.exact_tail, scalar_traits<T>::from_double(v.rounded),
-                          v.certified, v.decided_by, v.rel_radius});
+                          v.certified, v.decided_by, v.radius});
   return out;
 }
 }  // namespace detail
