@@ -223,7 +223,7 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
     report.rows.push_back(g);
     if (r.stats.declines > 0)
       declined.push_back("  " + r.outcome.test_id + " [" + std::string(dtype_name(r.outcome.dtype)) + "]: " +
-                         std::to_string(r.stats.declines) + " inputs declined (not judged); the first:\n    " + r.stats.first_decline);
+                         std::to_string(r.stats.declines) + " inputs declined (not judged), the first: " + r.stats.first_decline);
   }
   if (!backend->sees_memory())
     report.notes.push_back("note: over --exec, writes outside the output and changes to inputs cannot be observed; "

@@ -22,7 +22,7 @@ struct CallStats {
   int calls = 0;
   int timeouts = 0;
   int declines = 0;
-  std::string first_decline;  // the first declined input, for the report
+  std::string first_decline;  // the first declined call (kind, return value, shape), for the report
   // Each timed-out call costs the full timeout; after this many in one property run, further
   // calls are discarded, which ends shrinking with the smallest hanging input found so far.
   int timeout_budget = 4;
@@ -57,7 +57,7 @@ void perform(Backend& b, CallStats& st, Call& c, T* out, const std::string& shap
       std::memcpy(out, r.output.data(), r.output.size());
       return;
     case Status::declined:
-      if (st.declines++ == 0) st.first_decline = what + " " + r.detail + " on " + shape + "\n" + inputs;
+      if (st.declines++ == 0) st.first_decline = what + " " + r.detail + " on " + shape;
       RC_DISCARD("declined");
     case Status::timed_out:
       ++st.timeouts;

@@ -295,8 +295,8 @@ Reply LibraryBackend::call(const Call& c) {
   if (resp.guard_hit) {
     stop();  // the child has exited after reporting
     r.status = Status::out_of_bounds;
-    r.detail = "wrote past the end of its output (hit the guard page " + std::to_string(canary_bytes) +
-               " bytes after the last output element)";
+    r.detail = "wrote past the end of its output (hit the guard page, " + std::to_string(canary_bytes) +
+               " or more bytes after the last output element)";
     return r;
   }
   for (std::size_t i = 0; i < canary_bytes; ++i)
