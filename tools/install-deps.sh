@@ -9,6 +9,7 @@ PACKAGES=(
   libboost-dev libmpfr-dev libgmp-dev libmpfi-dev
   libyaml-cpp-dev libcli11-dev libfmt-dev
   libbenchmark-dev
+  python3-numpy python3-scipy  # examples/python: the audit's exec-protocol adapter, run by the audit tests
 )
 
 missing=()

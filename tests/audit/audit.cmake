@@ -15,3 +15,12 @@ target_compile_definitions(attncheck_audit_tests PRIVATE
   ATTNCHECK_EXAMPLES_DIR="${CMAKE_CURRENT_SOURCE_DIR}/examples")
 add_dependencies(attncheck_audit_tests attncheck_cli attncheck_audit_testkernels)
 doctest_discover_tests(attncheck_audit_tests TEST_PREFIX "audit: " PROPERTIES LABELS audit)
+
+# The Python example (examples/python/) runs under Debian's interpreter, where python3-numpy and
+# python3-scipy are installed (tools/install-deps.sh); /usr/bin first, so a user's pyenv or venv
+# on PATH does not decide which NumPy is audited.
+find_program(ATTNCHECK_PYTHON3 NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(NOT ATTNCHECK_PYTHON3)
+  find_program(ATTNCHECK_PYTHON3 NAMES python3)
+endif()
+target_compile_definitions(attncheck_audit_tests PRIVATE ATTNCHECK_PYTHON3="${ATTNCHECK_PYTHON3}")

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -250,4 +251,57 @@ TEST_CASE("an exec peer that breaks the protocol is a clear error, never a crash
   r = audit("--exec 'exit 0' --kernel softmax:f32");
   CHECK(r.status == 2);
   CHECK(contains(r.output, "closed its output before HELLO"));
+}
+
+TEST_CASE("an exec peer that hangs is killed after the timeout, one that exits is reported, and each is restarted") {
+  const std::string hello = "printf 'ATCK\\001\\001\\000\\000\\004\\000\\000\\000\\001\\000\\000\\000'; ";
+  Run r = audit("--exec \"" + hello + "sleep 30\" --kernel softmax:f32 --cases 5 --timeout 0.3 --test AUDIT-SAFE-001");
+  INFO(r.output);
+  CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "FAIL");
+  CHECK(contains(r.detail["AUDIT-SAFE-001 [f32]"], "no answer within 0.3"));
+  r = audit("--exec \"" + hello + "exit 3\" --kernel softmax:f32 --cases 5 --test AUDIT-SAFE-001");
+  INFO(r.output);
+  CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "FAIL");
+  CHECK(contains(r.detail["AUDIT-SAFE-001 [f32]"], "program exited with status 3"));
+}
+
+// The Python example: NumPy's and SciPy's softmax over the exec protocol, at every dtype the
+// adapter serves, and the adapter serving a softmax without max subtraction, which must fail.
+namespace {
+std::string python_example(const std::string& script, const std::string& args = "") {
+  return std::string("--exec \"'") + ATTNCHECK_PYTHON3 + "' '" + ATTNCHECK_SOURCE_DIR + "/examples/python/" + script + "'" + args + "\" ";
+}
+void require_numpy() {
+  const std::string probe = std::string("'") + ATTNCHECK_PYTHON3 + "' -c 'import numpy, scipy' 2>/dev/null";
+  REQUIRE_MESSAGE(std::system(probe.c_str()) == 0,
+                  ATTNCHECK_PYTHON3 << " cannot import numpy and scipy: install python3-numpy python3-scipy (tools/install-deps.sh)");
+}
+}  // namespace
+
+TEST_CASE("python example: NumPy softmax passes every applicable obligation at f16, bf16, f32 and f64") {
+  require_numpy();
+  Run r = audit(python_example("numpy_softmax.py") + "--kernel softmax:f16 --kernel softmax:bf16 --kernel softmax:f32 --kernel softmax:f64 --cases 100");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  int passed = 0;
+  for (const auto& [key, v] : r.verdicts) passed += v == "PASS";
+  CHECK(passed == 4 * 15);  // 9 contract tests and 6 AUDIT-* obligations per dtype
+}
+
+TEST_CASE("python example: scipy.special.softmax passes every applicable obligation at f32 and f64") {
+  require_numpy();
+  Run r = audit(python_example("scipy_softmax.py") + "--kernel softmax:f32 --kernel softmax:f64 --cases 100");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.verdicts["FALSIFY-SM-004 [f32]"] == "PASS");
+  CHECK(r.verdicts["AUDIT-NAN-001 [f64]"] == "PASS");
+}
+
+TEST_CASE("python example: a NumPy softmax without max subtraction fails over the exec protocol") {
+  require_numpy();
+  Run r = audit(python_example("numpy_softmax.py", " --without-max") + "--kernel softmax:f32 --cases 100 --test FALSIFY-SM-001,AUDIT-SAFE-001");
+  INFO(r.output);
+  CHECK(r.status == 1);
+  CHECK(r.verdicts["FALSIFY-SM-001 [f32]"] == "FAIL");
+  CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "PASS");
 }

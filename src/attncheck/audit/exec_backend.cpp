@@ -75,8 +75,9 @@ void ExecBackend::start() {
   try {
     protocol::Header h;
     std::vector<unsigned char> payload;
+    // A peer may answer and exit before reading HELLO: a failed write is judged by what it sent.
     Io io = write_full(to_peer_, hello.data(), hello.size(), deadline);
-    if (io == Io::ok) io = read_frame(from_peer_, deadline, h, payload);
+    if (io != Io::timeout) io = read_frame(from_peer_, deadline, h, payload);
     if (io == Io::timeout) why = "sent no HELLO within " + std::to_string(static_cast<int>(startup_seconds)) + " s";
     else if (io != Io::ok) why = "closed its output before HELLO";
     else if (h.type == protocol::Type::error) why = "reported an error: " + peer_error_text(payload);
