@@ -109,6 +109,23 @@ TEST_CASE("scores scaled by 1/d instead of 1/sqrt(d) fail the scale obligations"
   CHECK(r.verdicts["AUDIT-DET-001 [f32]"] == "PASS");
 }
 
+TEST_CASE("attention bugs: an ignored causal mask, unnormalised weights and swapped query rows") {
+  const std::string t = "--cases 200 --test AUDIT-ATT-001,AUDIT-ATT-002,AUDIT-ATT-003 ";
+  Run ok = audit(lib + "--kernel attention:f32:ok_attention_f32 --kernel attention:f64:ok_attention_f64 " + t);
+  INFO(ok.output);
+  CHECK(ok.status == 0);
+  CHECK(ok.verdicts.size() == 6);
+  Run causal = audit(lib + "--kernel attention:f32:bug_attention_ignores_causal_f32 " + t);
+  CHECK(causal.verdicts["AUDIT-ATT-002 [f32]"] == "FAIL");
+  CHECK(causal.verdicts["AUDIT-ATT-003 [f32]"] == "PASS");
+  Run unnormalised = audit(lib + "--kernel attention:f32:bug_attention_unnormalised_f32 " + t);
+  CHECK(unnormalised.verdicts["AUDIT-ATT-001 [f32]"] == "FAIL");
+  CHECK(unnormalised.verdicts["AUDIT-ATT-002 [f32]"] == "PASS");
+  CHECK(unnormalised.verdicts["AUDIT-ATT-003 [f32]"] == "PASS");
+  Run swapped = audit(lib + "--kernel attention:f32:bug_attention_reversed_queries_f32 " + t);
+  CHECK(swapped.verdicts["AUDIT-ATT-003 [f32]"] == "FAIL");
+}
+
 TEST_CASE("a crashing kernel is reported with the smallest row that crashes it, and the audit goes on") {
   Run r = audit(lib + "--kernel softmax:f32:bug_softmax_crash_f32 --cases 50 --test AUDIT-SAFE-001,AUDIT-MASK-001");
   INFO(r.output);
@@ -127,6 +144,21 @@ TEST_CASE("an aborting kernel is reported as SIGABRT on the smallest row") {
   CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "FAIL");
   CHECK(contains(r.detail["AUDIT-SAFE-001 [f32]"], "SIGABRT"));
   CHECK(contains(r.detail["AUDIT-SAFE-001 [f32]"], "on n = 3\n"));
+}
+
+TEST_CASE("an integer division by zero is reported as SIGFPE on the smallest row") {
+  Run r = audit(lib + "--kernel softmax:f32:bug_softmax_fpe_f32 --cases 50 --test AUDIT-SAFE-001");
+  INFO(r.output);
+  CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "FAIL");
+  CHECK(contains(r.detail["AUDIT-SAFE-001 [f32]"], "SIGFPE"));
+  CHECK(contains(r.detail["AUDIT-SAFE-001 [f32]"], "on n = 4\n"));
+}
+
+TEST_CASE("the memory limit holds: a kernel asking for 4 GiB does not get it under --memory 64") {
+  Run r = audit(lib + "--kernel softmax:f32:bug_softmax_hog_f32 --cases 20 --memory 64 --test AUDIT-SAFE-001");
+  INFO(r.output);
+  CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "FAIL");
+  CHECK(contains(r.detail["AUDIT-SAFE-001 [f32]"], "SIGABRT"));
 }
 
 TEST_CASE("a hanging kernel is killed after the timeout and reported with the smallest row that hangs") {

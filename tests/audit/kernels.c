@@ -194,3 +194,56 @@ int declining_softmax_f32(const float* x, float* y, size_t n) {
   if (n > 100) return 7;
   return ok_softmax_f32(x, y, n);
 }
+
+/* Integer division by zero (SIGFPE on x86-64) on rows longer than 3. */
+int bug_softmax_fpe_f32(const float* x, float* y, size_t n) {
+  volatile int zero = 0;
+  if (n > 3) return (int)n / zero;
+  return ok_softmax_f32(x, y, n);
+}
+
+/* Asks for 4 GiB of scratch space and gives up (abort) when it does not get it. Touches none
+ * of it, so a broken memory limit makes this test fail without exhausting the machine. */
+int bug_softmax_hog_f32(const float* x, float* y, size_t n) {
+  void* scratch = malloc((size_t)1 << 32);
+  if (!scratch) abort();
+  free(scratch);
+  return ok_softmax_f32(x, y, n);
+}
+
+/* Attention that ignores the causal flag: every query sees every key. */
+int bug_attention_ignores_causal_f32(const float* q, const float* k, const float* v, size_t n, size_t m, size_t d,
+                                     size_t dv, int causal, float* o) {
+  (void)causal;
+  return ok_attention_f32(q, k, v, n, m, d, dv, 0, o);
+}
+
+/* Attention that forgets to normalise the weights (exp(s - max) without dividing by the sum). */
+int bug_attention_unnormalised_f32(const float* q, const float* k, const float* v, size_t n, size_t m, size_t d,
+                                   size_t dv, int causal, float* o) {
+  const float scale = sqrtf((float)d);
+  for (size_t i = 0; i < n; ++i) {
+    float mx = -INFINITY;
+    for (size_t j = 0; j < m; ++j)
+      if (!causal || j <= i) mx = fmaxf(mx, dot_f32(q + i * d, k + j * d, d) / scale);
+    for (size_t c = 0; c < dv; ++c) {
+      float acc = 0;
+      for (size_t j = 0; j < m; ++j)
+        if (!causal || j <= i) acc += expf(dot_f32(q + i * d, k + j * d, d) / scale - mx) * v[j * dv + c];
+      o[i * dv + c] = acc;
+    }
+  }
+  return 0;
+}
+
+/* Attention whose query i reads the scores of query n-1-i (a row-indexing bug). */
+int bug_attention_reversed_queries_f32(const float* q, const float* k, const float* v, size_t n, size_t m, size_t d,
+                                       size_t dv, int causal, float* o) {
+  int rc = ok_attention_f32(q, k, v, n, m, d, dv, causal, o);
+  if (n > 1 && dv > 0) {
+    const float t = o[0];
+    o[0] = o[(n - 1) * dv];
+    o[(n - 1) * dv] = t;
+  }
+  return rc;
+}

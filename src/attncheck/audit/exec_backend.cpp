@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -55,6 +56,7 @@ void ExecBackend::start() {
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     ::setpgid(0, 0);  // its own group, so a timeout kills the shell and everything it started
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // and it does not outlive a killed attncheck
     ::dup2(in[0], STDIN_FILENO);
     ::dup2(out[1], STDOUT_FILENO);
     ::execl("/bin/sh", "sh", "-c", command_.c_str(), static_cast<char*>(nullptr));

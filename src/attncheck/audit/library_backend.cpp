@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -98,6 +99,8 @@ void send_startup(int fd, const std::string& msg) {
 
 [[noreturn]] void child_main(const std::string& path, const std::vector<Binding>& bindings, const Limits& limits,
                              unsigned char* region, std::size_t region_size, int req_fd, int resp_fd) {
+  // A hung kernel must not outlive attncheck if attncheck itself is killed.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   // The kernel's own prints must not interleave with the verdict table on stdout.
   ::dup2(STDERR_FILENO, STDOUT_FILENO);
   rlimit core{0, 0};

@@ -258,6 +258,108 @@ void plus_infinity(Kind, const KernelSet<T>& ks, const Policy&) {
   }
 }
 
+// Draws an attention problem: shapes small enough to shrink to a readable counterexample.
+template <class T>
+struct AttentionCase {
+  std::size_t n, m, d, dv;
+  std::vector<T> q, k, v;
+  std::vector<T> run(const KernelSet<T>& ks, bool causal) const {
+    std::vector<T> o(n * dv);
+    ks.attention(q.data(), k.data(), v.data(), n, m, d, dv, causal, o.data());
+    return o;
+  }
+  std::string shape() const {
+    return "n = " + std::to_string(n) + ", m = " + std::to_string(m) + ", d = " + std::to_string(d) + ", dv = " + std::to_string(dv);
+  }
+};
+template <class T>
+AttentionCase<T> draw_attention(std::size_t min_m = 1) {
+  const auto sz = [](std::size_t lo, std::size_t hi) { return static_cast<std::size_t>(*rc::gen::inRange(lo, hi + 1)); };
+  AttentionCase<T> c{sz(1, 6), sz(min_m, 6), sz(1, 16), sz(1, 8), {}, {}, {}};
+  c.q = draw_vector<T>(c.n * c.d, 2);
+  c.k = draw_vector<T>(c.m * c.d, 2);
+  c.v = draw_vector<T>(c.m * c.dv, 8);
+  return c;
+}
+
+// AUDIT-ATT-001: each output is a convex combination of the visible values, so it lies in their
+// per-column range up to rounding. With p̂ the kernel's weights (p̂ >= 0, |Σp̂ - 1| <= η_N, the
+// derived normalisation bound) and the sum of m products accumulated in T (γ_m):
+// dist(ô_c, [min_j v_jc, max_j v_jc]) <= (η_N + γ_m (1 + η_N)) max_j |v_jc| + 2 m η.
+template <class T>
+void attention_range(Kind, const KernelSet<T>& ks, const Policy&) {
+  const auto c = draw_attention<T>();
+  const bool causal = *rc::gen::arbitrary<bool>();
+  const auto o = c.run(ks, causal);
+  const auto md = bounds::model_of<T>();
+  for (std::size_t i = 0; i < c.n; ++i) {
+    const std::size_t visible = causal ? std::min(i + 1, c.m) : c.m;
+    const long double eta_n = bounds::normalisation_bound(visible, md);
+    for (std::size_t col = 0; col < c.dv; ++col) {
+      long double lo = INFINITY, hi = -INFINITY, mag = 0;
+      for (std::size_t j = 0; j < visible; ++j) {
+        const long double vj = to_double(c.v[j * c.dv + col]);
+        lo = std::min(lo, vj), hi = std::max(hi, vj), mag = std::max(mag, std::abs(vj));
+      }
+      const long double allowed =
+          ((eta_n + bounds::gamma(visible, md.u) * (1 + eta_n)) * mag + 2 * static_cast<long double>(visible) * md.eta) * bounds::evaluation_slack;
+      const long double got = to_double(o[i * c.dv + col]);
+      const long double outside = got < lo ? lo - got : got > hi ? got - hi : (got == got ? 0 : INFINITY);
+      const std::string where = what<T>(Kind::attention) + (causal ? " causal" : "") + ", output [" + std::to_string(i) + "][" +
+                                std::to_string(col) + "], " + c.shape();
+      check::observe(falsify::ratio(outside, allowed), where);
+      if (!(outside <= allowed))
+        Report<T>("AUDIT-ATT-001", where).input("q", c.q).input("k", c.k).input("v", c.v).kernel(o[i * c.dv + col])
+            .line("Visible values of this column lie in [" + decimal(static_cast<double>(lo)) + ", " + decimal(static_cast<double>(hi)) + "]")
+            .error(outside, allowed).raise();
+    }
+  }
+}
+
+// AUDIT-ATT-002: under the causal mask, query i's output does not depend on keys or values j > i.
+// Bit equality is demanded: a masked weight is exactly exp(-inf) = 0 and 0 * v = 0 for finite v,
+// so future rows cannot change a single rounding of a visible query.
+template <class T>
+void attention_causal(Kind, const KernelSet<T>& ks, const Policy&) {
+  auto c = draw_attention<T>(2);
+  const std::size_t t = *rc::gen::inRange<std::size_t>(0, std::min(c.n, c.m - 1));  // rows 0..t see keys 0..t
+  const auto before = c.run(ks, true);
+  auto changed = c;
+  const auto k2 = draw_vector<T>((c.m - t - 1) * c.d, 2), v2 = draw_vector<T>((c.m - t - 1) * c.dv, 8);
+  std::copy(k2.begin(), k2.end(), changed.k.begin() + static_cast<std::ptrdiff_t>((t + 1) * c.d));
+  std::copy(v2.begin(), v2.end(), changed.v.begin() + static_cast<std::ptrdiff_t>((t + 1) * c.dv));
+  const auto after = changed.run(ks, true);
+  for (std::size_t i = 0; i <= t && i < c.n; ++i)
+    for (std::size_t col = 0; col < c.dv; ++col)
+      if (scalar_traits<T>::bits(before[i * c.dv + col]) != scalar_traits<T>::bits(after[i * c.dv + col]))
+        Report<T>("AUDIT-ATT-002", what<T>(Kind::attention) + " causal, output [" + std::to_string(i) + "][" + std::to_string(col) + "], " + c.shape())
+            .input("q", c.q).input("k", c.k).input("v", c.v).input("k with rows > " + std::to_string(t) + " changed", changed.k)
+            .input("v with rows > " + std::to_string(t) + " changed", changed.v).input("Output", before).input("Output after the change", after)
+            .line("Query " + std::to_string(i) + " may only see keys 0.." + std::to_string(i) + ", yet its output changed.").raise();
+}
+
+// AUDIT-ATT-003: permuting the queries permutes the output rows, bit for bit (each query's row is
+// computed from the same keys in the same order; nothing else changes).
+template <class T>
+void attention_query_permutation(Kind, const KernelSet<T>& ks, const Policy&) {
+  const auto c = draw_attention<T>();
+  std::vector<std::size_t> perm(c.n);
+  for (std::size_t i = 0; i < c.n; ++i) perm[i] = i;
+  const auto order = *rc::gen::container<std::vector<std::size_t>>(c.n, rc::gen::inRange<std::size_t>(0, c.n));
+  for (std::size_t i = 0; i < c.n; ++i) std::swap(perm[i], perm[order[i]]);
+  auto permuted = c;
+  for (std::size_t i = 0; i < c.n; ++i)
+    std::copy_n(c.q.begin() + static_cast<std::ptrdiff_t>(perm[i] * c.d), c.d, permuted.q.begin() + static_cast<std::ptrdiff_t>(i * c.d));
+  const auto o = c.run(ks, false), op = permuted.run(ks, false);
+  for (std::size_t i = 0; i < c.n; ++i)
+    for (std::size_t col = 0; col < c.dv; ++col)
+      if (scalar_traits<T>::bits(op[i * c.dv + col]) != scalar_traits<T>::bits(o[perm[i] * c.dv + col]))
+        Report<T>("AUDIT-ATT-003", what<T>(Kind::attention) + ", row " + std::to_string(i) + " of the permuted queries (query " +
+                                       std::to_string(perm[i]) + "), column " + std::to_string(col) + ", " + c.shape())
+            .input("q", c.q).input("k", c.k).input("v", c.v).input("Output", o).input("Output for permuted queries", op)
+            .raise();
+}
+
 #define ATTNCHECK_AUDIT_PROPERTY(ID, TITLE, KINDS, FN)                                             \
   AuditProperty {                                                                                  \
     ID, TITLE, KINDS, [](Kind k, const KernelSet<f16>& s, const Policy& p) { FN<f16>(k, s, p); },  \
@@ -268,7 +370,7 @@ void plus_infinity(Kind, const KernelSet<T>& ks, const Policy&) {
 
 std::vector<AuditProperty> build() {
   const std::vector<Kind> every(std::begin(all_kinds), std::end(all_kinds));
-  const std::vector<Kind> sm{Kind::softmax};
+  const std::vector<Kind> sm{Kind::softmax}, att{Kind::attention};
   return {
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-SAFE-001",
                                "every call returns within the timeout, writes only its output and leaves its inputs unchanged",
@@ -280,6 +382,11 @@ std::vector<AuditProperty> build() {
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-MASK-002",
                                "-inf entries give exactly 0 and the rest is the softmax of the finite entries within the derived bound",
                                sm, partly_masked),
+      ATTNCHECK_AUDIT_PROPERTY("AUDIT-ATT-001", "attention outputs lie in the per-column range of the visible values, within the derived rounding allowance",
+                               att, attention_range),
+      ATTNCHECK_AUDIT_PROPERTY("AUDIT-ATT-002", "under the causal mask a query's output does not depend on later keys or values", att,
+                               attention_causal),
+      ATTNCHECK_AUDIT_PROPERTY("AUDIT-ATT-003", "permuting the queries permutes the output rows", att, attention_query_permutation),
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-INF-001", "a row with +inf gives all NaN or the one-hot limit over the +inf entries", sm,
                                plus_infinity),
   };
