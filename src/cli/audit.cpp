@@ -29,6 +29,7 @@ struct AuditOptions {
   std::string masked;
   std::string json, junit;
   bool no_timings = false;
+  bool replay = false;
 };
 
 std::string shell_quoted(const std::string& s) {
@@ -125,6 +126,10 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
     std::cerr << "error: --memory must be at least 16 MiB (got " << o.memory_mib << ")\n";
     return exit_usage;
   }
+  if (o.replay && (o.tests.size() != 1 || o.dtypes.size() != 1)) {
+    std::cerr << "error: --replay re-runs one check: give exactly one --test and one --dtype (copy the Replay line of the report)\n";
+    return exit_usage;
+  }
   std::vector<Dtype> dtypes;
   for (const auto& name : o.dtypes) {
     const auto d = parse_dtype(name);
@@ -164,6 +169,7 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
   req.params.seed = *seed;
   req.params.cases = o.cases;
   req.policy.masked = src.masked;
+  req.full_inputs = o.replay;
 
   audit::Limits limits;
   limits.timeout_seconds = o.timeout;
@@ -200,6 +206,7 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
     if (o.timeout != 2) r.outcome.replay += " --timeout " + decimal(o.timeout, 6);
     if (src.masked != audit::MaskedPolicy::either && o.bindings.empty())
       r.outcome.replay += " --masked " + std::string(audit::masked_policy_name(src.masked));
+    r.outcome.replay += " --replay";
     if (o.no_timings) r.outcome.seconds = 0;
   }
 
@@ -282,6 +289,9 @@ Command setup_audit(CLI::App& parent, const Global& global) {
   app->add_option("--json", o->json, "Also write a JSON report (schema attncheck-audit/1, docs/audit.md) to FILE");
   app->add_option("--junit", o->junit, "Also write a JUnit XML report to FILE");
   app->add_flag("--no-timings", o->no_timings, "Report 0 seconds, for byte-identical reports");
+  app->add_flag("--replay", o->replay,
+                "Re-run one check (exactly one --test and one --dtype, as printed in a report's Replay line) and show "
+                "every element of a faulting input");
   app->footer("Exit status: 0 every applicable check passed, 1 a check failed (or ERROR/GAVE-UP), 2 usage or loading errors.");
   return {app, [o, &global] { return run_audit_command(*o, global); }};
 }

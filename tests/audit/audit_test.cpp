@@ -99,7 +99,7 @@ TEST_CASE("softmax without max subtraction fails normalisation and accuracy, and
   CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "PASS");
 }
 
-TEST_CASE("scores scaled by 1/d instead of 1/sqrt(d) fail the scale obligations") {
+TEST_CASE("scores with a wrong scale (1/d, 1/floor(sqrt d)) or a transposed output fail the scale and shape obligations") {
   Run r = audit(lib + "--kernel scores:f32:bug_scores_inv_d_f32 --cases 100");
   INFO(r.output);
   CHECK(r.status == 1);
@@ -107,6 +107,12 @@ TEST_CASE("scores scaled by 1/d instead of 1/sqrt(d) fail the scale obligations"
   CHECK(r.verdicts["FALSIFY-SJVP-005 [f32]"] == "FAIL");
   CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "PASS");
   CHECK(r.verdicts["AUDIT-DET-001 [f32]"] == "PASS");
+  // 1/floor(sqrt(d)) is right for perfect squares only; the generators draw every d.
+  r = audit(lib + "--kernel scores:f32:bug_scores_floor_sqrt_f32 --cases 200 --test FALSIFY-ASCL-006");
+  CHECK(r.verdicts["FALSIFY-ASCL-006 [f32]"] == "FAIL");
+  // A transposed output is right for n = m only; the generators draw n != m.
+  r = audit(lib + "--kernel scores:f32:bug_scores_transposed_f32 --cases 200 --test FALSIFY-ASCL-006");
+  CHECK(r.verdicts["FALSIFY-ASCL-006 [f32]"] == "FAIL");
 }
 
 TEST_CASE("attention bugs: an ignored causal mask, unnormalised weights and swapped query rows") {
@@ -136,6 +142,25 @@ TEST_CASE("a crashing kernel is reported with the smallest row that crashes it, 
   // The next obligation still ran, in a restarted server, and shrank to the same edge.
   CHECK(r.verdicts["AUDIT-MASK-001 [f32]"] == "FAIL");
   CHECK(contains(r.detail["AUDIT-MASK-001 [f32]"], "on n = 8\n"));
+}
+
+TEST_CASE("the printed replay line re-runs one check and shows the whole faulting input") {
+  Run r = audit(lib + "--kernel softmax:f32:bug_softmax_crash_f32 --cases 50 --test FALSIFY-SM-001");
+  INFO(r.output);
+  const std::smatch m = [&] {
+    std::smatch found;
+    std::regex_search(r.output, found, std::regex("Replay: attncheck --contracts \\S+ audit (.*--replay)"));
+    return found;
+  }();
+  REQUIRE(m.size() == 2);
+  CHECK(contains(r.detail["FALSIFY-SM-001 [f32]"], " more, "));  // the long row is cut in the table's report
+  Run again = audit(m[1].str());
+  INFO(again.output);
+  CHECK(again.status == 1);
+  CHECK(again.verdicts.size() == 1);
+  CHECK(again.verdicts["FALSIFY-SM-001 [f32]"] == "FAIL");
+  CHECK(!contains(again.detail["FALSIFY-SM-001 [f32]"], " more, "));  // and shown whole in the replay
+  CHECK(audit(lib + "--kernel softmax:f32:bug_softmax_crash_f32 --replay").status == 2);
 }
 
 TEST_CASE("an aborting kernel is reported as SIGABRT on the smallest row") {

@@ -247,3 +247,18 @@ int bug_attention_reversed_queries_f32(const float* q, const float* k, const flo
   }
   return rc;
 }
+
+/* Scores scaled by 1/floor(sqrt(d)): right only when d is a perfect square. */
+int bug_scores_floor_sqrt_f32(const float* q, const float* k, size_t n, size_t m, size_t d, float* s) {
+  const float scale = floorf(sqrtf((float)d));
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < m; ++j) s[i * m + j] = dot_f32(q + i * d, k + j * d, d) / scale;
+  return 0;
+}
+
+/* Scores with the output transposed (s[j*n + i]): right only when n = m or one of them is 1. */
+int bug_scores_transposed_f32(const float* q, const float* k, size_t n, size_t m, size_t d, float* s) {
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < m; ++j) s[j * n + i] = dot_f32(q + i * d, k + j * d, d) / sqrtf((float)d);
+  return 0;
+}

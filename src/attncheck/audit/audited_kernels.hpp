@@ -26,6 +26,9 @@ struct CallStats {
   // Each timed-out call costs the full timeout; after this many in one property run, further
   // calls are discarded, which ends shrinking with the smallest hanging input found so far.
   int timeout_budget = 4;
+  // Elements of each input shown in a fault message (rows longer are cut in the middle);
+  // a replay shows them all.
+  std::size_t shown_elements = 48;
 };
 
 namespace detail {
@@ -38,14 +41,15 @@ std::vector<unsigned char> raw(const T* p, std::size_t n) {
 }
 
 template <class T>
-std::string show(const char* name, const T* p, std::size_t n) {
+std::string show(const char* name, const T* p, std::size_t n, std::size_t limit) {
   const std::vector<T> v(p, p + n);
-  return std::string("    ") + name + " bits:  " + row_bits(v) + "\n    " + name + ":       " + row_values(v) + "\n";
+  return std::string("    ") + name + " bits:  " + row_bits(v, limit) + "\n    " + name + ":       " + row_values(v, limit) + "\n";
 }
 
 // Makes the call, turns faults into exceptions, copies the output into out.
-template <class T>
-void perform(Backend& b, CallStats& st, Call& c, T* out, const std::string& shape, const std::string& inputs) {
+// inputs() formats the input rows; only called when there is a fault to report.
+template <class T, class Inputs>
+void perform(Backend& b, CallStats& st, Call& c, T* out, const std::string& shape, const Inputs& inputs) {
   c.dtype = dtype_of<T>();
   if (!b.has(c.kind, c.dtype)) throw KindAbsent(c.kind);
   if (st.timeouts >= st.timeout_budget) RC_DISCARD("timeout budget spent");
@@ -63,7 +67,7 @@ void perform(Backend& b, CallStats& st, Call& c, T* out, const std::string& shap
       ++st.timeouts;
       [[fallthrough]];
     default:
-      throw KernelFault(r.status, what + " " + r.detail + " on " + shape + "\n" + inputs);
+      throw KernelFault(r.status, what + " " + r.detail + " on " + shape + "\n" + inputs());
   }
 }
 
@@ -83,7 +87,7 @@ KernelSet<T> audited_kernels(Backend& b, CallStats& st) {
       c.n = n;
       c.inputs = {raw(x, n)};
       c.output_count = n;
-      perform(b, st, c, y, "n = " + std::to_string(n), show("x", x, n));
+      perform(b, st, c, y, "n = " + std::to_string(n), [&] { return show("x", x, n, st.shown_elements); });
     };
   };
   k.softmax = row_kernel(Kind::softmax);
@@ -95,7 +99,7 @@ KernelSet<T> audited_kernels(Backend& b, CallStats& st) {
     c.inputs = {raw(q, n * d), raw(kk, m * d)};
     c.output_count = n * m;
     perform(b, st, c, s, "n = " + std::to_string(n) + ", m = " + std::to_string(m) + ", d = " + std::to_string(d),
-            show("q", q, n * d) + show("k", kk, m * d));
+            [&] { return show("q", q, n * d, st.shown_elements) + show("k", kk, m * d, st.shown_elements); });
   };
   k.rmsnorm = [&b, &st](const T* x, const T* w, std::size_t d, T eps, T* y) {
     Call c;
@@ -106,7 +110,7 @@ KernelSet<T> audited_kernels(Backend& b, CallStats& st) {
     c.inputs = {raw(x, d), raw(w, d)};
     c.output_count = d;
     perform(b, st, c, y, "d = " + std::to_string(d) + ", eps = " + bits_of(eps) + " (" + decimal(to_double(eps)) + ")",
-            show("x", x, d) + show("w", w, d));
+            [&] { return show("x", x, d, st.shown_elements) + show("w", w, d, st.shown_elements); });
   };
   k.entropy = [&b, &st](const T* p, std::size_t n) {
     Call c;
@@ -115,7 +119,7 @@ KernelSet<T> audited_kernels(Backend& b, CallStats& st) {
     c.inputs = {raw(p, n)};
     c.output_count = 1;
     T h{};
-    perform(b, st, c, &h, "n = " + std::to_string(n), show("p", p, n));
+    perform(b, st, c, &h, "n = " + std::to_string(n), [&] { return show("p", p, n, st.shown_elements); });
     return h;
   };
   k.attention = [&b, &st](const T* q, const T* kk, const T* v, std::size_t n, std::size_t m, std::size_t d, std::size_t dv,
@@ -128,7 +132,7 @@ KernelSet<T> audited_kernels(Backend& b, CallStats& st) {
     perform(b, st, c, o,
             "n = " + std::to_string(n) + ", m = " + std::to_string(m) + ", d = " + std::to_string(d) + ", dv = " +
                 std::to_string(dv) + (causal ? ", causal" : ", not causal"),
-            show("q", q, n * d) + show("k", kk, m * d) + show("v", v, m * dv));
+            [&] { return show("q", q, n * d, st.shown_elements) + show("k", kk, m * d, st.shown_elements) + show("v", v, m * dv, st.shown_elements); });
   };
   k.softmax_jvp = [&b, &st](const T* x, const T* dx, std::size_t n, T* dy) {
     Call c;
@@ -136,7 +140,7 @@ KernelSet<T> audited_kernels(Backend& b, CallStats& st) {
     c.n = n;
     c.inputs = {raw(x, n), raw(dx, n)};
     c.output_count = n;
-    perform(b, st, c, dy, "n = " + std::to_string(n), show("x", x, n) + show("dx", dx, n));
+    perform(b, st, c, dy, "n = " + std::to_string(n), [&] { return show("x", x, n, st.shown_elements) + show("dx", dx, n, st.shown_elements); });
   };
   // No ABI kind computes several heads at once; per-head properties are not applicable.
   k.rmsnorm_heads = [](const T*, const T*, std::size_t, std::size_t, T, T*) { throw KindAbsent("rmsnorm_heads"); };

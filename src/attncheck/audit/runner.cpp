@@ -103,6 +103,7 @@ void run_contract_test(Backend& b, const ContractTest& t, const check::PropertyI
     return;
   }
   (void)t;
+  if (req.full_inputs) row.stats.shown_elements = static_cast<std::size_t>(-1);
   const KernelSet<T> ks = audited_kernels<T>(b, row.stats);
   row.outcome = run_with<T>(p, ks, req.params);
   if (row.outcome.verdict != check::Verdict::pass && mentions_absent(row.outcome)) {
@@ -113,6 +114,7 @@ void run_contract_test(Backend& b, const ContractTest& t, const check::PropertyI
 
 template <class T>
 void run_audit_property(Backend& b, const AuditProperty& ap, Kind kind, const AuditRequest& req, AuditRow& row) {
+  if (req.full_inputs) row.stats.shown_elements = static_cast<std::size_t>(-1);
   const KernelSet<T> ks = audited_kernels<T>(b, row.stats);
   const auto& body = [&]() -> const std::function<void(Kind, const KernelSet<T>&, const Policy&)>& {
     if constexpr (std::is_same_v<T, f16>) return ap.f16;

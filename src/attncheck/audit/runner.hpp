@@ -27,6 +27,7 @@ struct AuditRequest {
   std::vector<Dtype> only_dtypes;      // --dtype filter; empty: every dtype provided
   check::RunParams params;
   Policy policy;
+  bool full_inputs = false;            // fault messages show every input element (replays)
 };
 
 enum class RowState { ran, not_applicable };
