@@ -197,8 +197,6 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
   auto rows = audit::run_audit(*backend, req, progress);
 
   // Replay lines: the same kernels, only this check, same seed and cases.
-  std::string common = source_args(o);
-  if (global.contracts_given) common = " --contracts " + shell_quoted(global.contracts_dir) + common;
   for (auto& r : rows) {
     r.outcome.replay = "attncheck" + (global.contracts_given ? " --contracts " + shell_quoted(global.contracts_dir) : std::string()) +
                        " audit" + source_args(o) + " --test " + r.outcome.test_id + " --dtype " + std::string(dtype_name(r.outcome.dtype)) +
@@ -284,7 +282,7 @@ Command setup_audit(CLI::App& parent, const Global& global) {
   app->add_option("--seed", o->seed, "Run seed, decimal or 0x hex; same seed, same cases")->capture_default_str();
   app->add_option("--cases", o->cases, "Successful random cases per check")->capture_default_str();
   app->add_option("--timeout", o->timeout, "Seconds one kernel call may take before it is killed")->capture_default_str();
-  app->add_option("--memory", o->memory_mib, "MiB of address space the kernel process may add")->capture_default_str();
+  app->add_option("--memory", o->memory_mib, "MiB of address space the kernel process may add (--lib) or use (--exec)")->capture_default_str();
   app->add_option("--masked", o->masked, "What a fully masked softmax row (all -inf) must give: zeros, nan or either (default either)");
   app->add_option("--json", o->json, "Also write a JSON report (schema attncheck-audit/1, docs/audit.md) to FILE");
   app->add_option("--junit", o->junit, "Also write a JUnit XML report to FILE");

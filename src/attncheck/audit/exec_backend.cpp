@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -57,6 +58,10 @@ void ExecBackend::start() {
   if (pid == 0) {
     ::setpgid(0, 0);  // its own group, so a timeout kills the shell and everything it started
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // and it does not outlive a killed attncheck
+    // The program starts afresh at exec, so the whole allowance is its address space; no cores.
+    const rlimit core{0, 0}, mem{limits_.memory_bytes, limits_.memory_bytes};
+    ::setrlimit(RLIMIT_CORE, &core);
+    ::setrlimit(RLIMIT_AS, &mem);
     ::dup2(in[0], STDIN_FILENO);
     ::dup2(out[1], STDOUT_FILENO);
     ::execl("/bin/sh", "sh", "-c", command_.c_str(), static_cast<char*>(nullptr));

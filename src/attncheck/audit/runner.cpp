@@ -88,7 +88,7 @@ bool mentions_absent(const check::Outcome& o) {
 }
 
 template <class T>
-void run_contract_test(Backend& b, const ContractTest& t, const check::PropertyInfo& p, const AuditRequest& req, AuditRow& row) {
+void run_contract_test(Backend& b, const check::PropertyInfo& p, const AuditRequest& req, AuditRow& row) {
   const unsigned used = probe<T>(p, req.params);
   row.kinds = used_names(used);
   std::vector<std::string> missing;
@@ -96,13 +96,14 @@ void run_contract_test(Backend& b, const ContractTest& t, const check::PropertyI
     if ((used & bit(k)) && !b.has(k, dtype_of<T>())) missing.emplace_back(kind_name(k));
   if (used & heads_bit) missing.emplace_back("rmsnorm_heads (no ABI kind: several heads in one call)");
   if (used == 0 || !missing.empty()) {
+    std::string names;
+    for (const auto& m : missing) names += (names.empty() ? "" : ", ") + m;
     row.state = RowState::not_applicable;
-    row.reason = used == 0 ? "calls no kernel" : "needs " + std::string(missing.size() > 1 ? "kinds " : "kind ") +
-                                                     [&] { std::string s; for (auto& m : missing) s += (s.empty() ? "" : ", ") + m; return s; }() +
-                                                     " at " + std::string(dtype_name(dtype_of<T>()));
+    row.reason = used == 0 ? "calls no kernel"
+                           : std::string(missing.size() > 1 ? "needs kinds " : "needs kind ") + names + " at " +
+                                 std::string(dtype_name(dtype_of<T>()));
     return;
   }
-  (void)t;
   if (req.full_inputs) row.stats.shown_elements = static_cast<std::size_t>(-1);
   const KernelSet<T> ks = audited_kernels<T>(b, row.stats);
   row.outcome = run_with<T>(p, ks, req.params);
@@ -205,8 +206,7 @@ std::vector<AuditRow> run_audit(Backend& backend, const AuditRequest& req, const
       const auto t0 = std::chrono::steady_clock::now();
       try {
         if (it.prop) {
-          const ContractTest t{row.contract, row.outcome.test_id, row.obligations};
-          visit_dtype(d, [&]<class T>() { run_contract_test<T>(backend, t, *it.prop, req, row); });
+          visit_dtype(d, [&]<class T>() { run_contract_test<T>(backend, *it.prop, req, row); });
         } else {
           row.outcome.seed = check::derive_seed(req.params.seed, row.outcome.test_id + ":" + row.kinds[0], d);
           visit_dtype(d, [&]<class T>() { run_audit_property<T>(backend, *it.audit, it.kind, req, row); });
