@@ -222,7 +222,8 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
       continue;
     }
     GateRow g;
-    g.contract = r.contract;
+    // The gate's table has no kind column: an AUDIT-* row names its kind with the contract.
+    g.contract = r.contract == "audit" && !r.kinds.empty() ? "audit:" + r.kinds.front() : r.contract;
     g.obligations = r.obligations;
     g.outcome = r.outcome;
     report.rows.push_back(g);

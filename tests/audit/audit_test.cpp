@@ -228,6 +228,10 @@ TEST_CASE("a kernel that turns a NaN row into a distribution fails NaN propagati
   INFO(r.output);
   CHECK(r.verdicts["AUDIT-NAN-001 [f32]"] == "FAIL");
   CHECK(r.verdicts["FALSIFY-SM-004 [f32]"] == "PASS");
+  r = audit(lib + "--kernel entropy:f32:bug_entropy_nan_swallowed_f32 --cases 100 --test AUDIT-NAN-001,AUDIT-SAFE-001");
+  INFO(r.output);
+  CHECK(r.verdicts["AUDIT-NAN-001 [f32]"] == "FAIL");
+  CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "PASS");
 }
 
 TEST_CASE("fully masked rows: uniform fails every policy, zeros pass 'zeros' and 'either' but not 'nan'") {

@@ -262,3 +262,12 @@ int bug_scores_transposed_f32(const float* q, const float* k, size_t n, size_t m
     for (size_t j = 0; j < m; ++j) s[j * n + i] = dot_f32(q + i * d, k + j * d, d) / sqrtf((float)d);
   return 0;
 }
+
+/* Entropy that skips every p_i that is not > 0, NaN included: a NaN input gives a finite H. */
+int bug_entropy_nan_swallowed_f32(const float* p, size_t n, float* h) {
+  float acc = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (p[i] > 0) acc = acc + (float)(-(p[i] * logf(p[i])));
+  *h = acc;
+  return 0;
+}

@@ -133,42 +133,114 @@ void deterministic(Kind k, const KernelSet<T>& ks, const Policy&) {
   }
 }
 
-// AUDIT-NAN-001: a NaN in the input reaches every output that depends on it (for these kinds:
-// every output, through the row's sum or mean), so no NaN row comes back as a valid answer.
+// Draws an attention problem: shapes small enough to shrink to a readable counterexample.
+template <class T>
+struct AttentionCase {
+  std::size_t n, m, d, dv;
+  std::vector<T> q, k, v;
+  std::vector<T> run(const KernelSet<T>& ks, bool causal) const {
+    std::vector<T> o(n * dv);
+    ks.attention(q.data(), k.data(), v.data(), n, m, d, dv, causal, o.data());
+    return o;
+  }
+  std::string shape() const {
+    return "n = " + std::to_string(n) + ", m = " + std::to_string(m) + ", d = " + std::to_string(d) + ", dv = " + std::to_string(dv);
+  }
+};
+template <class T>
+AttentionCase<T> draw_attention(std::size_t min_m = 1) {
+  const auto sz = [](std::size_t lo, std::size_t hi) { return static_cast<std::size_t>(*rc::gen::inRange(lo, hi + 1)); };
+  AttentionCase<T> c{sz(1, 6), sz(min_m, 6), sz(1, 16), sz(1, 8), {}, {}, {}};
+  c.q = draw_vector<T>(c.n * c.d, 2);
+  c.k = draw_vector<T>(c.m * c.d, 2);
+  c.v = draw_vector<T>(c.m * c.dv, 8);
+  return c;
+}
+
+// AUDIT-NAN-001: a NaN in the input reaches every output that depends on it, so no NaN input
+// comes back as a valid answer. softmax, log_softmax, rmsnorm, entropy, softmax_jvp: every output
+// depends on every input (through the row's sum or mean). scores: a NaN in q_i reaches row i.
+// attention (not causal): a NaN in k_j reaches every score column j, hence every output.
 template <class T>
 void nan_propagates(Kind k, const KernelSet<T>& ks, const Policy&) {
   const T nan = T(std::numeric_limits<double>::quiet_NaN());
-  auto row = draw_row<T>(64);
-  const std::size_t at = *rc::gen::inRange<std::size_t>(0, row.size());
-  row[at] = nan;
-  std::vector<T> y, shown = row;
-  std::string name = "x";
+  const auto nan_at = [&](std::vector<T>& v) {
+    const std::size_t at = *rc::gen::inRange<std::size_t>(0, v.size());
+    v[at] = nan;
+    return at;
+  };
+  std::vector<std::pair<std::string, std::vector<T>>> inputs;
+  std::vector<T> y;
+  std::vector<std::size_t> must;  // indices of y that must be NaN
+  std::string why;
   switch (k) {
-    case Kind::softmax: y.resize(row.size()); ks.softmax(row.data(), y.data(), row.size()); break;
-    case Kind::log_softmax: y.resize(row.size()); ks.log_softmax(row.data(), y.data(), row.size()); break;
+    case Kind::softmax:
+    case Kind::log_softmax: {
+      auto x = draw_row<T>(64);
+      why = "x[" + std::to_string(nan_at(x)) + "] is NaN";
+      y.resize(x.size());
+      (k == Kind::softmax ? ks.softmax : ks.log_softmax)(x.data(), y.data(), x.size());
+      inputs = {{"x", x}};
+      break;
+    }
     case Kind::rmsnorm: {
-      const auto w = draw_vector<T>(row.size(), 4);
-      y.resize(row.size());
-      ks.rmsnorm(row.data(), w.data(), row.size(), T(1e-5), y.data());
+      auto x = draw_vector<T>(static_cast<std::size_t>(*rc::gen::inRange(1, 65)), 100);
+      const auto w = draw_vector<T>(x.size(), 4);
+      why = "x[" + std::to_string(nan_at(x)) + "] is NaN";
+      y.resize(x.size());
+      ks.rmsnorm(x.data(), w.data(), x.size(), T(1e-5), y.data());
+      inputs = {{"x", x}, {"w", w}};
       break;
     }
     case Kind::entropy: {
-      std::vector<T> p(row.size());
-      row[at] = T(0);
-      kernels::softmax(row.data(), p.data(), row.size());
-      p[at] = nan;
-      shown = p;
-      name = "p";
+      const auto x = draw_row<T>(64);
+      std::vector<T> p(x.size());
+      kernels::softmax(x.data(), p.data(), x.size());
+      why = "p[" + std::to_string(nan_at(p)) + "] is NaN";
       y = {ks.entropy(p.data(), p.size())};
+      inputs = {{"p", p}};
       break;
     }
-    default: return;
+    case Kind::softmax_jvp: {
+      auto [x, dx] = falsify::draw_row_and_direction<T>();
+      const bool in_x = *rc::gen::arbitrary<bool>();
+      why = (in_x ? "x[" + std::to_string(nan_at(x)) : "dx[" + std::to_string(nan_at(dx))) + "] is NaN";
+      y.resize(x.size());
+      ks.softmax_jvp(x.data(), dx.data(), x.size(), y.data());
+      inputs = {{"x", x}, {"dx", dx}};
+      break;
+    }
+    case Kind::scores: {
+      const std::size_t n = *rc::gen::inRange<std::size_t>(1, 5), m = *rc::gen::inRange<std::size_t>(1, 5),
+                        d = *rc::gen::inRange<std::size_t>(1, 9);
+      auto q = draw_vector<T>(n * d, 4);
+      const auto kk = draw_vector<T>(m * d, 4);
+      const std::size_t at = nan_at(q), i = at / d;
+      why = "q[" + std::to_string(i) + "][" + std::to_string(at % d) + "] is NaN (n = " + std::to_string(n) + ", m = " +
+            std::to_string(m) + ", d = " + std::to_string(d) + ")";
+      y.resize(n * m);
+      ks.scores(q.data(), kk.data(), n, m, d, y.data());
+      for (std::size_t j = 0; j < m; ++j) must.push_back(i * m + j);
+      inputs = {{"q", q}, {"k", kk}};
+      break;
+    }
+    case Kind::attention: {
+      auto c = draw_attention<T>();
+      const std::size_t at = nan_at(c.k);
+      why = "k[" + std::to_string(at / c.d) + "][" + std::to_string(at % c.d) + "] is NaN, not causal (" + c.shape() + ")";
+      y = c.run(ks, false);
+      inputs = {{"q", c.q}, {"k", c.k}, {"v", c.v}};
+      break;
+    }
   }
-  for (std::size_t i = 0; i < y.size(); ++i)
-    if (!is_nan(y[i]))
-      Report<T>("AUDIT-NAN-001", what<T>(k) + ", output " + std::to_string(i) + " of " + std::to_string(y.size()))
-          .input(name == "x" ? "Input" : "p", shown).input("Output", y)
-          .line("Input " + std::to_string(at) + " is NaN and every output depends on it: expected NaN everywhere.").raise();
+  if (must.empty())
+    for (std::size_t i = 0; i < y.size(); ++i) must.push_back(i);
+  for (std::size_t i : must)
+    if (!is_nan(y[i])) {
+      Report<T> r("AUDIT-NAN-001", what<T>(k) + ", output " + std::to_string(i) + " of " + std::to_string(y.size()));
+      for (const auto& [name, v] : inputs) r.input(name, v);
+      r.input("Output", y).line(why + " and output " + std::to_string(i) + " depends on it: expected NaN there.").raise();
+    }
 }
 
 // AUDIT-MASK-001: a row of -inf has no softmax; the policy says what is accepted.
@@ -256,30 +328,6 @@ void plus_infinity(Kind, const KernelSet<T>& ks, const Policy&) {
                 ", " + decimal(static_cast<double>(b.hi[0]), 6) + "], derived) and exactly 0 elsewhere.")
           .raise();
   }
-}
-
-// Draws an attention problem: shapes small enough to shrink to a readable counterexample.
-template <class T>
-struct AttentionCase {
-  std::size_t n, m, d, dv;
-  std::vector<T> q, k, v;
-  std::vector<T> run(const KernelSet<T>& ks, bool causal) const {
-    std::vector<T> o(n * dv);
-    ks.attention(q.data(), k.data(), v.data(), n, m, d, dv, causal, o.data());
-    return o;
-  }
-  std::string shape() const {
-    return "n = " + std::to_string(n) + ", m = " + std::to_string(m) + ", d = " + std::to_string(d) + ", dv = " + std::to_string(dv);
-  }
-};
-template <class T>
-AttentionCase<T> draw_attention(std::size_t min_m = 1) {
-  const auto sz = [](std::size_t lo, std::size_t hi) { return static_cast<std::size_t>(*rc::gen::inRange(lo, hi + 1)); };
-  AttentionCase<T> c{sz(1, 6), sz(min_m, 6), sz(1, 16), sz(1, 8), {}, {}, {}};
-  c.q = draw_vector<T>(c.n * c.d, 2);
-  c.k = draw_vector<T>(c.m * c.d, 2);
-  c.v = draw_vector<T>(c.m * c.dv, 8);
-  return c;
 }
 
 // AUDIT-ATT-001: each output is a convex combination of the visible values, so it lies in their
@@ -377,7 +425,7 @@ std::vector<AuditProperty> build() {
                                every, safe),
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-DET-001", "the same input twice gives the same bits", every, deterministic),
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-NAN-001", "a NaN input gives NaN in every output that depends on it",
-                               (std::vector<Kind>{Kind::softmax, Kind::log_softmax, Kind::rmsnorm, Kind::entropy}), nan_propagates),
+                               every, nan_propagates),
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-MASK-001", "a fully masked row (all -inf) gives what the --masked policy accepts", sm, fully_masked),
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-MASK-002",
                                "-inf entries give exactly 0 and the rest is the softmax of the finite entries within the derived bound",
