@@ -20,8 +20,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <type_traits>
 
 #include "attncheck/audit/fd_io.hpp"
+#include "attncheck/abi.h"  // the signatures invoke() calls; also keeps the header C++-clean
 
 namespace attncheck::audit {
 
@@ -65,6 +67,12 @@ void on_segv(int, siginfo_t* info, void*) {
     ::_exit(0);
   }
 }
+
+// The casts below must match include/attncheck/abi.h; checked at compile time for f32.
+static_assert(std::is_same_v<attncheck_softmax_f32_fn, int (*)(const float*, float*, std::size_t)>);
+static_assert(std::is_same_v<attncheck_rmsnorm_bf16_fn, int (*)(const std::uint16_t*, const std::uint16_t*, std::size_t, float, std::uint16_t*)>);
+static_assert(std::is_same_v<attncheck_attention_f64_fn, int (*)(const double*, const double*, const double*, std::size_t, std::size_t,
+                                                                 std::size_t, std::size_t, int, double*)>);
 
 template <class T, class S>
 int invoke(Kind k, void* fn, const Request& r, unsigned char* base) {
