@@ -244,6 +244,13 @@ TEST_CASE("fully masked rows: uniform fails every policy, zeros pass 'zeros' and
   CHECK(audit(lib + "--kernel softmax:f32:ok_softmax_f32 --masked zeros " + t).verdicts["AUDIT-MASK-001 [f32]"] == "FAIL");
 }
 
+TEST_CASE("rows with +inf: a finite distribution that ignores the +inf entry fails") {
+  Run r = audit(lib + "--kernel softmax:f32:bug_softmax_inf_ignored_f32 --cases 100 --test AUDIT-INF-001,FALSIFY-SM-004");
+  INFO(r.output);
+  CHECK(r.verdicts["AUDIT-INF-001 [f32]"] == "FAIL");
+  CHECK(r.verdicts["FALSIFY-SM-004 [f32]"] == "PASS");
+}
+
 TEST_CASE("declined inputs are counted and reported, not judged") {
   Run r = audit(lib + "--kernel softmax:f32:declining_softmax_f32 --cases 100 --test FALSIFY-SM-001");
   INFO(r.output);

@@ -271,3 +271,14 @@ int bug_entropy_nan_swallowed_f32(const float* p, size_t n, float* h) {
   *h = acc;
   return 0;
 }
+
+/* Treats +inf entries as masked: a row with +inf comes back as a finite distribution that
+ * ignores the entry that should dominate it. */
+int bug_softmax_inf_ignored_f32(const float* x, float* y, size_t n) {
+  float m = -INFINITY, s = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (x[i] != INFINITY && x[i] > m) m = x[i];
+  for (size_t i = 0; i < n; ++i) { y[i] = x[i] == INFINITY ? 0.0f : expf(x[i] - m); s += y[i]; }
+  for (size_t i = 0; i < n; ++i) y[i] = y[i] / s;
+  return 0;
+}
