@@ -10,6 +10,7 @@ PACKAGES=(
   libyaml-cpp-dev libcli11-dev libfmt-dev
   libbenchmark-dev
   texlive-latex-base texlive-latex-recommended coq libcoq-coquelicot libcoq-flocq  # proofs/: pdflatex, coqc (proofs/proofs.cmake)
+  python3-numpy python3-scipy  # examples/python: the audit's exec-protocol adapter, run by the audit tests
 )
 
 missing=()

@@ -6,6 +6,7 @@
 
 #include "attncheck/check/format.hpp"
 #include "cli/gate.hpp"
+#include "cli/json.hpp"
 
 namespace attncheck::cli {
 
@@ -68,6 +69,9 @@ std::string result(const GateRow& row) {
   return s + "}";
 }
 }  // namespace
+
+std::string json_quoted(std::string_view s) { return quoted(s); }
+std::string json_number(double v) { return number(v); }
 
 std::string render_json(const GateReport& r) {
   std::string s = "{\n";

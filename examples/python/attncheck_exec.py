@@ -1,0 +1,147 @@
+"""attncheck exec protocol, version 1 (docs/audit-protocol.md): serve NumPy kernels to
+`attncheck audit --exec 'python3 this_script.py' --kernel KIND:DTYPE`.
+
+A kernel is a plain function on NumPy arrays of the dtype under test (float16, float32,
+float64; bfloat16 arrives as float32 holding exactly the bf16 values and the result is rounded
+back to bfloat16, to nearest even). Signatures, by kind:
+
+    softmax(x) / log_softmax(x)         x: (n,)            -> (n,)
+    scores(q, k)                        q: (n, d), k: (m, d) -> (n, m)   s = q k^T / sqrt(d)
+    rmsnorm(x, w, eps)                  x, w: (d,), eps: float -> (d,)
+    entropy(p)                          p: (n,)            -> scalar
+    attention(q, k, v, causal)          (n, d), (m, d), (m, dv), bool -> (n, dv)
+    softmax_jvp(x, dx)                  (n,), (n,)         -> (n,)
+
+Raise Declined(code) to decline an input (reported by attncheck, not judged).
+Only stdout carries frames: anything the kernels print goes to stderr.
+"""
+import struct
+import sys
+
+import numpy as np
+
+MAGIC = b"ATCK"
+VERSION = 1
+HELLO, CALL, RESULT, ERROR = 1, 2, 3, 4
+MAX_PAYLOAD = 64 << 20  # the same hard limit attncheck applies
+KINDS = {1: "softmax", 2: "log_softmax", 3: "scores", 4: "rmsnorm", 5: "entropy", 6: "attention", 7: "softmax_jvp"}
+DTYPES = {1: ("f16", "<f2", 2), 2: ("bf16", "<u2", 2), 3: ("f32", "<f4", 4), 4: ("f64", "<f8", 8)}
+CALL_FIXED = struct.Struct("<BBBBIQQQQQQ")  # kind dtype causal reserved inputs n m d dv eps_bits out_count
+
+
+class Declined(Exception):
+    """Raised by a kernel that does not handle an input; code must be nonzero."""
+
+    def __init__(self, code=1):
+        super().__init__(code)
+        self.code = code or 1
+
+
+class ProtocolError(Exception):
+    pass
+
+
+def _read_exact(stream, n):
+    data = b""
+    while len(data) < n:
+        chunk = stream.read(n - len(data))
+        if not chunk:
+            return None if not data else data
+        data += chunk
+    return data
+
+
+def _send(stream, frame_type, payload):
+    stream.write(struct.pack("<4sBBHI", MAGIC, VERSION, frame_type, 0, len(payload)) + payload)
+    stream.flush()
+
+
+def _decode(raw, code):
+    _, fmt, _ = DTYPES[code]
+    a = np.frombuffer(raw, dtype=fmt)
+    if code == 2:  # bfloat16 bits -> the float32 with the same value (exact)
+        a = (a.astype("<u4") << 16).view("<f4")
+    return a
+
+
+def _encode(values, code):
+    if code == 2:  # float32 -> bfloat16, round to nearest even; NaN stays a quiet NaN
+        b = np.ascontiguousarray(values, dtype="<f4").view("<u4")
+        r = ((b + 0x7FFF + ((b >> 16) & 1)) >> 16).astype("<u2")
+        nan = np.isnan(b.view("<f4"))
+        r[nan] = ((b[nan] >> 16) | 0x0040).astype("<u2")
+        return r.tobytes()
+    return np.ascontiguousarray(values, dtype=DTYPES[code][1]).tobytes()
+
+
+def _compute(fn, kind, arrays, n, m, d, dv, eps, causal):
+    if kind == "softmax" or kind == "log_softmax":
+        return fn(arrays[0])
+    if kind == "scores":
+        return fn(arrays[0].reshape(n, d), arrays[1].reshape(m, d))
+    if kind == "rmsnorm":
+        return fn(arrays[0], arrays[1], eps)
+    if kind == "entropy":
+        return np.array([fn(arrays[0])])
+    if kind == "attention":
+        return fn(arrays[0].reshape(n, d), arrays[1].reshape(m, d), arrays[2].reshape(m, dv), bool(causal))
+    if kind == "softmax_jvp":
+        return fn(arrays[0], arrays[1])
+    raise ProtocolError("unknown kind " + kind)
+
+
+def _handle_call(payload, kernels):
+    if len(payload) < CALL_FIXED.size:
+        raise ProtocolError("CALL payload too short")
+    kind_code, dt, causal, _, inputs, n, m, d, dv, eps_bits, out_count = CALL_FIXED.unpack_from(payload, 0)
+    if kind_code not in KINDS or dt not in DTYPES:
+        raise ProtocolError("unknown kind or dtype code")
+    kind, (dname, _, width) = KINDS[kind_code], DTYPES[dt]
+    off = CALL_FIXED.size
+    arrays = []
+    for _ in range(inputs):
+        (count,) = struct.unpack_from("<Q", payload, off)
+        off += 8
+        arrays.append(_decode(payload[off:off + count * width], dt))
+        off += count * width
+    eps = struct.unpack("<d", struct.pack("<Q", eps_bits))[0]
+    fn = kernels.get((kind, dname))
+    if fn is None:
+        raise ProtocolError("this program serves no %s:%s kernel" % (kind, dname))
+    try:
+        with np.errstate(all="ignore"):  # overflow/NaN are what the audit looks for, not noise
+            y = np.asarray(_compute(fn, kind, arrays, n, m, d, dv, eps, causal)).reshape(-1)
+    except Declined as e:
+        return struct.pack("<iIQ", e.code, 0, 0)
+    if y.size != out_count:
+        raise ProtocolError("%s:%s returned %d values, expected %d" % (kind, dname, y.size, out_count))
+    return struct.pack("<iIQ", 0, 0, out_count) + _encode(y, dt)
+
+
+def serve(kernels):
+    """Answers attncheck's frames on stdin/stdout until attncheck closes the pipe.
+    kernels maps (kind, dtype) -> function, e.g. {("softmax", "f32"): my_softmax}."""
+    inp, out = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # a stray print must not corrupt the frame stream
+    while True:
+        head = _read_exact(inp, 12)
+        if head is None:
+            return
+        try:
+            if len(head) != 12:
+                raise ProtocolError("truncated header")
+            magic, version, frame_type, reserved, length = struct.unpack("<4sBBHI", head)
+            if magic != MAGIC or version != VERSION or reserved != 0 or length > MAX_PAYLOAD:
+                raise ProtocolError("bad header")
+            payload = _read_exact(inp, length) if length else b""
+            if length and (payload is None or len(payload) != length):
+                raise ProtocolError("truncated payload")
+            if frame_type == HELLO:
+                _send(out, HELLO, struct.pack("<I", VERSION))
+            elif frame_type == CALL:
+                _send(out, RESULT, _handle_call(payload, kernels))
+            else:
+                raise ProtocolError("unexpected frame type %d" % frame_type)
+        except ProtocolError as e:
+            _send(out, ERROR, str(e).encode()[:4096])
+            return

@@ -1,0 +1,150 @@
+// attncheck audit: a KernelSet<T> whose functions call the audited kernels through a Backend, so
+// the registered falsification properties run unchanged against a user's implementation. A
+// kernel fault is thrown as KernelFault (RapidCheck shrinks it like any failure); a declined
+// input is discarded and counted; a kind the user did not provide throws KindAbsent.
+#pragma once
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <rapidcheck.h>
+
+#include "attncheck/audit/call.hpp"
+#include "attncheck/check/dtype.hpp"
+#include "attncheck/check/format.hpp"
+#include "attncheck/check/kernel_set.hpp"
+
+namespace attncheck::audit {
+
+// What one run of one property saw of the kernel, besides verdicts.
+struct CallStats {
+  int calls = 0;
+  int timeouts = 0;
+  int declines = 0;
+  std::string first_decline;  // the first declined call (kind, return value, shape), for the report
+  // Each timed-out call costs the full timeout; after this many in one property run, further
+  // calls are discarded, which ends shrinking with the smallest hanging input found so far.
+  int timeout_budget = 4;
+  // Elements of each input shown in a fault message (rows longer are cut in the middle);
+  // a replay shows them all.
+  std::size_t shown_elements = 48;
+};
+
+namespace detail {
+
+template <class T>
+std::vector<unsigned char> raw(const T* p, std::size_t n) {
+  std::vector<unsigned char> b(n * sizeof(T));
+  if (n) std::memcpy(b.data(), p, b.size());
+  return b;
+}
+
+template <class T>
+std::string show(const char* name, const T* p, std::size_t n, std::size_t limit) {
+  const std::vector<T> v(p, p + n);
+  return std::string("    ") + name + " bits:  " + row_bits(v, limit) + "\n    " + name + ":       " + row_values(v, limit) + "\n";
+}
+
+// Makes the call, turns faults into exceptions, copies the output into out.
+// inputs() formats the input rows; only called when there is a fault to report.
+template <class T, class Inputs>
+void perform(Backend& b, CallStats& st, Call& c, T* out, const std::string& shape, const Inputs& inputs) {
+  c.dtype = dtype_of<T>();
+  if (!b.has(c.kind, c.dtype)) throw KindAbsent(c.kind);
+  if (st.timeouts >= st.timeout_budget) RC_DISCARD("timeout budget spent");
+  ++st.calls;
+  const Reply r = b.call(c);
+  const std::string what = std::string(kind_name(c.kind)) + "<" + std::string(dtype_name(c.dtype)) + ">";
+  switch (r.status) {
+    case Status::done:
+      std::memcpy(out, r.output.data(), r.output.size());
+      return;
+    case Status::declined:
+      if (st.declines++ == 0) st.first_decline = what + " " + r.detail + " on " + shape;
+      RC_DISCARD("declined");
+    case Status::timed_out:
+      ++st.timeouts;
+      [[fallthrough]];
+    default:
+      throw KernelFault(r.status, what + " " + r.detail + " on " + shape + "\n" + inputs());
+  }
+}
+
+}  // namespace detail
+
+template <class T>
+KernelSet<T> audited_kernels(Backend& b, CallStats& st) {
+  using detail::perform;
+  using detail::raw;
+  using detail::show;
+  KernelSet<T> k;
+  k.name = b.describe();
+  const auto row_kernel = [&b, &st](Kind kind) {
+    return [&b, &st, kind](const T* x, T* y, std::size_t n) {
+      Call c;
+      c.kind = kind;
+      c.n = n;
+      c.inputs = {raw(x, n)};
+      c.output_count = n;
+      perform(b, st, c, y, "n = " + std::to_string(n), [&] { return show("x", x, n, st.shown_elements); });
+    };
+  };
+  k.softmax = row_kernel(Kind::softmax);
+  k.log_softmax = row_kernel(Kind::log_softmax);
+  k.scores = [&b, &st](const T* q, const T* kk, std::size_t n, std::size_t m, std::size_t d, T* s) {
+    Call c;
+    c.kind = Kind::scores;
+    c.n = n, c.m = m, c.d = d;
+    c.inputs = {raw(q, n * d), raw(kk, m * d)};
+    c.output_count = n * m;
+    perform(b, st, c, s, "n = " + std::to_string(n) + ", m = " + std::to_string(m) + ", d = " + std::to_string(d),
+            [&] { return show("q", q, n * d, st.shown_elements) + show("k", kk, m * d, st.shown_elements); });
+  };
+  k.rmsnorm = [&b, &st](const T* x, const T* w, std::size_t d, T eps, T* y) {
+    Call c;
+    c.kind = Kind::rmsnorm;
+    c.d = d;
+    // S is float for f16/bf16/f32 (eps widens exactly) and double for f64.
+    c.eps = std::is_same_v<T, double> ? to_double(eps) : static_cast<double>(static_cast<float>(to_double(eps)));
+    c.inputs = {raw(x, d), raw(w, d)};
+    c.output_count = d;
+    perform(b, st, c, y, "d = " + std::to_string(d) + ", eps = " + bits_of(eps) + " (" + decimal(to_double(eps)) + ")",
+            [&] { return show("x", x, d, st.shown_elements) + show("w", w, d, st.shown_elements); });
+  };
+  k.entropy = [&b, &st](const T* p, std::size_t n) {
+    Call c;
+    c.kind = Kind::entropy;
+    c.n = n;
+    c.inputs = {raw(p, n)};
+    c.output_count = 1;
+    T h{};
+    perform(b, st, c, &h, "n = " + std::to_string(n), [&] { return show("p", p, n, st.shown_elements); });
+    return h;
+  };
+  k.attention = [&b, &st](const T* q, const T* kk, const T* v, std::size_t n, std::size_t m, std::size_t d, std::size_t dv,
+                          bool causal, T* o) {
+    Call c;
+    c.kind = Kind::attention;
+    c.n = n, c.m = m, c.d = d, c.dv = dv, c.causal = causal;
+    c.inputs = {raw(q, n * d), raw(kk, m * d), raw(v, m * dv)};
+    c.output_count = n * dv;
+    perform(b, st, c, o,
+            "n = " + std::to_string(n) + ", m = " + std::to_string(m) + ", d = " + std::to_string(d) + ", dv = " +
+                std::to_string(dv) + (causal ? ", causal" : ", not causal"),
+            [&] { return show("q", q, n * d, st.shown_elements) + show("k", kk, m * d, st.shown_elements) + show("v", v, m * dv, st.shown_elements); });
+  };
+  k.softmax_jvp = [&b, &st](const T* x, const T* dx, std::size_t n, T* dy) {
+    Call c;
+    c.kind = Kind::softmax_jvp;
+    c.n = n;
+    c.inputs = {raw(x, n), raw(dx, n)};
+    c.output_count = n;
+    perform(b, st, c, dy, "n = " + std::to_string(n), [&] { return show("x", x, n, st.shown_elements) + show("dx", dx, n, st.shown_elements); });
+  };
+  // No ABI kind computes several heads at once; per-head properties are not applicable.
+  k.rmsnorm_heads = [](const T*, const T*, std::size_t, std::size_t, T, T*) { throw KindAbsent("rmsnorm_heads"); };
+  return k;
+}
+
+}  // namespace attncheck::audit

@@ -1,0 +1,170 @@
+// attncheck audit: the exec-protocol client (see docs/audit-protocol.md).
+#include "attncheck/audit/exec_backend.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "attncheck/audit/fd_io.hpp"
+#include "attncheck/audit/protocol.hpp"
+
+namespace attncheck::audit {
+
+namespace {
+constexpr double startup_seconds = 60;  // interpreters importing NumPy/SciPy on a loaded machine
+
+// Reads one frame under the deadline. Returns the I/O outcome; throws ProtocolError on a bad frame.
+Io read_frame(int fd, Deadline deadline, protocol::Header& h, std::vector<unsigned char>& payload) {
+  unsigned char head[protocol::header_bytes];
+  if (const Io io = read_full(fd, head, sizeof head, deadline); io != Io::ok) return io;
+  h = protocol::decode_header(head);
+  payload.resize(h.length);  // bounded by protocol::max_payload
+  return h.length ? read_full(fd, payload.data(), h.length, deadline) : Io::ok;
+}
+
+std::string peer_error_text(const std::vector<unsigned char>& payload) {
+  std::string s(payload.begin(), payload.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(payload.size(), protocol::max_error_text)));
+  for (char& c : s)
+    if (static_cast<unsigned char>(c) < 0x20 && c != '\n') c = '?';
+  return s;
+}
+}  // namespace
+
+ExecBackend::ExecBackend(std::string command, std::vector<std::pair<Kind, Dtype>> kernels, Limits limits)
+    : command_(std::move(command)), kernels_(std::move(kernels)), limits_(limits) {
+  ignore_sigpipe();
+  start();
+}
+
+ExecBackend::~ExecBackend() { stop(); }
+
+bool ExecBackend::has(Kind k, Dtype d) const {
+  return std::find(kernels_.begin(), kernels_.end(), std::pair{k, d}) != kernels_.end();
+}
+
+void ExecBackend::start() {
+  int in[2], out[2];
+  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    ::setpgid(0, 0);  // its own group, so a timeout kills the shell and everything it started
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // and it does not outlive a killed attncheck
+    // The program starts afresh at exec, so the whole allowance is its address space; no cores.
+    const rlimit core{0, 0}, mem{limits_.memory_bytes, limits_.memory_bytes};
+    ::setrlimit(RLIMIT_CORE, &core);
+    ::setrlimit(RLIMIT_AS, &mem);
+    ::dup2(in[0], STDIN_FILENO);
+    ::dup2(out[1], STDOUT_FILENO);
+    ::execl("/bin/sh", "sh", "-c", command_.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);
+  ::close(in[0]);
+  ::close(out[1]);
+  child_ = pid;
+  to_peer_ = in[1];
+  from_peer_ = out[0];
+  ::fcntl(to_peer_, F_SETFL, O_NONBLOCK);
+  ::fcntl(from_peer_, F_SETFL, O_NONBLOCK);
+
+  const Deadline deadline = deadline_after(startup_seconds);
+  const auto hello = protocol::encode_hello();
+  std::string why;
+  try {
+    protocol::Header h;
+    std::vector<unsigned char> payload;
+    // A peer may answer and exit before reading HELLO: a failed write is judged by what it sent.
+    Io io = write_full(to_peer_, hello.data(), hello.size(), deadline);
+    if (io != Io::timeout) io = read_frame(from_peer_, deadline, h, payload);
+    if (io == Io::timeout) why = "sent no HELLO within " + std::to_string(static_cast<int>(startup_seconds)) + " s";
+    else if (io != Io::ok) why = "closed its output before HELLO";
+    else if (h.type == protocol::Type::error) why = "reported an error: " + peer_error_text(payload);
+    else if (h.type != protocol::Type::hello || payload.size() != 4) why = "answered HELLO with a frame of another type or size";
+    else if (payload[0] != protocol::version || payload[1] || payload[2] || payload[3])
+      why = "speaks protocol version " + std::to_string(payload[0]) + ", attncheck speaks " + std::to_string(protocol::version);
+  } catch (const protocol::ProtocolError& e) {
+    why = std::string("sent a malformed HELLO: ") + e.what();
+  }
+  if (!why.empty()) {
+    int st = 0;
+    ::kill(-child_, SIGKILL);
+    ::waitpid(child_, &st, 0);
+    child_ = -1;
+    stop();
+    throw LoadError("program '" + command_ + "' " + why + (WIFEXITED(st) && WEXITSTATUS(st) == 127 ? " (command not found?)" : ""));
+  }
+}
+
+void ExecBackend::stop() {
+  if (child_ > 0) {
+    ::kill(-child_, SIGKILL);
+    int st = 0;
+    ::waitpid(child_, &st, 0);
+  }
+  child_ = -1;
+  if (to_peer_ >= 0) ::close(to_peer_);
+  if (from_peer_ >= 0) ::close(from_peer_);
+  to_peer_ = from_peer_ = -1;
+}
+
+Reply ExecBackend::fault(Status s, const std::string& detail) {
+  Reply r;
+  r.status = s;
+  r.detail = detail;
+  if (s == Status::crashed && child_ > 0) {
+    // The peer closed its pipe: give it a moment to exit so the report can say how.
+    int st = 0;
+    for (int i = 0; i < 100 && ::waitpid(child_, &st, WNOHANG) == 0; ++i) ::usleep(10000);
+    if (WIFSIGNALED(st) || WIFEXITED(st)) {
+      r.detail = "program " + describe_wait_status(st);
+      r.code = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+      child_ = -1;
+    }
+  }
+  stop();
+  return r;
+}
+
+Reply ExecBackend::call(const Call& c) {
+  if (!has(c.kind, c.dtype)) throw KindAbsent(c.kind);
+  if (child_ < 0) start();
+  const auto frame = protocol::encode_call(c);
+  const Deadline deadline = deadline_after(limits_.timeout_seconds);
+  const std::string late = "no answer within " + std::to_string(limits_.timeout_seconds).substr(0, 5) + " s";
+  Io io = write_full(to_peer_, frame.data(), frame.size(), deadline);
+  if (io == Io::timeout) return fault(Status::timed_out, late);
+  if (io != Io::ok) return fault(Status::crashed, "program closed its input");
+  protocol::Header h;
+  std::vector<unsigned char> payload;
+  try {
+    io = read_frame(from_peer_, deadline, h, payload);
+    if (io == Io::timeout) return fault(Status::timed_out, late);
+    if (io != Io::ok) return fault(Status::crashed, "program closed its output without answering");
+    if (h.type == protocol::Type::error) return fault(Status::protocol_error, "program reported an error: " + peer_error_text(payload));
+    if (h.type != protocol::Type::result) throw protocol::ProtocolError("expected a RESULT frame, got type " + std::to_string(static_cast<int>(h.type)));
+    const auto res = protocol::decode_result(payload, c.dtype, c.output_count);
+    Reply r;
+    if (res.status != 0) {
+      r.status = Status::declined;
+      r.code = res.status;
+      r.detail = "declined the input (status " + std::to_string(res.status) + ")";
+      return r;
+    }
+    r.status = Status::done;
+    r.output = res.output;
+    return r;
+  } catch (const protocol::ProtocolError& e) {
+    return fault(Status::protocol_error, std::string("sent a malformed frame: ") + e.what());
+  }
+}
+
+}  // namespace attncheck::audit

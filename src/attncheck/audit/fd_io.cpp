@@ -1,0 +1,78 @@
+// attncheck audit: pipe I/O with deadlines, and wait statuses in words.
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "attncheck/audit/fd_io.hpp"
+
+namespace attncheck::audit {
+
+namespace {
+// Waits until fd is ready for events or the deadline passes; true when ready.
+Io wait_ready(int fd, short events, Deadline deadline) {
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) return Io::timeout;
+    pollfd p{fd, events, 0};
+    const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1 << 30)));
+    if (r > 0) return Io::ok;
+    if (r == 0) return Io::timeout;
+    if (errno != EINTR) return Io::error;
+  }
+}
+}  // namespace
+
+Deadline deadline_after(double seconds) {
+  return std::chrono::steady_clock::now() + std::chrono::microseconds(static_cast<long long>(seconds * 1e6));
+}
+
+Io read_full(int fd, void* buf, std::size_t n, Deadline deadline) {
+  auto* p = static_cast<unsigned char*>(buf);
+  while (n > 0) {
+    if (const Io w = wait_ready(fd, POLLIN, deadline); w != Io::ok) return w;
+    const ssize_t r = ::read(fd, p, n);
+    if (r == 0) return Io::eof;
+    if (r < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      return Io::error;
+    }
+    p += r;
+    n -= static_cast<std::size_t>(r);
+  }
+  return Io::ok;
+}
+
+Io write_full(int fd, const void* buf, std::size_t n, Deadline deadline) {
+  const auto* p = static_cast<const unsigned char*>(buf);
+  while (n > 0) {
+    if (const Io w = wait_ready(fd, POLLOUT, deadline); w != Io::ok) return w;
+    const ssize_t r = ::write(fd, p, n);
+    if (r < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      return errno == EPIPE ? Io::eof : Io::error;
+    }
+    p += r;
+    n -= static_cast<std::size_t>(r);
+  }
+  return Io::ok;
+}
+
+std::string describe_wait_status(int status) {
+  if (WIFSIGNALED(status)) {
+    const int s = WTERMSIG(status);
+    const char* abbrev = sigabbrev_np(s);
+    return "crashed (signal " + std::to_string(s) + ", SIG" + (abbrev ? abbrev : "?") + ": " + strsignal(s) + ")";
+  }
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  return "stopped";
+}
+
+void ignore_sigpipe() { ::signal(SIGPIPE, SIG_IGN); }
+
+}  // namespace attncheck::audit

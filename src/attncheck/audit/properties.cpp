@@ -1,0 +1,450 @@
+// attncheck audit: the audit's own obligations (AUDIT-*), stated with the same generators,
+// oracle and derived bounds as the contracts' properties.
+#include "attncheck/audit/properties.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "attncheck/bounds/softmax.hpp"
+#include "attncheck/kernels/softmax.hpp"
+#include "falsify/support.hpp"
+
+namespace attncheck::audit {
+
+std::string_view masked_policy_name(MaskedPolicy p) {
+  switch (p) {
+    case MaskedPolicy::zeros: return "zeros";
+    case MaskedPolicy::nan: return "nan";
+    case MaskedPolicy::either: return "either";
+  }
+  return "?";
+}
+
+namespace {
+
+using falsify::draw_row;
+using falsify::draw_vector;
+using falsify::Report;
+
+template <class T>
+bool is_nan(T v) { const double d = to_double(v); return d != d; }
+
+template <class T>
+std::string what(Kind k) { return std::string(kind_name(k)) + "<" + std::string(format_of<T>.name) + ">"; }
+
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (scalar_traits<T>::bits(a[i]) != scalar_traits<T>::bits(b[i])) return false;
+  return true;
+}
+
+// One random call of kind k: the inputs (for the report) and the output.
+template <class T>
+struct Drawn {
+  std::vector<std::pair<std::string, std::vector<T>>> inputs;
+  std::string shape;
+  std::vector<T> out;
+};
+
+// Draws an input for kind k and returns a function that calls the kernel on it.
+template <class T>
+std::pair<Drawn<T>, std::function<std::vector<T>()>> draw_call(Kind k, const KernelSet<T>& ks) {
+  Drawn<T> d;
+  const auto sz = [](int lo, int hi) { return static_cast<std::size_t>(*rc::gen::inRange(lo, hi + 1)); };
+  switch (k) {
+    case Kind::softmax:
+    case Kind::log_softmax: {
+      auto x = draw_row<T>(512);
+      d.inputs = {{"x", x}};
+      d.shape = "n = " + std::to_string(x.size());
+      const auto& f = k == Kind::softmax ? ks.softmax : ks.log_softmax;
+      return {d, [x, &f] { std::vector<T> y(x.size()); f(x.data(), y.data(), x.size()); return y; }};
+    }
+    case Kind::scores: {
+      const std::size_t n = sz(1, 8), m = sz(1, 8), dd = sz(1, 64);
+      auto q = draw_vector<T>(n * dd, 4), kk = draw_vector<T>(m * dd, 4);
+      d.inputs = {{"q", q}, {"k", kk}};
+      d.shape = "n = " + std::to_string(n) + ", m = " + std::to_string(m) + ", d = " + std::to_string(dd);
+      return {d, [=, &ks] { std::vector<T> s(n * m); ks.scores(q.data(), kk.data(), n, m, dd, s.data()); return s; }};
+    }
+    case Kind::rmsnorm: {
+      const std::size_t dd = sz(1, 128);
+      auto x = draw_vector<T>(dd, 100), w = draw_vector<T>(dd, 4);
+      const T eps = T(*rc::gen::element(0.0, 1e-6, 1e-5));
+      d.inputs = {{"x", x}, {"w", w}};
+      d.shape = "d = " + std::to_string(dd) + ", eps = " + decimal(to_double(eps));
+      return {d, [=, &ks] { std::vector<T> y(dd); ks.rmsnorm(x.data(), w.data(), dd, eps, y.data()); return y; }};
+    }
+    case Kind::entropy: {
+      // A probability row: the reference softmax of a random row (zeros included where it underflows).
+      const auto x = draw_row<T>(512);
+      std::vector<T> p(x.size());
+      kernels::softmax(x.data(), p.data(), x.size());
+      d.inputs = {{"p", p}};
+      d.shape = "n = " + std::to_string(p.size());
+      return {d, [p, &ks] { return std::vector<T>{ks.entropy(p.data(), p.size())}; }};
+    }
+    case Kind::attention: {
+      const std::size_t n = sz(1, 6), m = sz(1, 6), dd = sz(1, 16), dv = sz(1, 16);
+      const bool causal = *rc::gen::arbitrary<bool>();
+      auto q = draw_vector<T>(n * dd, 2), kk = draw_vector<T>(m * dd, 2), v = draw_vector<T>(m * dv, 8);
+      d.inputs = {{"q", q}, {"k", kk}, {"v", v}};
+      d.shape = "n = " + std::to_string(n) + ", m = " + std::to_string(m) + ", d = " + std::to_string(dd) + ", dv = " +
+                std::to_string(dv) + (causal ? ", causal" : "");
+      return {d, [=, &ks] {
+                std::vector<T> o(n * dv);
+                ks.attention(q.data(), kk.data(), v.data(), n, m, dd, dv, causal, o.data());
+                return o;
+              }};
+    }
+    case Kind::softmax_jvp: {
+      auto [x, dx] = falsify::draw_row_and_direction<T>();
+      d.inputs = {{"x", x}, {"dx", dx}};
+      d.shape = "n = " + std::to_string(x.size());
+      return {d, [x, dx, &ks] { std::vector<T> dy(x.size()); ks.softmax_jvp(x.data(), dx.data(), x.size(), dy.data()); return dy; }};
+    }
+  }
+  throw std::logic_error("unknown kind");
+}
+
+template <class T>
+Report<T>& with_inputs(Report<T>& r, const Drawn<T>& d) {
+  r.line("Shape: " + d.shape);
+  for (const auto& [name, v] : d.inputs) r.input(name, v);
+  return r;
+}
+
+// AUDIT-SAFE-001: the call itself; the KernelSet wrapper judges time, bounds and inputs.
+template <class T>
+void safe(Kind k, const KernelSet<T>& ks, const Policy&) {
+  auto [d, run] = draw_call(k, ks);
+  run();
+}
+
+// AUDIT-DET-001: two calls on the same input give the same bits.
+template <class T>
+void deterministic(Kind k, const KernelSet<T>& ks, const Policy&) {
+  auto [d, run] = draw_call(k, ks);
+  const auto a = run(), b = run();
+  if (!same_bits(a, b)) {
+    Report<T> r("AUDIT-DET-001", what<T>(k) + " gave different bits on the same input");
+    with_inputs(r, d).input("First output", a).input("Second output", b).raise();
+  }
+}
+
+// Draws an attention problem: shapes small enough to shrink to a readable counterexample.
+template <class T>
+struct AttentionCase {
+  std::size_t n, m, d, dv;
+  std::vector<T> q, k, v;
+  std::vector<T> run(const KernelSet<T>& ks, bool causal) const {
+    std::vector<T> o(n * dv);
+    ks.attention(q.data(), k.data(), v.data(), n, m, d, dv, causal, o.data());
+    return o;
+  }
+  std::string shape() const {
+    return "n = " + std::to_string(n) + ", m = " + std::to_string(m) + ", d = " + std::to_string(d) + ", dv = " + std::to_string(dv);
+  }
+};
+template <class T>
+AttentionCase<T> draw_attention(std::size_t min_m = 1) {
+  const auto sz = [](std::size_t lo, std::size_t hi) { return static_cast<std::size_t>(*rc::gen::inRange(lo, hi + 1)); };
+  AttentionCase<T> c{sz(1, 6), sz(min_m, 6), sz(1, 16), sz(1, 8), {}, {}, {}};
+  c.q = draw_vector<T>(c.n * c.d, 2);
+  c.k = draw_vector<T>(c.m * c.d, 2);
+  c.v = draw_vector<T>(c.m * c.dv, 8);
+  return c;
+}
+
+// AUDIT-NAN-001: a NaN in the input reaches every output that depends on it, so no NaN input
+// comes back as a valid answer. softmax, log_softmax, rmsnorm, entropy, softmax_jvp: every output
+// depends on every input (through the row's sum or mean). scores: a NaN in q_i reaches row i.
+// attention (not causal): a NaN in k_j reaches every score column j, hence every output.
+template <class T>
+void nan_propagates(Kind k, const KernelSet<T>& ks, const Policy&) {
+  const T nan = T(std::numeric_limits<double>::quiet_NaN());
+  const auto nan_at = [&](std::vector<T>& v) {
+    const std::size_t at = *rc::gen::inRange<std::size_t>(0, v.size());
+    v[at] = nan;
+    return at;
+  };
+  std::vector<std::pair<std::string, std::vector<T>>> inputs;
+  std::vector<T> y;
+  std::vector<std::size_t> must;  // indices of y that must be NaN
+  std::string why;
+  switch (k) {
+    case Kind::softmax:
+    case Kind::log_softmax: {
+      auto x = draw_row<T>(64);
+      why = "x[" + std::to_string(nan_at(x)) + "] is NaN";
+      y.resize(x.size());
+      (k == Kind::softmax ? ks.softmax : ks.log_softmax)(x.data(), y.data(), x.size());
+      inputs = {{"x", x}};
+      break;
+    }
+    case Kind::rmsnorm: {
+      auto x = draw_vector<T>(static_cast<std::size_t>(*rc::gen::inRange(1, 65)), 100);
+      const auto w = draw_vector<T>(x.size(), 4);
+      why = "x[" + std::to_string(nan_at(x)) + "] is NaN";
+      y.resize(x.size());
+      ks.rmsnorm(x.data(), w.data(), x.size(), T(1e-5), y.data());
+      inputs = {{"x", x}, {"w", w}};
+      break;
+    }
+    case Kind::entropy: {
+      const auto x = draw_row<T>(64);
+      std::vector<T> p(x.size());
+      kernels::softmax(x.data(), p.data(), x.size());
+      why = "p[" + std::to_string(nan_at(p)) + "] is NaN";
+      y = {ks.entropy(p.data(), p.size())};
+      inputs = {{"p", p}};
+      break;
+    }
+    case Kind::softmax_jvp: {
+      auto [x, dx] = falsify::draw_row_and_direction<T>();
+      const bool in_x = *rc::gen::arbitrary<bool>();
+      why = (in_x ? "x[" + std::to_string(nan_at(x)) : "dx[" + std::to_string(nan_at(dx))) + "] is NaN";
+      y.resize(x.size());
+      ks.softmax_jvp(x.data(), dx.data(), x.size(), y.data());
+      inputs = {{"x", x}, {"dx", dx}};
+      break;
+    }
+    case Kind::scores: {
+      const std::size_t n = *rc::gen::inRange<std::size_t>(1, 5), m = *rc::gen::inRange<std::size_t>(1, 5),
+                        d = *rc::gen::inRange<std::size_t>(1, 9);
+      auto q = draw_vector<T>(n * d, 4);
+      const auto kk = draw_vector<T>(m * d, 4);
+      const std::size_t at = nan_at(q), i = at / d;
+      why = "q[" + std::to_string(i) + "][" + std::to_string(at % d) + "] is NaN (n = " + std::to_string(n) + ", m = " +
+            std::to_string(m) + ", d = " + std::to_string(d) + ")";
+      y.resize(n * m);
+      ks.scores(q.data(), kk.data(), n, m, d, y.data());
+      for (std::size_t j = 0; j < m; ++j) must.push_back(i * m + j);
+      inputs = {{"q", q}, {"k", kk}};
+      break;
+    }
+    case Kind::attention: {
+      auto c = draw_attention<T>();
+      const std::size_t at = nan_at(c.k);
+      why = "k[" + std::to_string(at / c.d) + "][" + std::to_string(at % c.d) + "] is NaN, not causal (" + c.shape() + ")";
+      y = c.run(ks, false);
+      inputs = {{"q", c.q}, {"k", c.k}, {"v", c.v}};
+      break;
+    }
+  }
+  if (must.empty())
+    for (std::size_t i = 0; i < y.size(); ++i) must.push_back(i);
+  for (std::size_t i : must)
+    if (!is_nan(y[i])) {
+      Report<T> r("AUDIT-NAN-001", what<T>(k) + ", output " + std::to_string(i) + " of " + std::to_string(y.size()));
+      for (const auto& [name, v] : inputs) r.input(name, v);
+      r.input("Output", y).line(why + " and output " + std::to_string(i) + " depends on it: expected NaN there.").raise();
+    }
+}
+
+// AUDIT-MASK-001: a row of -inf has no softmax; the policy says what is accepted.
+template <class T>
+void fully_masked(Kind, const KernelSet<T>& ks, const Policy& pol) {
+  const std::size_t n = static_cast<std::size_t>(*rc::gen::inRange(1, 65));
+  const std::vector<T> x(n, T(-std::numeric_limits<double>::infinity()));
+  std::vector<T> y(n);
+  ks.softmax(x.data(), y.data(), n);
+  bool all_zero = true, all_nan = true;
+  for (const T& v : y) {
+    all_zero &= to_double(v) == 0.0;
+    all_nan &= is_nan(v);
+  }
+  const bool ok = pol.masked == MaskedPolicy::zeros ? all_zero : pol.masked == MaskedPolicy::nan ? all_nan : (all_zero || all_nan);
+  if (!ok)
+    Report<T>("AUDIT-MASK-001", what<T>(Kind::softmax) + " of a fully masked row of " + std::to_string(n))
+        .input("Output", y)
+        .line("Every input is -inf. Policy '" + std::string(masked_policy_name(pol.masked)) + "' accepts " +
+              (pol.masked == MaskedPolicy::zeros ? "all zeros" : pol.masked == MaskedPolicy::nan ? "all NaN" : "all zeros or all NaN") +
+              " (--masked zeros|nan|either).")
+        .raise();
+}
+
+// AUDIT-MASK-002: -inf entries beside finite ones give exactly 0, and the finite entries are the
+// softmax of the finite sub-row within its derived bound.
+template <class T>
+void partly_masked(Kind, const KernelSet<T>& ks, const Policy&) {
+  auto finite = draw_row<T>(256);
+  const std::size_t masks = static_cast<std::size_t>(*rc::gen::inRange(1, 9));
+  std::vector<T> x = finite;
+  for (std::size_t i = 0; i < masks; ++i) {
+    const std::size_t at = *rc::gen::inRange<std::size_t>(0, x.size() + 1);
+    x.insert(x.begin() + static_cast<std::ptrdiff_t>(at), T(-std::numeric_limits<double>::infinity()));
+  }
+  std::vector<T> y(x.size());
+  ks.softmax(x.data(), y.data(), x.size());
+  const auto ex = oracle::softmax_row(finite);
+  const auto b = bounds::softmax_bound(ex, bounds::model_of<T>());
+  std::size_t f = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const std::string where = what<T>(Kind::softmax) + " with " + std::to_string(masks) + " masked entries, element " +
+                              std::to_string(i) + " of " + std::to_string(x.size());
+    if (std::isinf(to_double(x[i]))) {
+      if (!(to_double(y[i]) == 0.0))
+        Report<T>("AUDIT-MASK-002", where).input("Input", x).input("Output", y).line("A -inf entry must give exactly 0.").raise();
+      continue;
+    }
+    const double v = to_double(y[i]);
+    const double allowed = std::max(b.hi[f] - ex.p[f], ex.p[f] - b.lo[f]);
+    const double err = std::abs(v - static_cast<double>(ex.p[f]));
+    check::observe(falsify::ratio(err, allowed), where);
+    if (!(err <= allowed))
+      Report<T>("AUDIT-MASK-002", where).input("Input", x).kernel(y[i]).exact(ex.p[f], "softmax of the finite entries, MPFR 200 bits")
+          .error(err, allowed).raise();
+    ++f;
+  }
+}
+
+// AUDIT-INF-001: a row with +inf entries has no finite softmax. Accepted: all NaN, or the limit
+// (1/k on each of the k +inf entries, 0 elsewhere) within the derived bound of softmax of k ties.
+template <class T>
+void plus_infinity(Kind, const KernelSet<T>& ks, const Policy&) {
+  std::vector<T> x = draw_row<T>(64);
+  const std::size_t k = static_cast<std::size_t>(*rc::gen::inRange(1, 4));
+  for (std::size_t i = 0; i < k; ++i) {
+    const std::size_t at = *rc::gen::inRange<std::size_t>(0, x.size() + 1);
+    x.insert(x.begin() + static_cast<std::ptrdiff_t>(at), T(std::numeric_limits<double>::infinity()));
+  }
+  std::vector<T> y(x.size());
+  ks.softmax(x.data(), y.data(), x.size());
+  bool all_nan = true;
+  for (const T& v : y) all_nan &= is_nan(v);
+  if (all_nan) return;
+  const auto ties = oracle::softmax_row(std::vector<T>(k, T(0)));
+  const auto b = bounds::softmax_bound(ties, bounds::model_of<T>());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double v = to_double(y[i]);
+    const bool inf = std::isinf(to_double(x[i]));
+    const bool ok = inf ? (v >= static_cast<double>(b.lo[0]) && v <= static_cast<double>(b.hi[0])) : v == 0.0;
+    if (!ok)
+      Report<T>("AUDIT-INF-001", what<T>(Kind::softmax) + " with " + std::to_string(k) + " +inf entries, element " + std::to_string(i))
+          .input("Input", x).input("Output", y)
+          .line("Accepted: all NaN, or 1/" + std::to_string(k) + " on each +inf entry (within [" + decimal(static_cast<double>(b.lo[0]), 6) +
+                ", " + decimal(static_cast<double>(b.hi[0]), 6) + "], derived) and exactly 0 elsewhere.")
+          .raise();
+  }
+}
+
+// AUDIT-ATT-001: each output is a convex combination of the visible values, so it lies in their
+// per-column range up to rounding. With p̂ the kernel's weights (p̂ >= 0, |Σp̂ - 1| <= η_N, the
+// derived normalisation bound) and the sum of m products accumulated in T (γ_m):
+// dist(ô_c, [min_j v_jc, max_j v_jc]) <= (η_N + γ_m (1 + η_N)) max_j |v_jc| + 2 m η.
+template <class T>
+void attention_range(Kind, const KernelSet<T>& ks, const Policy&) {
+  const auto c = draw_attention<T>();
+  const bool causal = *rc::gen::arbitrary<bool>();
+  const auto o = c.run(ks, causal);
+  const auto md = bounds::model_of<T>();
+  for (std::size_t i = 0; i < c.n; ++i) {
+    const std::size_t visible = causal ? std::min(i + 1, c.m) : c.m;
+    const long double eta_n = bounds::normalisation_bound(visible, md);
+    for (std::size_t col = 0; col < c.dv; ++col) {
+      long double lo = INFINITY, hi = -INFINITY, mag = 0;
+      for (std::size_t j = 0; j < visible; ++j) {
+        const long double vj = to_double(c.v[j * c.dv + col]);
+        lo = std::min(lo, vj), hi = std::max(hi, vj), mag = std::max(mag, std::abs(vj));
+      }
+      const long double allowed =
+          ((eta_n + bounds::gamma(visible, md.u) * (1 + eta_n)) * mag + 2 * static_cast<long double>(visible) * md.eta) * bounds::evaluation_slack;
+      const long double got = to_double(o[i * c.dv + col]);
+      const long double outside = got < lo ? lo - got : got > hi ? got - hi : (got == got ? 0 : INFINITY);
+      const std::string where = what<T>(Kind::attention) + (causal ? " causal" : "") + ", output [" + std::to_string(i) + "][" +
+                                std::to_string(col) + "], " + c.shape();
+      check::observe(falsify::ratio(outside, allowed), where);
+      if (!(outside <= allowed))
+        Report<T>("AUDIT-ATT-001", where).input("q", c.q).input("k", c.k).input("v", c.v).kernel(o[i * c.dv + col])
+            .line("Visible values of this column lie in [" + decimal(static_cast<double>(lo)) + ", " + decimal(static_cast<double>(hi)) + "]")
+            .error(outside, allowed).raise();
+    }
+  }
+}
+
+// AUDIT-ATT-002: under the causal mask, query i's output does not depend on keys or values j > i.
+// Bit equality is demanded: a masked weight is exactly exp(-inf) = 0 and 0 * v = 0 for finite v,
+// so future rows cannot change a single rounding of a visible query.
+template <class T>
+void attention_causal(Kind, const KernelSet<T>& ks, const Policy&) {
+  auto c = draw_attention<T>(2);
+  const std::size_t t = *rc::gen::inRange<std::size_t>(0, std::min(c.n, c.m - 1));  // rows 0..t see keys 0..t
+  const auto before = c.run(ks, true);
+  auto changed = c;
+  const auto k2 = draw_vector<T>((c.m - t - 1) * c.d, 2), v2 = draw_vector<T>((c.m - t - 1) * c.dv, 8);
+  std::copy(k2.begin(), k2.end(), changed.k.begin() + static_cast<std::ptrdiff_t>((t + 1) * c.d));
+  std::copy(v2.begin(), v2.end(), changed.v.begin() + static_cast<std::ptrdiff_t>((t + 1) * c.dv));
+  const auto after = changed.run(ks, true);
+  for (std::size_t i = 0; i <= t && i < c.n; ++i)
+    for (std::size_t col = 0; col < c.dv; ++col)
+      if (scalar_traits<T>::bits(before[i * c.dv + col]) != scalar_traits<T>::bits(after[i * c.dv + col]))
+        Report<T>("AUDIT-ATT-002", what<T>(Kind::attention) + " causal, output [" + std::to_string(i) + "][" + std::to_string(col) + "], " + c.shape())
+            .input("q", c.q).input("k", c.k).input("v", c.v).input("k with rows > " + std::to_string(t) + " changed", changed.k)
+            .input("v with rows > " + std::to_string(t) + " changed", changed.v).input("Output", before).input("Output after the change", after)
+            .line("Query " + std::to_string(i) + " may only see keys 0.." + std::to_string(i) + ", yet its output changed.").raise();
+}
+
+// AUDIT-ATT-003: permuting the queries permutes the output rows, bit for bit (each query's row is
+// computed from the same keys in the same order; nothing else changes).
+template <class T>
+void attention_query_permutation(Kind, const KernelSet<T>& ks, const Policy&) {
+  const auto c = draw_attention<T>();
+  std::vector<std::size_t> perm(c.n);
+  for (std::size_t i = 0; i < c.n; ++i) perm[i] = i;
+  const auto order = *rc::gen::container<std::vector<std::size_t>>(c.n, rc::gen::inRange<std::size_t>(0, c.n));
+  for (std::size_t i = 0; i < c.n; ++i) std::swap(perm[i], perm[order[i]]);
+  auto permuted = c;
+  for (std::size_t i = 0; i < c.n; ++i)
+    std::copy_n(c.q.begin() + static_cast<std::ptrdiff_t>(perm[i] * c.d), c.d, permuted.q.begin() + static_cast<std::ptrdiff_t>(i * c.d));
+  const auto o = c.run(ks, false), op = permuted.run(ks, false);
+  for (std::size_t i = 0; i < c.n; ++i)
+    for (std::size_t col = 0; col < c.dv; ++col)
+      if (scalar_traits<T>::bits(op[i * c.dv + col]) != scalar_traits<T>::bits(o[perm[i] * c.dv + col]))
+        Report<T>("AUDIT-ATT-003", what<T>(Kind::attention) + ", row " + std::to_string(i) + " of the permuted queries (query " +
+                                       std::to_string(perm[i]) + "), column " + std::to_string(col) + ", " + c.shape())
+            .input("q", c.q).input("k", c.k).input("v", c.v).input("Output", o).input("Output for permuted queries", op)
+            .raise();
+}
+
+#define ATTNCHECK_AUDIT_PROPERTY(ID, TITLE, KINDS, FN)                                             \
+  AuditProperty {                                                                                  \
+    ID, TITLE, KINDS, [](Kind k, const KernelSet<f16>& s, const Policy& p) { FN<f16>(k, s, p); },  \
+        [](Kind k, const KernelSet<bf16>& s, const Policy& p) { FN<bf16>(k, s, p); },              \
+        [](Kind k, const KernelSet<float>& s, const Policy& p) { FN<float>(k, s, p); },            \
+        [](Kind k, const KernelSet<double>& s, const Policy& p) { FN<double>(k, s, p); }           \
+  }
+
+std::vector<AuditProperty> build() {
+  const std::vector<Kind> every(std::begin(all_kinds), std::end(all_kinds));
+  const std::vector<Kind> sm{Kind::softmax}, att{Kind::attention};
+  return {
+      ATTNCHECK_AUDIT_PROPERTY("AUDIT-SAFE-001",
+                               "every call returns within the timeout, writes only its output and leaves its inputs unchanged",
+                               every, safe),
+      ATTNCHECK_AUDIT_PROPERTY("AUDIT-DET-001", "the same input twice gives the same bits", every, deterministic),
+      ATTNCHECK_AUDIT_PROPERTY("AUDIT-NAN-001", "a NaN input gives NaN in every output that depends on it",
+                               every, nan_propagates),
+      ATTNCHECK_AUDIT_PROPERTY("AUDIT-MASK-001", "a fully masked row (all -inf) gives what the --masked policy accepts", sm, fully_masked),
+      ATTNCHECK_AUDIT_PROPERTY("AUDIT-MASK-002",
+                               "-inf entries give exactly 0 and the rest is the softmax of the finite entries within the derived bound",
+                               sm, partly_masked),
+      ATTNCHECK_AUDIT_PROPERTY("AUDIT-ATT-001", "attention outputs lie in the per-column range of the visible values, within the derived rounding allowance",
+                               att, attention_range),
+      ATTNCHECK_AUDIT_PROPERTY("AUDIT-ATT-002", "under the causal mask a query's output does not depend on later keys or values", att,
+                               attention_causal),
+      ATTNCHECK_AUDIT_PROPERTY("AUDIT-ATT-003", "permuting the queries permutes the output rows", att, attention_query_permutation),
+      ATTNCHECK_AUDIT_PROPERTY("AUDIT-INF-001", "a row with +inf gives all NaN or the one-hot limit over the +inf entries", sm,
+                               plus_infinity),
+  };
+}
+
+}  // namespace
+
+const std::vector<AuditProperty>& audit_properties() {
+  static const std::vector<AuditProperty> v = build();
+  return v;
+}
+
+}  // namespace attncheck::audit

@@ -1,0 +1,36 @@
+// attncheck audit: obligations that only make sense for a kernel attncheck did not write (no
+// contract states them about the reference): special-value policies, determinism and safety.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "attncheck/audit/call.hpp"
+#include "attncheck/check/kernel_set.hpp"
+
+namespace attncheck::audit {
+
+// What a fully masked softmax row (every entry -inf) must give.
+enum class MaskedPolicy { zeros, nan, either };
+std::string_view masked_policy_name(MaskedPolicy p);
+
+struct Policy {
+  MaskedPolicy masked = MaskedPolicy::either;
+};
+
+// One audit obligation, checked once per applicable kind: body(kind) draws an input for that
+// kind, calls the kernel and fails with a report. The ID is stable (it appears in reports).
+struct AuditProperty {
+  std::string id;
+  std::string title;
+  std::vector<Kind> kinds;  // the kinds it is stated for
+  // Runs one case at T for kind k.
+  std::function<void(Kind, const KernelSet<f16>&, const Policy&)> f16;
+  std::function<void(Kind, const KernelSet<bf16>&, const Policy&)> bf16;
+  std::function<void(Kind, const KernelSet<float>&, const Policy&)> f32;
+  std::function<void(Kind, const KernelSet<double>&, const Policy&)> f64;
+};
+
+const std::vector<AuditProperty>& audit_properties();
+
+}  // namespace attncheck::audit

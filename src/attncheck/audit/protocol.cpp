@@ -1,0 +1,154 @@
+// attncheck audit: encoding and strict decoding of exec-protocol frames.
+#include "attncheck/audit/protocol.hpp"
+
+#include <cstring>
+
+namespace attncheck::audit::protocol {
+
+namespace {
+void put(std::vector<unsigned char>& b, std::uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) b.push_back(static_cast<unsigned char>(v >> (8 * i)));
+}
+
+// Reads little-endian fields from a payload, refusing to run past its end.
+struct Reader {
+  const std::vector<unsigned char>& b;
+  std::size_t at = 0;
+  std::uint64_t get(int bytes, const char* what) {
+    if (b.size() - at < static_cast<std::size_t>(bytes))
+      throw ProtocolError(std::string("frame ends inside field '") + what + "' (payload of " + std::to_string(b.size()) + " bytes)");
+    std::uint64_t v = 0;
+    for (int i = 0; i < bytes; ++i) v |= static_cast<std::uint64_t>(b[at + i]) << (8 * i);
+    at += bytes;
+    return v;
+  }
+  std::vector<unsigned char> bytes_of(std::uint64_t count, std::size_t width, const char* what) {
+    if (count > (b.size() - at) / width)
+      throw ProtocolError(std::string("field '") + what + "' announces " + std::to_string(count) + " elements but the frame holds " +
+                          std::to_string((b.size() - at) / width));
+    std::vector<unsigned char> v(b.begin() + static_cast<std::ptrdiff_t>(at), b.begin() + static_cast<std::ptrdiff_t>(at + count * width));
+    at += count * width;
+    return v;
+  }
+  void end() const {
+    if (at != b.size()) throw ProtocolError(std::to_string(b.size() - at) + " unexpected bytes after the last field");
+  }
+};
+
+std::size_t expected_inputs(Kind k) {
+  switch (k) {
+    case Kind::scores:
+    case Kind::rmsnorm:
+    case Kind::softmax_jvp: return 2;
+    case Kind::attention: return 3;
+    default: return 1;
+  }
+}
+}  // namespace
+
+std::vector<unsigned char> encode_header(Type t, std::uint32_t length) {
+  std::vector<unsigned char> b{'A', 'T', 'C', 'K', version, static_cast<unsigned char>(t), 0, 0};
+  put(b, length, 4);
+  return b;
+}
+
+Header decode_header(const unsigned char (&h)[header_bytes]) {
+  if (std::memcmp(h, "ATCK", 4) != 0) {
+    char seen[64];
+    std::snprintf(seen, sizeof seen, "%02x %02x %02x %02x", h[0], h[1], h[2], h[3]);
+    throw ProtocolError(std::string("bad magic: expected \"ATCK\" (41 54 43 4b), got ") + seen);
+  }
+  if (h[4] != version)
+    throw ProtocolError("protocol version " + std::to_string(h[4]) + " is not supported (attncheck speaks version " +
+                        std::to_string(version) + ")");
+  if (h[5] < 1 || h[5] > 4) throw ProtocolError("unknown frame type " + std::to_string(h[5]));
+  if (h[6] != 0 || h[7] != 0) throw ProtocolError("reserved header bytes are not zero");
+  Header r;
+  r.type = static_cast<Type>(h[5]);
+  r.length = static_cast<std::uint32_t>(h[8]) | static_cast<std::uint32_t>(h[9]) << 8 | static_cast<std::uint32_t>(h[10]) << 16 |
+             static_cast<std::uint32_t>(h[11]) << 24;
+  if (r.length > max_payload)
+    throw ProtocolError("frame of " + std::to_string(r.length) + " bytes exceeds the limit of " + std::to_string(max_payload) + " bytes");
+  return r;
+}
+
+std::vector<unsigned char> encode_hello() {
+  auto b = encode_header(Type::hello, 4);
+  put(b, version, 4);
+  return b;
+}
+
+std::vector<unsigned char> encode_call(const Call& c) {
+  std::vector<unsigned char> p;
+  p.push_back(static_cast<unsigned char>(c.kind));
+  p.push_back(dtype_code(c.dtype));
+  p.push_back(c.causal ? 1 : 0);
+  p.push_back(0);
+  put(p, c.inputs.size(), 4);
+  put(p, c.n, 8), put(p, c.m, 8), put(p, c.d, 8), put(p, c.dv, 8);
+  std::uint64_t eps_bits;
+  std::memcpy(&eps_bits, &c.eps, 8);
+  put(p, eps_bits, 8);
+  put(p, c.output_count, 8);
+  const std::size_t es = dtype_size(c.dtype);
+  for (const auto& in : c.inputs) {
+    put(p, in.size() / es, 8);
+    p.insert(p.end(), in.begin(), in.end());
+  }
+  if (p.size() > max_payload) throw ProtocolError("test case of " + std::to_string(p.size()) + " bytes exceeds the frame limit");
+  auto b = encode_header(Type::call, static_cast<std::uint32_t>(p.size()));
+  b.insert(b.end(), p.begin(), p.end());
+  return b;
+}
+
+Call decode_call(const std::vector<unsigned char>& payload) {
+  Reader r{payload};
+  Call c;
+  const auto kind = r.get(1, "kind");
+  if (kind < 1 || kind > 7) throw ProtocolError("unknown kernel kind " + std::to_string(kind));
+  c.kind = static_cast<Kind>(kind);
+  const auto d = dtype_from_code(static_cast<std::uint8_t>(r.get(1, "dtype")));
+  if (!d) throw ProtocolError("unknown dtype code");
+  c.dtype = *d;
+  c.causal = r.get(1, "causal") != 0;
+  r.get(1, "reserved");
+  const auto inputs = r.get(4, "input count");
+  if (inputs != expected_inputs(c.kind)) throw ProtocolError("wrong input count " + std::to_string(inputs));
+  c.n = r.get(8, "n"), c.m = r.get(8, "m"), c.d = r.get(8, "d"), c.dv = r.get(8, "dv");
+  const std::uint64_t eps_bits = r.get(8, "eps");
+  std::memcpy(&c.eps, &eps_bits, 8);
+  c.output_count = r.get(8, "output count");
+  for (std::uint64_t i = 0; i < inputs; ++i) {
+    const auto count = r.get(8, "input length");
+    c.inputs.push_back(r.bytes_of(count, dtype_size(c.dtype), "input"));
+  }
+  r.end();
+  return c;
+}
+
+std::vector<unsigned char> encode_result(std::int32_t status, Dtype d, const std::vector<unsigned char>& output) {
+  std::vector<unsigned char> p;
+  put(p, static_cast<std::uint32_t>(status), 4);
+  put(p, 0, 4);
+  put(p, output.size() / dtype_size(d), 8);
+  p.insert(p.end(), output.begin(), output.end());
+  auto b = encode_header(Type::result, static_cast<std::uint32_t>(p.size()));
+  b.insert(b.end(), p.begin(), p.end());
+  return b;
+}
+
+Result decode_result(const std::vector<unsigned char>& payload, Dtype d, std::uint64_t count) {
+  Reader r{payload};
+  Result res;
+  res.status = static_cast<std::int32_t>(r.get(4, "status"));
+  r.get(4, "reserved");
+  const auto n = r.get(8, "element count");
+  if (res.status == 0 && n != count)
+    throw ProtocolError("result holds " + std::to_string(n) + " elements, the call expects " + std::to_string(count));
+  if (n != count && n != 0) throw ProtocolError("declined result holds " + std::to_string(n) + " elements (0 or " + std::to_string(count) + " allowed)");
+  res.output = r.bytes_of(n, dtype_size(d), "output");
+  r.end();
+  return res;
+}
+
+}  // namespace attncheck::audit::protocol

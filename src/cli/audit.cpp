@@ -1,0 +1,298 @@
+// attncheck CLI: `attncheck audit` — checks a third-party kernel (a shared library exporting the
+// C ABI of include/attncheck/abi.h, or any program speaking the exec protocol) against every
+// applicable obligation of the contracts plus the AUDIT-* obligations, in a child process.
+#include "cli/audit.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+
+#include "attncheck/audit/exec_backend.hpp"
+#include "attncheck/audit/library_backend.hpp"
+#include "attncheck/check/format.hpp"
+#include "cli/cli.hpp"
+#include "cli/gate.hpp"
+
+namespace attncheck::cli {
+
+namespace {
+
+struct AuditOptions {
+  std::string lib, bindings, exec;
+  std::vector<std::string> kernels, contracts, tests, dtypes;
+  std::string seed = "0x5eed2026";
+  int cases = 200;
+  double timeout = 2;
+  int memory_mib = 1024;
+  std::string masked;
+  std::string json, junit;
+  bool no_timings = false;
+  bool replay = false;
+};
+
+std::string shell_quoted(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+") == std::string::npos)
+    return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// The options that select the kernels, as they must be repeated in a replay line.
+std::string source_args(const AuditOptions& o) {
+  std::string s;
+  if (!o.bindings.empty()) return " --bindings " + shell_quoted(o.bindings);
+  if (!o.lib.empty()) s += " --lib " + shell_quoted(o.lib);
+  if (!o.exec.empty()) s += " --exec " + shell_quoted(o.exec);
+  for (const auto& k : o.kernels) s += " --kernel " + shell_quoted(k);
+  return s;
+}
+
+// Reads the kernel source options; prints the problem and returns false on a usage error.
+bool resolve_source(const AuditOptions& o, AuditSource& src) {
+  const int ways = !o.lib.empty() + !o.bindings.empty() + !o.exec.empty();
+  if (ways != 1) {
+    std::cerr << "error: name the kernels in exactly one way: --lib PATH --kernel KIND:DTYPE:SYMBOL, --bindings FILE, "
+                 "or --exec 'COMMAND' --kernel KIND:DTYPE\n";
+    return false;
+  }
+  if (!o.bindings.empty()) {
+    if (!o.kernels.empty()) {
+      std::cerr << "error: --kernel and --bindings do not mix; list the kernels in the bindings file\n";
+      return false;
+    }
+    if (auto e = read_bindings(o.bindings, src); !e.empty()) {
+      std::cerr << "error: " << e << "\n";
+      return false;
+    }
+  } else {
+    if (o.kernels.empty()) {
+      std::cerr << "error: no --kernel given; e.g. --kernel " << (o.exec.empty() ? "softmax:f32:my_softmax" : "softmax:f32") << "\n";
+      return false;
+    }
+    src.library = o.lib;
+    src.exec = o.exec;
+    for (const auto& spec : o.kernels) {
+      audit::Binding b;
+      if (auto e = parse_kernel_spec(spec, o.exec.empty(), b); !e.empty()) {
+        std::cerr << "error: " << e << "\n";
+        return false;
+      }
+      src.bindings.push_back(b);
+    }
+  }
+  for (std::size_t i = 0; i < src.bindings.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (src.bindings[i].kind == src.bindings[j].kind && src.bindings[i].dtype == src.bindings[j].dtype) {
+        std::cerr << "error: two kernels for " << audit::kind_name(src.bindings[i].kind) << ":" << dtype_name(src.bindings[i].dtype)
+                  << "; audit them in separate runs\n";
+        return false;
+      }
+  if (!o.masked.empty()) {
+    bool ok = false;
+    for (auto p : {audit::MaskedPolicy::zeros, audit::MaskedPolicy::nan, audit::MaskedPolicy::either})
+      if (audit::masked_policy_name(p) == o.masked) src.masked = p, ok = true;
+    if (!ok) {
+      std::cerr << "error: unknown --masked '" << o.masked << "'; use zeros, nan or either\n";
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string format_row_note(const audit::AuditRow& r) {
+  return "  " + r.outcome.test_id + " [" + std::string(dtype_name(r.outcome.dtype)) + "]: " + r.reason;
+}
+
+int run_audit_command(const AuditOptions& o, const Global& global) {
+  AuditSource src;
+  if (!resolve_source(o, src)) return exit_usage;
+  const auto seed = parse_seed(o.seed);
+  if (!seed) {
+    std::cerr << "error: invalid --seed '" << o.seed << "'; write it in decimal (12345) or hex (0x5eed2026)\n";
+    return exit_usage;
+  }
+  if (o.cases < 1 || o.cases > 10000) {
+    std::cerr << "error: --cases must be between 1 and 10000 (got " << o.cases << ")\n";
+    return exit_usage;
+  }
+  if (!(o.timeout > 0 && o.timeout <= 3600)) {
+    std::cerr << "error: --timeout must be in (0, 3600] seconds (got " << o.timeout << ")\n";
+    return exit_usage;
+  }
+  if (o.memory_mib < 16) {
+    std::cerr << "error: --memory must be at least 16 MiB (got " << o.memory_mib << ")\n";
+    return exit_usage;
+  }
+  if (o.replay && (o.tests.size() != 1 || o.dtypes.size() != 1)) {
+    std::cerr << "error: --replay re-runs one check: give exactly one --test and one --dtype (copy the Replay line of the report)\n";
+    return exit_usage;
+  }
+  std::vector<Dtype> dtypes;
+  for (const auto& name : o.dtypes) {
+    const auto d = parse_dtype(name);
+    if (!d) {
+      std::cerr << "error: unknown dtype '" << name << "'; use one of f16, bf16, f32, f64\n";
+      return exit_usage;
+    }
+    dtypes.push_back(*d);
+  }
+
+  const auto loaded = load_or_report(global.contracts_dir, false);
+  if (!loaded) return exit_usage;
+  audit::AuditRequest req;
+  std::vector<std::string> known_tests;
+  for (const auto& c : loaded->contracts) {
+    if (!o.contracts.empty() && std::find(o.contracts.begin(), o.contracts.end(), c.id) == o.contracts.end()) continue;
+    for (const auto& t : c.tests) {
+      req.tests.push_back({c.id, t.id, t.obligations});
+      known_tests.push_back(t.id);
+    }
+  }
+  for (const auto& w : o.contracts)
+    if (std::none_of(loaded->contracts.begin(), loaded->contracts.end(), [&](const auto& c) { return c.id == w; })) {
+      std::cerr << "error: unknown contract '" << w << "'; run 'attncheck list' to see the contracts\n";
+      return exit_usage;
+    }
+  for (const auto& ap : audit::audit_properties()) known_tests.push_back(ap.id);
+  for (const auto& w : o.tests)
+    if (std::find(known_tests.begin(), known_tests.end(), w) == known_tests.end()) {
+      const std::string guess = closest(w, known_tests);
+      std::cerr << "error: unknown test ID " << w << (guess.empty() ? "" : " (did you mean " + guess + "?)")
+                << " among the selected contracts and the AUDIT-* obligations\n";
+      return exit_usage;
+    }
+  req.only_tests = o.tests;
+  req.only_dtypes = dtypes;
+  req.params.seed = *seed;
+  req.params.cases = o.cases;
+  req.policy.masked = src.masked;
+  req.full_inputs = o.replay;
+
+  audit::Limits limits;
+  limits.timeout_seconds = o.timeout;
+  limits.memory_bytes = static_cast<std::size_t>(o.memory_mib) << 20;
+  std::unique_ptr<audit::Backend> backend;
+  try {
+    if (!src.exec.empty()) {
+      std::vector<std::pair<audit::Kind, Dtype>> ks;
+      for (const auto& b : src.bindings) ks.emplace_back(b.kind, b.dtype);
+      backend = std::make_unique<audit::ExecBackend>(src.exec, ks, limits);
+    } else {
+      backend = std::make_unique<audit::LibraryBackend>(src.library, src.bindings, limits);
+    }
+  } catch (const audit::LoadError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return exit_usage;
+  }
+
+  const bool tty = ::isatty(STDERR_FILENO);
+  const auto progress = [tty](std::size_t i, std::size_t n, const std::string& what) {
+    if (!tty) return;
+    if (what.empty()) std::cerr << "\r\033[K" << std::flush;
+    else std::cerr << "\r\033[K[" << i + 1 << "/" << n << "] " << what << std::flush;
+  };
+  auto rows = audit::run_audit(*backend, req, progress);
+
+  // Replay lines: the same kernels, only this check, same seed and cases.
+  for (auto& r : rows) {
+    r.outcome.replay = "attncheck" + (global.contracts_given ? " --contracts " + shell_quoted(global.contracts_dir) : std::string()) +
+                       " audit" + source_args(o) + " --test " + r.outcome.test_id + " --dtype " + std::string(dtype_name(r.outcome.dtype)) +
+                       " --seed " + hex_u64(req.params.seed) + " --cases " + std::to_string(req.params.cases);
+    if (o.timeout != 2) r.outcome.replay += " --timeout " + decimal(o.timeout, 6);
+    if (src.masked != audit::MaskedPolicy::either && o.bindings.empty())
+      r.outcome.replay += " --masked " + std::string(audit::masked_policy_name(src.masked));
+    r.outcome.replay += " --replay";
+    if (o.no_timings) r.outcome.seconds = 0;
+  }
+
+  // The text and JUnit reports are the gate's, over the rows that ran; what did not run is a note.
+  GateReport report;
+  report.version = ATTNCHECK_VERSION;
+  report.seed = req.params.seed;
+  report.cases = req.params.cases;
+  report.kernels = backend->describe();
+  report.timings = !o.no_timings;
+  std::vector<std::string> na, declined;
+  for (const auto& r : rows) {
+    if (r.state == audit::RowState::not_applicable) {
+      na.push_back(format_row_note(r));
+      continue;
+    }
+    GateRow g;
+    // The gate's table has no kind column: an AUDIT-* row names its kind with the contract.
+    g.contract = r.contract == "audit" && !r.kinds.empty() ? "audit:" + r.kinds.front() : r.contract;
+    g.obligations = r.obligations;
+    g.outcome = r.outcome;
+    report.rows.push_back(g);
+    if (r.stats.declines > 0)
+      declined.push_back("  " + r.outcome.test_id + " [" + std::string(dtype_name(r.outcome.dtype)) + "]: " +
+                         std::to_string(r.stats.declines) + " inputs declined (not judged), the first: " + r.stats.first_decline);
+  }
+  if (!backend->sees_memory())
+    report.notes.push_back("note: over --exec, writes outside the output and changes to inputs cannot be observed; "
+                           "AUDIT-SAFE-001 checks time and answers only");
+  if (!declined.empty()) {
+    report.notes.push_back("declined inputs (the kernel returned nonzero):");
+    report.notes.insert(report.notes.end(), declined.begin(), declined.end());
+  }
+  if (!na.empty()) {
+    report.notes.push_back(std::to_string(na.size()) + " not applicable:");
+    report.notes.insert(report.notes.end(), na.begin(), na.end());
+  }
+  const std::string masked = std::string(audit::masked_policy_name(src.masked));
+  std::cout << "audit of " << backend->describe() << "  timeout " << decimal(o.timeout, 6) << " s  masked rows: " << masked << "\n";
+  if (report.rows.empty()) {
+    std::cout << "\n";
+    for (const auto& n : report.notes) std::cout << n << "\n";
+    std::cerr << "error: nothing applicable: no obligation of the selected contracts can be checked with the kernels given\n";
+    return exit_usage;
+  }
+  std::cout << render_text(report) << std::flush;
+  try {
+    if (!o.json.empty()) {
+      AuditReportInfo info{ATTNCHECK_VERSION, backend->describe(), hex_u64(req.params.seed), masked, req.params.cases, o.timeout};
+      write_atomically(o.json, render_audit_json(info, rows));
+    }
+    if (!o.junit.empty()) write_atomically(o.junit, render_junit(report));
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return exit_usage;
+  }
+  return report.failed() == 0 ? exit_pass : exit_fail;
+}
+
+}  // namespace
+
+Command setup_audit(CLI::App& parent, const Global& global) {
+  auto o = std::make_shared<AuditOptions>();
+  CLI::App* app = parent.add_subcommand(
+      "audit", "Check a third-party kernel (shared library or program) against every applicable obligation, in a child process");
+  app->fallthrough();
+  app->add_option("--lib", o->lib, "Shared library exporting kernels with the C ABI of include/attncheck/abi.h");
+  app->add_option("--kernel", o->kernels,
+                  "KIND:DTYPE:SYMBOL with --lib, KIND:DTYPE with --exec (repeatable). Kinds: softmax, log_softmax, scores, "
+                  "rmsnorm, entropy, attention, softmax_jvp; dtypes: f16, bf16, f32, f64");
+  app->add_option("--bindings", o->bindings, "YAML file naming the library and its kernels (see docs/audit.md)");
+  app->add_option("--exec", o->exec, "Program serving kernels over the exec protocol on stdin/stdout (docs/audit-protocol.md)");
+  app->add_option("--contract", o->contracts, "Only the tests of this contract (repeatable; default: all)")->delimiter(',');
+  app->add_option("--test", o->tests, "Only this test ID, FALSIFY-... or AUDIT-... (repeatable)")->delimiter(',');
+  app->add_option("--dtype", o->dtypes, "Only this dtype (repeatable; default: every dtype given a kernel)")->delimiter(',');
+  app->add_option("--seed", o->seed, "Run seed, decimal or 0x hex; same seed, same cases")->capture_default_str();
+  app->add_option("--cases", o->cases, "Successful random cases per check")->capture_default_str();
+  app->add_option("--timeout", o->timeout, "Seconds one kernel call may take before it is killed")->capture_default_str();
+  app->add_option("--memory", o->memory_mib, "MiB of address space the kernel process may add (--lib) or use (--exec)")->capture_default_str();
+  app->add_option("--masked", o->masked, "What a fully masked softmax row (all -inf) must give: zeros, nan or either (default either)");
+  app->add_option("--json", o->json, "Also write a JSON report (schema attncheck-audit/1, docs/audit.md) to FILE");
+  app->add_option("--junit", o->junit, "Also write a JUnit XML report to FILE");
+  app->add_flag("--no-timings", o->no_timings, "Report 0 seconds, for byte-identical reports");
+  app->add_flag("--replay", o->replay,
+                "Re-run one check (exactly one --test and one --dtype, as printed in a report's Replay line) and show "
+                "every element of a faulting input");
+  app->footer("Exit status: 0 every applicable check passed, 1 a check failed (or ERROR/GAVE-UP), 2 usage or loading errors.");
+  return {app, [o, &global] { return run_audit_command(*o, global); }};
+}
+
+}  // namespace attncheck::cli

@@ -1,0 +1,35 @@
+// attncheck CLI: `attncheck audit` — what the command, its bindings file and its JSON writer share.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "attncheck/audit/library_backend.hpp"
+#include "attncheck/audit/properties.hpp"
+#include "attncheck/audit/runner.hpp"
+
+namespace attncheck::cli {
+
+// Where the kernels come from, after --lib/--kernel, --bindings or --exec were read.
+struct AuditSource {
+  std::string library;                  // --lib or the bindings file's library (resolved path)
+  std::string exec;                     // --exec command
+  std::vector<audit::Binding> bindings; // for --exec the symbol is empty
+  audit::MaskedPolicy masked = audit::MaskedPolicy::either;
+};
+
+// Parses KIND:DTYPE:SYMBOL (library) or KIND:DTYPE (exec); returns an error text or "".
+std::string parse_kernel_spec(const std::string& spec, bool with_symbol, audit::Binding& out);
+
+// Reads a bindings YAML file (docs/audit.md); returns an error text or "".
+std::string read_bindings(const std::string& path, AuditSource& out);
+
+struct AuditReportInfo {
+  std::string version, source, seed, masked;
+  int cases = 0;
+  double timeout = 0;
+};
+// The JSON report (schema attncheck-audit/1, documented in docs/audit.md).
+std::string render_audit_json(const AuditReportInfo& info, const std::vector<audit::AuditRow>& rows);
+
+}  // namespace attncheck::cli

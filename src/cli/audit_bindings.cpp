@@ -1,0 +1,95 @@
+// attncheck CLI: the kernel specs of `attncheck audit` (--kernel KIND:DTYPE[:SYMBOL] and the
+// bindings YAML file).
+#include <filesystem>
+
+#include <yaml-cpp/yaml.h>
+
+#include "cli/audit.hpp"
+#include "cli/cli.hpp"
+
+namespace attncheck::cli {
+
+namespace {
+std::vector<std::string> kind_names() {
+  std::vector<std::string> v;
+  for (audit::Kind k : audit::all_kinds) v.emplace_back(audit::kind_name(k));
+  return v;
+}
+
+std::string parse_masked(const std::string& s, audit::MaskedPolicy& out) {
+  for (auto p : {audit::MaskedPolicy::zeros, audit::MaskedPolicy::nan, audit::MaskedPolicy::either})
+    if (audit::masked_policy_name(p) == s) {
+      out = p;
+      return "";
+    }
+  return "unknown masked-row policy '" + s + "'; use zeros, nan or either";
+}
+}  // namespace
+
+std::string parse_kernel_spec(const std::string& spec, bool with_symbol, audit::Binding& out) {
+  const std::string form = with_symbol ? "KIND:DTYPE:SYMBOL (e.g. softmax:f32:my_softmax)" : "KIND:DTYPE (e.g. softmax:f32)";
+  const auto a = spec.find(':');
+  const auto b = a == std::string::npos ? std::string::npos : spec.find(':', a + 1);
+  if (a == std::string::npos || (with_symbol ? b == std::string::npos : b != std::string::npos))
+    return "--kernel '" + spec + "' is not of the form " + form;
+  const std::string kind = spec.substr(0, a), dtype = spec.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1);
+  const auto k = audit::parse_kind(kind);
+  if (!k) {
+    const std::string guess = closest(kind, kind_names());
+    return "unknown kernel kind '" + kind + "'" + (guess.empty() ? "" : " (did you mean '" + guess + "'?)") + "; kinds: " +
+           join(kind_names(), ", ");
+  }
+  const auto d = parse_dtype(dtype);
+  if (!d) return "unknown dtype '" + dtype + "' in --kernel '" + spec + "'; use f16, bf16, f32 or f64";
+  out.kind = *k;
+  out.dtype = *d;
+  out.symbol = with_symbol ? spec.substr(b + 1) : "";
+  if (with_symbol && out.symbol.empty()) return "--kernel '" + spec + "' names no symbol";
+  return "";
+}
+
+std::string read_bindings(const std::string& path, AuditSource& out) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::Exception& e) {
+    return path + ": " + e.what();
+  }
+  if (!root.IsMap()) return path + ": expected a map with keys library, kernels (and optionally masked)";
+  for (const auto& kv : root) {
+    const auto key = kv.first.as<std::string>();
+    if (key != "library" && key != "kernels" && key != "masked")
+      return path + ":" + std::to_string(kv.first.Mark().line + 1) + ": unknown key '" + key + "' (known: library, kernels, masked)";
+  }
+  if (!root["library"] || !root["library"].IsScalar()) return path + ": 'library' (the shared library's path) is missing";
+  std::filesystem::path lib = root["library"].as<std::string>();
+  if (lib.is_relative()) lib = std::filesystem::path(path).parent_path() / lib;  // relative to the bindings file
+  out.library = lib.string();
+  if (root["masked"]) {
+    if (auto e = parse_masked(root["masked"].as<std::string>(), out.masked); !e.empty()) return path + ": " + e;
+  }
+  const auto ks = root["kernels"];
+  if (!ks || !ks.IsSequence() || ks.size() == 0) return path + ": 'kernels' must be a non-empty list of {kind, dtype, symbol}";
+  for (const auto& k : ks) {
+    const std::string at = path + ":" + std::to_string(k.Mark().line + 1);
+    if (!k.IsMap()) return at + ": a kernel entry must be a map with kind, dtype, symbol";
+    for (const auto& kv : k) {
+      const auto key = kv.first.as<std::string>();
+      if (key == "tolerance") {
+        const auto t = kv.second.as<std::string>();
+        if (t != "derived")
+          return at + ": tolerance '" + t + "' is not supported by audit yet; only 'derived' (the a-priori bound) is";
+      } else if (key != "kind" && key != "dtype" && key != "symbol") {
+        return at + ": unknown key '" + key + "' (known: kind, dtype, symbol, tolerance)";
+      }
+    }
+    if (!k["kind"] || !k["dtype"] || !k["symbol"]) return at + ": a kernel entry needs kind, dtype and symbol";
+    audit::Binding b;
+    const std::string spec = k["kind"].as<std::string>() + ":" + k["dtype"].as<std::string>() + ":" + k["symbol"].as<std::string>();
+    if (auto e = parse_kernel_spec(spec, true, b); !e.empty()) return at + ": " + e;
+    out.bindings.push_back(b);
+  }
+  return "";
+}
+
+}  // namespace attncheck::cli

@@ -1,0 +1,71 @@
+// attncheck CLI: the JSON report of `attncheck audit --json FILE` (schema "attncheck-audit/1",
+// documented in docs/audit.md). Fixed key order and number formatting, like the gate's report.
+#include "attncheck/check/format.hpp"
+#include "cli/audit.hpp"
+#include "cli/json.hpp"
+
+namespace attncheck::cli {
+
+namespace {
+std::string string_list(const std::vector<std::string>& items) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + json_quoted(items[i]);
+  return s + "]";
+}
+
+std::string verdict(const audit::AuditRow& r) {
+  return r.state == audit::RowState::not_applicable ? "N/A" : std::string(check::verdict_name(r.outcome.verdict));
+}
+
+std::string result(const audit::AuditRow& r) {
+  const check::Outcome& o = r.outcome;
+  const bool ran = r.state == audit::RowState::ran;
+  std::string s = "    {";
+  s += "\"contract\": " + json_quoted(r.contract);
+  s += ", \"obligations\": " + string_list(r.obligations);
+  s += ", \"test\": " + json_quoted(o.test_id);
+  s += ", \"kinds\": " + string_list(r.kinds);
+  s += ", \"dtype\": " + json_quoted(dtype_name(o.dtype));
+  s += ", \"verdict\": " + json_quoted(verdict(r));
+  s += ", \"reason\": " + json_quoted(r.reason);
+  s += ", \"cases\": " + std::to_string(ran ? o.cases : 0);
+  s += ", \"seconds\": " + json_number(ran ? o.seconds : 0);
+  s += ", \"seed\": " + (ran ? json_quoted(hex_u64(o.seed)) : std::string("null"));
+  s += ", \"calls\": " + std::to_string(r.stats.calls);
+  s += ", \"timeouts\": " + std::to_string(r.stats.timeouts);
+  s += ", \"declined\": " + std::to_string(r.stats.declines);
+  s += ", \"first_declined\": " + json_quoted(r.stats.first_decline);
+  s += ", \"worst_ratio\": " + json_number(o.worst_ratio);
+  s += ", \"worst_case\": " + json_quoted(o.worst_case);
+  s += ", \"median_ratio\": " + json_number(o.median_ratio);
+  s += ", \"counterexample\": " + json_quoted(o.counterexample);
+  s += ", \"message\": " + json_quoted(o.message);
+  s += ", \"replay\": " + json_quoted(o.replay);
+  return s + "}";
+}
+}  // namespace
+
+std::string render_audit_json(const AuditReportInfo& info, const std::vector<audit::AuditRow>& rows) {
+  int passed = 0, failed = 0, na = 0;
+  for (const auto& r : rows) {
+    if (r.state == audit::RowState::not_applicable) ++na;
+    else if (r.outcome.verdict == check::Verdict::pass) ++passed;
+    else ++failed;
+  }
+  std::string s = "{\n";
+  s += "  \"schema\": \"attncheck-audit/1\",\n";
+  s += "  \"version\": " + json_quoted(info.version) + ",\n";
+  s += "  \"kernels\": " + json_quoted(info.source) + ",\n";
+  s += "  \"seed\": " + json_quoted(info.seed) + ",\n";
+  s += "  \"cases\": " + std::to_string(info.cases) + ",\n";
+  s += "  \"timeout_seconds\": " + json_number(info.timeout) + ",\n";
+  s += "  \"masked_policy\": " + json_quoted(info.masked) + ",\n";
+  s += "  \"results\": [";
+  for (std::size_t i = 0; i < rows.size(); ++i) s += (i ? ",\n" : "\n") + result(rows[i]);
+  s += rows.empty() ? "],\n" : "\n  ],\n";
+  s += "  \"summary\": {\"passed\": " + std::to_string(passed) + ", \"failed\": " + std::to_string(failed) +
+       ", \"not_applicable\": " + std::to_string(na) + "}\n";
+  return s + "}\n";
+}
+
+}  // namespace attncheck::cli

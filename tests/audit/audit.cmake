@@ -1,0 +1,26 @@
+# attncheck audit tests (included from cmake/audit.cmake): the C test kernels and the doctest
+# cases that audit them with the real CLI and assert the exact verdicts.
+enable_language(C)
+add_library(attncheck_audit_testkernels SHARED ${CMAKE_CURRENT_LIST_DIR}/kernels.c)
+target_link_libraries(attncheck_audit_testkernels PRIVATE attncheck::abi m)
+set_target_properties(attncheck_audit_testkernels PROPERTIES C_STANDARD 11 C_EXTENSIONS OFF)
+
+file(GLOB ATTNCHECK_AUDIT_TESTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*_test.cpp)
+add_executable(attncheck_audit_tests ${CMAKE_CURRENT_SOURCE_DIR}/tests/main.cpp ${ATTNCHECK_AUDIT_TESTS})
+target_include_directories(attncheck_audit_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src ${CMAKE_CURRENT_SOURCE_DIR})
+target_link_libraries(attncheck_audit_tests PRIVATE attncheck::core doctest::doctest)
+target_compile_definitions(attncheck_audit_tests PRIVATE
+  ATTNCHECK_CLI_PATH="$<TARGET_FILE:attncheck_cli>"
+  ATTNCHECK_AUDIT_TESTLIB="$<TARGET_FILE:attncheck_audit_testkernels>"
+  ATTNCHECK_EXAMPLES_DIR="${CMAKE_CURRENT_SOURCE_DIR}/examples")
+add_dependencies(attncheck_audit_tests attncheck_cli attncheck_audit_testkernels)
+doctest_discover_tests(attncheck_audit_tests TEST_PREFIX "audit: " PROPERTIES LABELS audit)
+
+# The Python example (examples/python/) runs under Debian's interpreter, where python3-numpy and
+# python3-scipy are installed (tools/install-deps.sh); /usr/bin first, so a user's pyenv or venv
+# on PATH does not decide which NumPy is audited.
+find_program(ATTNCHECK_PYTHON3 NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(NOT ATTNCHECK_PYTHON3)
+  find_program(ATTNCHECK_PYTHON3 NAMES python3)
+endif()
+target_compile_definitions(attncheck_audit_tests PRIVATE ATTNCHECK_PYTHON3="${ATTNCHECK_PYTHON3}")

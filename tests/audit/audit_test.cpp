@@ -1,0 +1,375 @@
+// attncheck audit tests: audit the C kernels of tests/audit/kernels.c (ATTNCHECK_AUDIT_TESTLIB)
+// with the real CLI and assert the exact verdict of each obligation, the fault text and the
+// shrunk input; bad libraries, symbols, specs and protocol peers must be clear usage errors.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include <doctest/doctest.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Run {
+  int status = -1;
+  std::string output;                           // stdout and stderr
+  std::map<std::string, std::string> verdicts;  // "TEST [dtype]" -> PASS / FAIL / N/A / ...
+  std::map<std::string, std::string> detail;    // "TEST [dtype]" -> counterexample + message
+  std::string json;
+};
+
+std::string unescape(const std::string& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 1 < s.size()) {
+      const char c = s[++i];
+      out += c == 'n' ? '\n' : c == 't' ? '\t' : c;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+// Runs `attncheck audit ARGS --json F` and reads the verdicts back from the JSON report.
+Run audit(const std::string& args) {
+  const fs::path json = fs::temp_directory_path() / ("attncheck-audit-test-" + std::to_string(::getpid()) + ".json");
+  fs::remove(json);
+  const std::string command = std::string("'") + ATTNCHECK_CLI_PATH + "' --contracts '" + ATTNCHECK_SOURCE_DIR +
+                              "/contracts' audit " + args + " --json '" + json.string() + "' 2>&1";
+  Run r;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) r.output.append(buf, n);
+  const int status = ::pclose(pipe);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(json);
+  const std::regex row(R"re("test": "([^"]+)", "kinds": \[[^\]]*\], "dtype": "([^"]+)", "verdict": "([^"]+)")re");
+  const std::regex text(R"re("counterexample": "((?:[^"\\]|\\.)*)", "message": "((?:[^"\\]|\\.)*)")re");
+  for (std::string line; std::getline(in, line);) {
+    r.json += line + "\n";
+    std::smatch m, t;
+    if (!std::regex_search(line, m, row)) continue;
+    const std::string key = m[1].str() + " [" + m[2].str() + "]";
+    r.verdicts[key] = m[3];
+    if (std::regex_search(line, t, text)) r.detail[key] = unescape(t[1].str()) + unescape(t[2].str());
+  }
+  fs::remove(json);
+  return r;
+}
+
+const std::string lib = std::string("--lib '") + ATTNCHECK_AUDIT_TESTLIB + "' ";
+
+bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("correct kernels of every kind pass every applicable obligation at f32 and f64") {
+  std::string kernels;
+  for (const char* k : {"softmax", "log_softmax", "scores", "rmsnorm", "entropy", "attention", "softmax_jvp"})
+    for (const char* d : {"f32", "f64"}) kernels += std::string("--kernel ") + k + ":" + d + ":ok_" + k + "_" + d + " ";
+  Run r = audit(lib + kernels + "--cases 40");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  REQUIRE(r.verdicts.size() > 40);
+  for (const auto& [key, v] : r.verdicts) {
+    INFO(key);
+    const bool na_expected = contains(key, "FALSIFY-SM-008") || contains(key, "FALSIFY-QKN-007");
+    CHECK(v == (na_expected ? "N/A" : "PASS"));
+  }
+  CHECK(contains(r.json, "\"schema\": \"attncheck-audit/1\""));
+}
+
+TEST_CASE("softmax without max subtraction fails normalisation and accuracy, and nothing else is blamed on it") {
+  Run r = audit(lib + "--kernel softmax:f32:bug_softmax_no_max_f32 --cases 100 --test FALSIFY-SM-001,FALSIFY-SM-004,AUDIT-SAFE-001");
+  INFO(r.output);
+  CHECK(r.status == 1);
+  CHECK(r.verdicts["FALSIFY-SM-001 [f32]"] == "FAIL");
+  CHECK(r.verdicts["FALSIFY-SM-004 [f32]"] == "FAIL");
+  CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "PASS");
+}
+
+TEST_CASE("scores with a wrong scale (1/d, 1/floor(sqrt d)) or a transposed output fail the scale and shape obligations") {
+  Run r = audit(lib + "--kernel scores:f32:bug_scores_inv_d_f32 --cases 100");
+  INFO(r.output);
+  CHECK(r.status == 1);
+  CHECK(r.verdicts["FALSIFY-ASCL-006 [f32]"] == "FAIL");
+  CHECK(r.verdicts["FALSIFY-SJVP-005 [f32]"] == "FAIL");
+  CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "PASS");
+  CHECK(r.verdicts["AUDIT-DET-001 [f32]"] == "PASS");
+  // 1/floor(sqrt(d)) is right for perfect squares only; the generators draw every d.
+  r = audit(lib + "--kernel scores:f32:bug_scores_floor_sqrt_f32 --cases 200 --test FALSIFY-ASCL-006");
+  CHECK(r.verdicts["FALSIFY-ASCL-006 [f32]"] == "FAIL");
+  // A transposed output is right for n = m only; the generators draw n != m.
+  r = audit(lib + "--kernel scores:f32:bug_scores_transposed_f32 --cases 200 --test FALSIFY-ASCL-006");
+  CHECK(r.verdicts["FALSIFY-ASCL-006 [f32]"] == "FAIL");
+}
+
+TEST_CASE("attention bugs: an ignored causal mask, unnormalised weights and swapped query rows") {
+  const std::string t = "--cases 200 --test AUDIT-ATT-001,AUDIT-ATT-002,AUDIT-ATT-003 ";
+  Run ok = audit(lib + "--kernel attention:f32:ok_attention_f32 --kernel attention:f64:ok_attention_f64 " + t);
+  INFO(ok.output);
+  CHECK(ok.status == 0);
+  CHECK(ok.verdicts.size() == 6);
+  Run causal = audit(lib + "--kernel attention:f32:bug_attention_ignores_causal_f32 " + t);
+  CHECK(causal.verdicts["AUDIT-ATT-002 [f32]"] == "FAIL");
+  CHECK(causal.verdicts["AUDIT-ATT-003 [f32]"] == "PASS");
+  Run unnormalised = audit(lib + "--kernel attention:f32:bug_attention_unnormalised_f32 " + t);
+  CHECK(unnormalised.verdicts["AUDIT-ATT-001 [f32]"] == "FAIL");
+  CHECK(unnormalised.verdicts["AUDIT-ATT-002 [f32]"] == "PASS");
+  CHECK(unnormalised.verdicts["AUDIT-ATT-003 [f32]"] == "PASS");
+  Run swapped = audit(lib + "--kernel attention:f32:bug_attention_reversed_queries_f32 " + t);
+  CHECK(swapped.verdicts["AUDIT-ATT-003 [f32]"] == "FAIL");
+}
+
+TEST_CASE("a crashing kernel is reported with the smallest row that crashes it, and the audit goes on") {
+  Run r = audit(lib + "--kernel softmax:f32:bug_softmax_crash_f32 --cases 50 --test AUDIT-SAFE-001,AUDIT-MASK-001");
+  INFO(r.output);
+  CHECK(r.status == 1);
+  CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "FAIL");
+  CHECK(contains(r.detail["AUDIT-SAFE-001 [f32]"], "crashed (signal 11, SIGSEGV"));
+  CHECK(contains(r.detail["AUDIT-SAFE-001 [f32]"], "on n = 8\n"));  // it crashes exactly when n > 7
+  // The next obligation still ran, in a restarted server, and shrank to the same edge.
+  CHECK(r.verdicts["AUDIT-MASK-001 [f32]"] == "FAIL");
+  CHECK(contains(r.detail["AUDIT-MASK-001 [f32]"], "on n = 8\n"));
+}
+
+TEST_CASE("the printed replay line re-runs one check and shows the whole faulting input") {
+  Run r = audit(lib + "--kernel softmax:f32:bug_softmax_crash_f32 --cases 50 --test FALSIFY-SM-001");
+  INFO(r.output);
+  const std::smatch m = [&] {
+    std::smatch found;
+    std::regex_search(r.output, found, std::regex("Replay: attncheck --contracts \\S+ audit (.*--replay)"));
+    return found;
+  }();
+  REQUIRE(m.size() == 2);
+  CHECK(contains(r.detail["FALSIFY-SM-001 [f32]"], " more, "));  // the long row is cut in the table's report
+  Run again = audit(m[1].str());
+  INFO(again.output);
+  CHECK(again.status == 1);
+  CHECK(again.verdicts.size() == 1);
+  CHECK(again.verdicts["FALSIFY-SM-001 [f32]"] == "FAIL");
+  CHECK(!contains(again.detail["FALSIFY-SM-001 [f32]"], " more, "));  // and shown whole in the replay
+  CHECK(audit(lib + "--kernel softmax:f32:bug_softmax_crash_f32 --replay").status == 2);
+}
+
+TEST_CASE("an aborting kernel is reported as SIGABRT on the smallest row") {
+  Run r = audit(lib + "--kernel softmax:f32:bug_softmax_abort_f32 --cases 50 --test AUDIT-SAFE-001");
+  INFO(r.output);
+  CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "FAIL");
+  CHECK(contains(r.detail["AUDIT-SAFE-001 [f32]"], "SIGABRT"));
+  CHECK(contains(r.detail["AUDIT-SAFE-001 [f32]"], "on n = 3\n"));
+}
+
+TEST_CASE("an integer division by zero is reported as SIGFPE on the smallest row") {
+  Run r = audit(lib + "--kernel softmax:f32:bug_softmax_fpe_f32 --cases 50 --test AUDIT-SAFE-001");
+  INFO(r.output);
+  CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "FAIL");
+  CHECK(contains(r.detail["AUDIT-SAFE-001 [f32]"], "SIGFPE"));
+  CHECK(contains(r.detail["AUDIT-SAFE-001 [f32]"], "on n = 4\n"));
+}
+
+TEST_CASE("the memory limit holds: a kernel asking for 4 GiB does not get it under --memory 64") {
+  Run r = audit(lib + "--kernel softmax:f32:bug_softmax_hog_f32 --cases 20 --memory 64 --test AUDIT-SAFE-001");
+  INFO(r.output);
+  CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "FAIL");
+  CHECK(contains(r.detail["AUDIT-SAFE-001 [f32]"], "SIGABRT"));
+}
+
+TEST_CASE("a hanging kernel is killed after the timeout and reported with the smallest row that hangs") {
+  Run r = audit(lib + "--kernel softmax:f32:bug_softmax_hang_f32 --cases 50 --timeout 0.3 --test AUDIT-SAFE-001,AUDIT-NAN-001");
+  INFO(r.output);
+  CHECK(r.status == 1);
+  CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "FAIL");
+  CHECK(contains(r.detail["AUDIT-SAFE-001 [f32]"], "no answer within 0.3"));
+  CHECK(contains(r.detail["AUDIT-SAFE-001 [f32]"], "on n = 5\n"));
+  CHECK(r.verdicts.count("AUDIT-NAN-001 [f32]") == 1);  // the next obligation still ran
+}
+
+TEST_CASE("a write one element past the output is caught by the canary, a far one by the guard page") {
+  Run near = audit(lib + "--kernel softmax:f32:bug_softmax_oob_f32 --cases 20 --test AUDIT-SAFE-001");
+  INFO(near.output);
+  CHECK(near.verdicts["AUDIT-SAFE-001 [f32]"] == "FAIL");
+  CHECK(contains(near.detail["AUDIT-SAFE-001 [f32]"], "wrote past the end of its output (byte 0 after element"));
+  CHECK(contains(near.detail["AUDIT-SAFE-001 [f32]"], "on n = 2\n"));  // the row generator's smallest such row
+  Run far = audit(lib + "--kernel softmax:f32:bug_softmax_oob_far_f32 --cases 20 --test AUDIT-SAFE-001");
+  INFO(far.output);
+  CHECK(far.verdicts["AUDIT-SAFE-001 [f32]"] == "FAIL");
+  CHECK(contains(far.detail["AUDIT-SAFE-001 [f32]"], "hit the guard page"));
+}
+
+TEST_CASE("a kernel that writes into its input is reported") {
+  Run r = audit(lib + "--kernel softmax:f32:bug_softmax_modifies_input_f32 --cases 20 --test AUDIT-SAFE-001");
+  INFO(r.output);
+  CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "FAIL");
+  CHECK(contains(r.detail["AUDIT-SAFE-001 [f32]"], "modified its input 0 (element 0 changed)"));
+  CHECK(contains(r.detail["AUDIT-SAFE-001 [f32]"], "on n = 2\n"));
+}
+
+TEST_CASE("a kernel that answers differently on the same input fails determinism only") {
+  Run r = audit(lib + "--kernel softmax:f32:bug_softmax_nondeterministic_f32 --cases 50 --test AUDIT-DET-001,AUDIT-SAFE-001");
+  INFO(r.output);
+  CHECK(r.verdicts["AUDIT-DET-001 [f32]"] == "FAIL");
+  CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "PASS");
+}
+
+TEST_CASE("a kernel that turns a NaN row into a distribution fails NaN propagation") {
+  Run r = audit(lib + "--kernel softmax:f32:bug_softmax_nan_swallowed_f32 --cases 100 --test AUDIT-NAN-001,FALSIFY-SM-004");
+  INFO(r.output);
+  CHECK(r.verdicts["AUDIT-NAN-001 [f32]"] == "FAIL");
+  CHECK(r.verdicts["FALSIFY-SM-004 [f32]"] == "PASS");
+  r = audit(lib + "--kernel entropy:f32:bug_entropy_nan_swallowed_f32 --cases 100 --test AUDIT-NAN-001,AUDIT-SAFE-001");
+  INFO(r.output);
+  CHECK(r.verdicts["AUDIT-NAN-001 [f32]"] == "FAIL");
+  CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "PASS");
+}
+
+TEST_CASE("fully masked rows: uniform fails every policy, zeros pass 'zeros' and 'either' but not 'nan'") {
+  const std::string t = "--cases 30 --test AUDIT-MASK-001 ";
+  CHECK(audit(lib + "--kernel softmax:f32:bug_softmax_masked_uniform_f32 " + t).verdicts["AUDIT-MASK-001 [f32]"] == "FAIL");
+  CHECK(audit(lib + "--kernel softmax:f32:zeros_softmax_f32 " + t).verdicts["AUDIT-MASK-001 [f32]"] == "PASS");
+  CHECK(audit(lib + "--kernel softmax:f32:zeros_softmax_f32 --masked zeros " + t).verdicts["AUDIT-MASK-001 [f32]"] == "PASS");
+  CHECK(audit(lib + "--kernel softmax:f32:zeros_softmax_f32 --masked nan " + t).verdicts["AUDIT-MASK-001 [f32]"] == "FAIL");
+  CHECK(audit(lib + "--kernel softmax:f32:ok_softmax_f32 --masked nan " + t).verdicts["AUDIT-MASK-001 [f32]"] == "PASS");
+  CHECK(audit(lib + "--kernel softmax:f32:ok_softmax_f32 --masked zeros " + t).verdicts["AUDIT-MASK-001 [f32]"] == "FAIL");
+}
+
+TEST_CASE("rows with +inf: a finite distribution that ignores the +inf entry fails") {
+  Run r = audit(lib + "--kernel softmax:f32:bug_softmax_inf_ignored_f32 --cases 100 --test AUDIT-INF-001,FALSIFY-SM-004");
+  INFO(r.output);
+  CHECK(r.verdicts["AUDIT-INF-001 [f32]"] == "FAIL");
+  CHECK(r.verdicts["FALSIFY-SM-004 [f32]"] == "PASS");
+}
+
+TEST_CASE("declined inputs are counted and reported, not judged") {
+  Run r = audit(lib + "--kernel softmax:f32:declining_softmax_f32 --cases 100 --test FALSIFY-SM-001");
+  INFO(r.output);
+  CHECK(r.verdicts["FALSIFY-SM-001 [f32]"] == "PASS");
+  CHECK(contains(r.output, "inputs declined (not judged), the first: softmax<f32> declined the input (returned 7)"));
+  CHECK(std::regex_search(r.json, std::regex(R"("declined": [1-9])")));
+}
+
+TEST_CASE("bad libraries, symbols, kernel specs and bindings are usage errors (exit 2) with a clear message") {
+  Run r = audit("--lib /nonexistent/libx.so --kernel softmax:f32:f");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "cannot load /nonexistent/libx.so"));
+  r = audit(lib + "--kernel softmax:f32:no_such_symbol");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "symbol 'no_such_symbol' (softmax:f32) not found"));
+  r = audit(lib + "--kernel softmx:f32:ok_softmax_f32");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "did you mean 'softmax'?"));
+  r = audit(lib + "--kernel softmax:f32");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "is not of the form KIND:DTYPE:SYMBOL"));
+  r = audit(lib + "--kernel softmax:f32:ok_softmax_f32 --masked maybe");
+  CHECK(r.status == 2);
+  r = audit(lib + "--kernel softmax:f32:ok_softmax_f32 --test FALSIFY-NOPE-001");
+  CHECK(r.status == 2);
+}
+
+TEST_CASE("a bindings file names the library and kernels; unknown keys and tolerance modes are refused") {
+  const fs::path dir = fs::temp_directory_path() / ("attncheck-audit-bindings-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+  const std::string good = write("good.yaml", std::string("library: ") + ATTNCHECK_AUDIT_TESTLIB +
+                                                  "\nmasked: nan\nkernels:\n  - {kind: softmax, dtype: f32, symbol: ok_softmax_f32}\n");
+  Run r = audit("--bindings '" + good + "' --cases 20 --test AUDIT-MASK-001,FALSIFY-SM-001");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.verdicts["AUDIT-MASK-001 [f32]"] == "PASS");
+  CHECK(contains(r.json, "\"masked_policy\": \"nan\""));
+  const std::string bad = write("bad.yaml", std::string("library: x.so\nkernels:\n  - {kind: softmax, dtype: f32, symbol: s, colour: red}\n"));
+  r = audit("--bindings '" + bad + "'");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "unknown key 'colour'"));
+  const std::string tol = write("tol.yaml", std::string("library: x.so\nkernels:\n  - {kind: softmax, dtype: f32, symbol: s, tolerance: 'ulp:4'}\n"));
+  r = audit("--bindings '" + tol + "'");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "tolerance 'ulp:4' is not supported by audit yet"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("an exec peer that breaks the protocol is a clear error, never a crash of attncheck") {
+  // Not a protocol speaker at all: refused at HELLO, exit 2.
+  Run r = audit("--exec 'echo hello world; sleep 5' --kernel softmax:f32");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "bad magic: expected \"ATCK\""));
+  // A correct HELLO, then a header announcing a 2 GiB frame: refused before any allocation.
+  r = audit("--exec \"printf 'ATCK\\001\\001\\000\\000\\004\\000\\000\\000\\001\\000\\000\\000ATCK\\001\\003\\000\\000\\377\\377\\377\\177'; "
+            "sleep 5\" --kernel softmax:f32 --cases 5 --test AUDIT-SAFE-001");
+  INFO(r.output);
+  CHECK(r.status == 1);
+  CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "FAIL");
+  CHECK(contains(r.detail["AUDIT-SAFE-001 [f32]"], "exceeds the limit of 67108864 bytes"));
+  // A program that exits at once: no HELLO.
+  r = audit("--exec 'exit 0' --kernel softmax:f32");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "closed its output before HELLO"));
+}
+
+TEST_CASE("an exec peer that hangs is killed after the timeout, one that exits is reported, and each is restarted") {
+  const std::string hello = "printf 'ATCK\\001\\001\\000\\000\\004\\000\\000\\000\\001\\000\\000\\000'; ";
+  Run r = audit("--exec \"" + hello + "sleep 30\" --kernel softmax:f32 --cases 5 --timeout 0.3 --test AUDIT-SAFE-001");
+  INFO(r.output);
+  CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "FAIL");
+  CHECK(contains(r.detail["AUDIT-SAFE-001 [f32]"], "no answer within 0.3"));
+  r = audit("--exec \"" + hello + "exit 3\" --kernel softmax:f32 --cases 5 --test AUDIT-SAFE-001");
+  INFO(r.output);
+  CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "FAIL");
+  CHECK(contains(r.detail["AUDIT-SAFE-001 [f32]"], "program exited with status 3"));
+}
+
+// The Python example: NumPy's and SciPy's softmax over the exec protocol, at every dtype the
+// adapter serves, and the adapter serving a softmax without max subtraction, which must fail.
+namespace {
+std::string python_example(const std::string& script, const std::string& args = "") {
+  return std::string("--exec \"'") + ATTNCHECK_PYTHON3 + "' '" + ATTNCHECK_SOURCE_DIR + "/examples/python/" + script + "'" + args + "\" ";
+}
+void require_numpy() {
+  const std::string probe = std::string("'") + ATTNCHECK_PYTHON3 + "' -c 'import numpy, scipy' 2>/dev/null";
+  REQUIRE_MESSAGE(std::system(probe.c_str()) == 0,
+                  ATTNCHECK_PYTHON3 << " cannot import numpy and scipy: install python3-numpy python3-scipy (tools/install-deps.sh)");
+}
+}  // namespace
+
+TEST_CASE("python example: NumPy softmax passes every applicable obligation at f16, bf16, f32 and f64") {
+  require_numpy();
+  Run r = audit(python_example("numpy_softmax.py") + "--kernel softmax:f16 --kernel softmax:bf16 --kernel softmax:f32 --kernel softmax:f64 --cases 100");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  int passed = 0;
+  for (const auto& [key, v] : r.verdicts) passed += v == "PASS";
+  CHECK(passed == 4 * 15);  // 9 contract tests and 6 AUDIT-* obligations per dtype
+}
+
+TEST_CASE("python example: scipy.special.softmax passes every applicable obligation at f32 and f64") {
+  require_numpy();
+  Run r = audit(python_example("scipy_softmax.py") + "--kernel softmax:f32 --kernel softmax:f64 --cases 100");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.verdicts["FALSIFY-SM-004 [f32]"] == "PASS");
+  CHECK(r.verdicts["AUDIT-NAN-001 [f64]"] == "PASS");
+}
+
+TEST_CASE("python example: a NumPy softmax without max subtraction fails over the exec protocol") {
+  require_numpy();
+  Run r = audit(python_example("numpy_softmax.py", " --without-max") + "--kernel softmax:f32 --cases 100 --test FALSIFY-SM-001,AUDIT-SAFE-001");
+  INFO(r.output);
+  CHECK(r.status == 1);
+  CHECK(r.verdicts["FALSIFY-SM-001 [f32]"] == "FAIL");
+  CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "PASS");
+}

@@ -1,0 +1,89 @@
+// attncheck audit: the exec protocol's framing carries every bit pattern unchanged and refuses
+// malformed or oversized frames before allocating for them.
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include <doctest/doctest.h>
+
+#include "attncheck/audit/protocol.hpp"
+
+using namespace attncheck;
+using namespace attncheck::audit;
+
+namespace {
+template <class U>
+std::vector<unsigned char> bytes_of(const std::vector<U>& v) {
+  std::vector<unsigned char> b(v.size() * sizeof(U));
+  std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+std::vector<unsigned char> payload_of(const std::vector<unsigned char>& frame) {
+  return {frame.begin() + protocol::header_bytes, frame.end()};
+}
+}  // namespace
+
+TEST_CASE("a CALL frame round-trips NaN payloads, signed zeros, subnormals and infinities bit for bit") {
+  // f32: quiet NaN with payload, signalling NaN, -0, smallest subnormal, -inf, largest finite.
+  const std::vector<std::uint32_t> f32 = {0x7fc12345u, 0x7f800001u, 0x80000000u, 0x00000001u, 0xff800000u, 0x7f7fffffu};
+  // f16/bf16 travel as raw 16-bit patterns.
+  const std::vector<std::uint16_t> f16 = {0x7e01u, 0x8000u, 0x0001u, 0xfc00u, 0x7bffu};
+  for (const auto& [d, in] : {std::pair{Dtype::f32, bytes_of(f32)}, std::pair{Dtype::f16, bytes_of(f16)}, std::pair{Dtype::bf16, bytes_of(f16)}}) {
+    Call c;
+    c.kind = Kind::softmax_jvp;
+    c.dtype = d;
+    c.n = in.size() / dtype_size(d);
+    c.inputs = {in, in};
+    c.output_count = c.n;
+    c.eps = -0.0;
+    const auto frame = protocol::encode_call(c);
+    unsigned char head[protocol::header_bytes];
+    std::memcpy(head, frame.data(), sizeof head);
+    const auto h = protocol::decode_header(head);
+    CHECK(h.type == protocol::Type::call);
+    CHECK(h.length == frame.size() - protocol::header_bytes);
+    const Call back = protocol::decode_call(payload_of(frame));
+    CHECK(back.kind == c.kind);
+    CHECK(back.dtype == d);
+    CHECK(back.n == c.n);
+    CHECK(back.inputs == c.inputs);
+    CHECK(std::signbit(back.eps));
+  }
+}
+
+TEST_CASE("a RESULT frame round-trips its values and must hold exactly the expected count") {
+  const std::vector<std::uint64_t> f64 = {0x7ff8000000000badull, 0x8000000000000000ull, 0x0000000000000001ull};
+  const auto out = bytes_of(f64);
+  const auto frame = protocol::encode_result(0, Dtype::f64, out);
+  const auto r = protocol::decode_result(payload_of(frame), Dtype::f64, 3);
+  CHECK(r.status == 0);
+  CHECK(r.output == out);
+  CHECK_THROWS_WITH_AS(protocol::decode_result(payload_of(frame), Dtype::f64, 4), "result holds 3 elements, the call expects 4",
+                       protocol::ProtocolError);
+  auto cut = payload_of(frame);
+  cut.resize(cut.size() - 1);
+  CHECK_THROWS_AS(protocol::decode_result(cut, Dtype::f64, 3), protocol::ProtocolError);
+  // A declined result may carry no values.
+  CHECK(protocol::decode_result(payload_of(protocol::encode_result(5, Dtype::f64, {})), Dtype::f64, 3).status == 5);
+}
+
+TEST_CASE("headers with a wrong magic, version, reserved bits, type or an oversized length are refused") {
+  const auto good = protocol::encode_header(protocol::Type::result, 16);
+  unsigned char h[protocol::header_bytes];
+  const auto with = [&](std::size_t at, unsigned char v) {
+    std::memcpy(h, good.data(), sizeof h);
+    h[at] = v;
+  };
+  with(0, 'X');
+  CHECK_THROWS_WITH_AS(protocol::decode_header(h), "bad magic: expected \"ATCK\" (41 54 43 4b), got 58 54 43 4b", protocol::ProtocolError);
+  with(4, 2);
+  CHECK_THROWS_AS(protocol::decode_header(h), protocol::ProtocolError);
+  with(6, 1);
+  CHECK_THROWS_AS(protocol::decode_header(h), protocol::ProtocolError);
+  with(5, 9);
+  CHECK_THROWS_AS(protocol::decode_header(h), protocol::ProtocolError);
+  with(11, 0x7f);  // 2 GiB
+  CHECK_THROWS_WITH_AS(protocol::decode_header(h), doctest::Contains("exceeds the limit"), protocol::ProtocolError);
+  with(0, 'A');
+  CHECK(protocol::decode_header(h).length == 16);
+}
