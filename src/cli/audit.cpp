@@ -27,6 +27,7 @@ struct AuditOptions {
   double timeout = 2;
   int memory_mib = 1024;
   std::string masked;
+  std::string tolerance;  // "" = not given: the bindings file's, else derived
   std::string json, junit;
   bool no_timings = false;
   bool replay = false;
@@ -166,6 +167,14 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
     }
   req.only_tests = o.tests;
   req.only_dtypes = dtypes;
+  const std::string tolerance_text = !o.tolerance.empty() ? o.tolerance : !src.tolerance.empty() ? src.tolerance : "derived";
+  std::string why;
+  const auto tolerance = check::parse_tolerance(tolerance_text, why);
+  if (!tolerance) {
+    std::cerr << "error: --tolerance: " << why << "\n";
+    return exit_usage;
+  }
+  req.params.tolerance = *tolerance;
   req.params.seed = *seed;
   req.params.cases = o.cases;
   req.policy.masked = src.masked;
@@ -202,6 +211,7 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
                        " audit" + source_args(o) + " --test " + r.outcome.test_id + " --dtype " + std::string(dtype_name(r.outcome.dtype)) +
                        " --seed " + hex_u64(req.params.seed) + " --cases " + std::to_string(req.params.cases);
     if (o.timeout != 2) r.outcome.replay += " --timeout " + decimal(o.timeout, 6);
+    if (!o.tolerance.empty()) r.outcome.replay += " --tolerance " + req.params.tolerance.text();
     if (src.masked != audit::MaskedPolicy::either && o.bindings.empty())
       r.outcome.replay += " --masked " + std::string(audit::masked_policy_name(src.masked));
     r.outcome.replay += " --replay";
@@ -243,7 +253,8 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
     report.notes.insert(report.notes.end(), na.begin(), na.end());
   }
   const std::string masked = std::string(audit::masked_policy_name(src.masked));
-  std::cout << "audit of " << backend->describe() << "  timeout " << decimal(o.timeout, 6) << " s  masked rows: " << masked << "\n";
+  std::cout << "audit of " << backend->describe() << "  timeout " << decimal(o.timeout, 6) << " s  masked rows: " << masked
+            << "  tolerance " << req.params.tolerance.text() << "\n";
   if (report.rows.empty()) {
     std::cout << "\n";
     for (const auto& n : report.notes) std::cout << n << "\n";
@@ -253,7 +264,8 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
   std::cout << render_text(report) << std::flush;
   try {
     if (!o.json.empty()) {
-      AuditReportInfo info{ATTNCHECK_VERSION, backend->describe(), hex_u64(req.params.seed), masked, req.params.cases, o.timeout};
+      AuditReportInfo info{ATTNCHECK_VERSION, backend->describe(), hex_u64(req.params.seed), masked,
+                           req.params.tolerance.text(), req.params.cases, o.timeout};
       write_atomically(o.json, render_audit_json(info, rows));
     }
     if (!o.junit.empty()) write_atomically(o.junit, render_junit(report));
@@ -284,6 +296,10 @@ Command setup_audit(CLI::App& parent, const Global& global) {
   app->add_option("--cases", o->cases, "Successful random cases per check")->capture_default_str();
   app->add_option("--timeout", o->timeout, "Seconds one kernel call may take before it is killed")->capture_default_str();
   app->add_option("--memory", o->memory_mib, "MiB of address space the kernel process may add (--lib) or use (--exec)")->capture_default_str();
+  app->add_option("--tolerance", o->tolerance,
+                  "How accuracy against the oracle is judged: derived (default), ulp:N, abs:A,rel:R or baseline:K "
+                  "(error <= K x that of attncheck's plain reference kernel at the same format); overrides the "
+                  "bindings file's");
   app->add_option("--masked", o->masked, "What a fully masked softmax row (all -inf) must give: zeros, nan or either (default either)");
   app->add_option("--json", o->json, "Also write a JSON report (schema attncheck-audit/1, docs/audit.md) to FILE");
   app->add_option("--junit", o->junit, "Also write a JUnit XML report to FILE");

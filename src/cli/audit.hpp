@@ -16,6 +16,7 @@ struct AuditSource {
   std::string exec;                     // --exec command
   std::vector<audit::Binding> bindings; // for --exec the symbol is empty
   audit::MaskedPolicy masked = audit::MaskedPolicy::either;
+  std::string tolerance;                // the bindings file's tolerance mode ("" = not given)
 };
 
 // Parses KIND:DTYPE:SYMBOL (library) or KIND:DTYPE (exec); returns an error text or "".
@@ -26,6 +27,7 @@ std::string read_bindings(const std::string& path, AuditSource& out);
 
 struct AuditReportInfo {
   std::string version, source, seed, masked;
+  std::string tolerance = "derived";
   int cases = 0;
   double timeout = 0;
 };

@@ -4,6 +4,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "attncheck/check/tolerance.hpp"
 #include "cli/audit.hpp"
 #include "cli/cli.hpp"
 
@@ -58,8 +59,9 @@ std::string read_bindings(const std::string& path, AuditSource& out) {
   if (!root.IsMap()) return path + ": expected a map with keys library, kernels (and optionally masked)";
   for (const auto& kv : root) {
     const auto key = kv.first.as<std::string>();
-    if (key != "library" && key != "kernels" && key != "masked")
-      return path + ":" + std::to_string(kv.first.Mark().line + 1) + ": unknown key '" + key + "' (known: library, kernels, masked)";
+    if (key != "library" && key != "kernels" && key != "masked" && key != "tolerance")
+      return path + ":" + std::to_string(kv.first.Mark().line + 1) + ": unknown key '" + key +
+             "' (known: library, kernels, masked, tolerance)";
   }
   if (!root["library"] || !root["library"].IsScalar()) return path + ": 'library' (the shared library's path) is missing";
   std::filesystem::path lib = root["library"].as<std::string>();
@@ -68,6 +70,20 @@ std::string read_bindings(const std::string& path, AuditSource& out) {
   if (root["masked"]) {
     if (auto e = parse_masked(root["masked"].as<std::string>(), out.masked); !e.empty()) return path + ": " + e;
   }
+  // One tolerance mode per audit (check/tolerance.hpp): at the top, or on kernels, all the same.
+  auto take_tolerance = [&](const std::string& at, const std::string& t) -> std::string {
+    std::string why;
+    if (!check::parse_tolerance(t, why)) return at + ": " + why;
+    if (!out.tolerance.empty() && out.tolerance != t)
+      return at + ": tolerance '" + t + "' differs from '" + out.tolerance +
+             "' given before; one audit judges every kernel with one tolerance mode (run separate audits)";
+    out.tolerance = t;
+    return "";
+  };
+  if (root["tolerance"])
+    if (auto e = take_tolerance(path + ":" + std::to_string(root["tolerance"].Mark().line + 1), root["tolerance"].as<std::string>());
+        !e.empty())
+      return e;
   const auto ks = root["kernels"];
   if (!ks || !ks.IsSequence() || ks.size() == 0) return path + ": 'kernels' must be a non-empty list of {kind, dtype, symbol}";
   for (const auto& k : ks) {
@@ -76,9 +92,7 @@ std::string read_bindings(const std::string& path, AuditSource& out) {
     for (const auto& kv : k) {
       const auto key = kv.first.as<std::string>();
       if (key == "tolerance") {
-        const auto t = kv.second.as<std::string>();
-        if (t != "derived")
-          return at + ": tolerance '" + t + "' is not supported by audit yet; only 'derived' (the a-priori bound) is";
+        if (auto e = take_tolerance(at, kv.second.as<std::string>()); !e.empty()) return e;
       } else if (key != "kind" && key != "dtype" && key != "symbol") {
         return at + ": unknown key '" + key + "' (known: kind, dtype, symbol, tolerance)";
       }

@@ -60,6 +60,7 @@ std::string render_audit_json(const AuditReportInfo& info, const std::vector<aud
   s += "  \"cases\": " + std::to_string(info.cases) + ",\n";
   s += "  \"timeout_seconds\": " + json_number(info.timeout) + ",\n";
   s += "  \"masked_policy\": " + json_quoted(info.masked) + ",\n";
+  s += "  \"tolerance\": " + json_quoted(info.tolerance) + ",\n";
   s += "  \"results\": [";
   for (std::size_t i = 0; i < rows.size(); ++i) s += (i ? ",\n" : "\n") + result(rows[i]);
   s += rows.empty() ? "],\n" : "\n  ],\n";

@@ -90,6 +90,20 @@ TEST_CASE("correct kernels of every kind pass every applicable obligation at f32
   CHECK(contains(r.json, "\"schema\": \"attncheck-audit/1\""));
 }
 
+TEST_CASE("tolerance modes: a correct softmax meets baseline:2, a fixed ULP budget of 0 fails it, and the replay line keeps the mode") {
+  Run ok = audit(lib + "--kernel softmax:f32:ok_softmax_f32 --cases 100 --test FALSIFY-SM-004 --tolerance baseline:2");
+  INFO(ok.output);
+  CHECK(ok.status == 0);
+  CHECK(ok.verdicts["FALSIFY-SM-004 [f32]"] == "PASS");
+  Run strict = audit(lib + "--kernel softmax:f32:ok_softmax_f32 --cases 100 --test FALSIFY-SM-004 --tolerance ulp:0");
+  INFO(strict.output);
+  CHECK(strict.status == 1);
+  CHECK(contains(strict.output, "--tolerance ulp:0"));
+  CHECK(contains(strict.output, "ULP error:"));
+  Run bug = audit(lib + "--kernel softmax:f32:bug_softmax_no_max_f32 --cases 100 --test FALSIFY-SM-004 --tolerance baseline:2");
+  CHECK(bug.status == 1);
+}
+
 TEST_CASE("softmax without max subtraction fails normalisation and accuracy, and nothing else is blamed on it") {
   Run r = audit(lib + "--kernel softmax:f32:bug_softmax_no_max_f32 --cases 100 --test FALSIFY-SM-001,FALSIFY-SM-004,AUDIT-SAFE-001");
   INFO(r.output);
@@ -278,7 +292,7 @@ TEST_CASE("bad libraries, symbols, kernel specs and bindings are usage errors (e
   CHECK(r.status == 2);
 }
 
-TEST_CASE("a bindings file names the library and kernels; unknown keys and tolerance modes are refused") {
+TEST_CASE("a bindings file names the library and kernels; unknown keys and malformed or conflicting tolerance modes are refused") {
   const fs::path dir = fs::temp_directory_path() / ("attncheck-audit-bindings-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const auto write = [&](const std::string& name, const std::string& text) {
@@ -296,10 +310,21 @@ TEST_CASE("a bindings file names the library and kernels; unknown keys and toler
   r = audit("--bindings '" + bad + "'");
   CHECK(r.status == 2);
   CHECK(contains(r.output, "unknown key 'colour'"));
-  const std::string tol = write("tol.yaml", std::string("library: x.so\nkernels:\n  - {kind: softmax, dtype: f32, symbol: s, tolerance: 'ulp:4'}\n"));
+  const std::string tol = write("tol.yaml", std::string("library: x.so\nkernels:\n  - {kind: softmax, dtype: f32, symbol: s, tolerance: 'ulp:-4'}\n"));
   r = audit("--bindings '" + tol + "'");
   CHECK(r.status == 2);
-  CHECK(contains(r.output, "tolerance 'ulp:4' is not supported by audit yet"));
+  CHECK(contains(r.output, "invalid tolerance mode 'ulp:-4'"));
+  const std::string two = write("two.yaml", std::string("library: x.so\ntolerance: 'ulp:4'\nkernels:\n  - {kind: softmax, dtype: f32, symbol: s, tolerance: derived}\n"));
+  r = audit("--bindings '" + two + "'");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "one tolerance mode"));
+  // A mode from the bindings file is applied (and reported): ulp:0 demands exact results.
+  const std::string exact = write("exact.yaml", std::string("library: ") + ATTNCHECK_AUDIT_TESTLIB +
+                                                    "\ntolerance: 'ulp:0'\nkernels:\n  - {kind: softmax, dtype: f32, symbol: ok_softmax_f32}\n");
+  r = audit("--bindings '" + exact + "' --cases 100 --test FALSIFY-SM-004");
+  CHECK(r.status == 1);
+  CHECK(r.verdicts["FALSIFY-SM-004 [f32]"] == "FAIL");
+  CHECK(contains(r.json, "\"tolerance\": \"ulp:0\""));
   fs::remove_all(dir);
 }
 
