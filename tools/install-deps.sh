@@ -9,6 +9,7 @@ PACKAGES=(
   libboost-dev libmpfr-dev libgmp-dev libmpfi-dev
   libyaml-cpp-dev libcli11-dev libfmt-dev
   libbenchmark-dev
+  libz3-dev  # attncheck bmc: the symbolic scalar over Z3's floating-point theory (C++ API)
 )
 
 missing=()
