@@ -106,7 +106,8 @@ std::string render_json(const std::vector<Row>& rows, const BmcOptions& o) {
 int list_harnesses() {
   for (const auto& h : bmc::harnesses()) {
     std::cout << h.id << (h.lemma ? "  (lemma)" : "") << "\n  " << h.property << "\n";
-    if (!h.lemmas.empty()) std::cout << "  all d from: " << join(h.lemmas, ", ") << "\n";
+    if (!h.lemmas.empty())
+      std::cout << "  all d from: " << join(h.lemmas, ", ") << "\n  composition: " << h.composition << "\n";
   }
   std::cout << "\nmutants:\n";
   for (const auto& m : bmc::mutants())
