@@ -257,7 +257,7 @@ int run_bmc(const Global& global, const BmcOptions& o) {
       row.bound_text = (h->lemma ? "scalar" : fmt::format("d={}", ro.bound));
       rows.push_back(row);
       print_row(rows.back());
-      if (o.exhaustive || !o.lemmas || h->lemmas.empty()) continue;
+      if (o.exhaustive || !o.lemmas || h->lemmas.empty() || row.r.v == bmc::verdict::unsupported) continue;
       // The all-d claim: every lemma of the composition proved in this run.
       Row all;
       all.r.id = h->id;
@@ -277,9 +277,10 @@ int run_bmc(const Global& global, const BmcOptions& o) {
         const bmc::run_result& lr = lemma_cache[key];
         all.r.seconds += lr.seconds;
         status.push_back(lid + (lr.v == bmc::verdict::proved ? "" : std::string(" ") + bmc::name_of(lr.v)));
-        if (lr.v != bmc::verdict::proved) {
+        if (lr.v != bmc::verdict::proved) {  // the composition fails here: no need for the rest
           all.r.v = lr.v == bmc::verdict::unsupported ? bmc::verdict::unsupported : bmc::verdict::unknown;
           all.r.reason = fmt::format("lemma {} not proved: {} {}", lid, bmc::name_of(lr.v), lr.reason);
+          break;
         }
       }
       all.lemmas = join(status, ", ");
