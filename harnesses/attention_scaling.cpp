@@ -138,7 +138,8 @@ const bool registered =
                       "score after QK-norm bounded by sqrt(d) plus the derived rounding allowance", false, false, 1, 1,
                       {}, "", make_body<bmc_ascl_001>()}) &&
     register_harness({"BMC-ASCL-003", "attention-scaling-v1", "entropy of a softmax row is >= 0 and finite", false,
-                      true, 2, 1, {"LEM-ASCL-001", "LEM-SM-001", "LEM-SM-002", "LEM-SM-003", "LEM-SM-004", "LEM-ASCL-003", "LEM-ASCL-004"},
+                      true, 2, 1, {"LEM-ASCL-001", "LEM-SM-001", "LEM-SM-002", "LEM-SM-003", "LEM-SM-005", "LEM-SM-004",
+                       "LEM-ASCL-003", "LEM-ASCL-004"},
                       "the composition of KANI-SM-002 (its lemmas, all d) gives p_i in [0, 1]; LEM-ASCL-003 gives each term t_i >= 0 finite; "
                       "LEM-ASCL-004 by induction keeps the running sum >= 0 and not NaN, so H >= 0 for every d. "
                       "(Finiteness and the ln d upper bound are not part of the all-d claim.)",

@@ -74,6 +74,18 @@ struct lem_sm_003 {
   }
 };
 
+/// LEM-SM-005: rounding is monotone where the composition needs it: for 0 <= s <= c <= 2^p,
+/// fl(s + 1) <= fl(c + 1) (so a running sum stays below the floating-point count).
+struct lem_sm_005 {
+  template <class H> void operator()(H& h) const {
+    using T = typename H::scalar;
+    const T top = lit<T>(std::ldexp(1.0, format_of<format_t<H>>.precision));
+    const T s = h.any("s"), c = h.any("c");
+    h.assume(s >= lit<T>(0) && s <= c && c <= top);
+    h.check(T(s + lit<T>(1)) <= T(c + lit<T>(1)), "fl(s + 1) <= fl(c + 1)");
+  }
+};
+
 /// LEM-SM-004: the division step: for 0 <= e <= s with s >= 1 finite, fl(e / s) is in [0, 1].
 struct lem_sm_004 {
   template <class H> void operator()(H& h) const {
@@ -89,12 +101,14 @@ const bool registered =
     register_harness({"KANI-SM-001", "softmax-kernel-v1", "softmax outputs sum to 1 within the derived bound",
                       false, true, 4, 1, {}, "", make_body<bmc_sm_001>()}) &&
     register_harness({"KANI-SM-002", "softmax-kernel-v1", "softmax outputs in [0, 1] for every finite row", false,
-                      true, 4, 1, {"LEM-ASCL-001", "LEM-SM-001", "LEM-SM-002", "LEM-SM-003", "LEM-SM-004"},
+                      true, 4, 1, {"LEM-ASCL-001", "LEM-SM-001", "LEM-SM-002", "LEM-SM-003", "LEM-SM-005", "LEM-SM-004"},
                       "row_max by induction with LEM-ASCL-001 is >= every x_i and equal to some x_k, finite; "
                       "LEM-SM-001 gives e_i in [0, 1] and e_k = 1; LEM-SM-002 by induction makes the running sum "
-                      "non-decreasing and >= each e_i, so s >= e_k = 1 and s >= e_i; it is bounded by the "
-                      "floating-point count to d (fl(s + e) <= fl(s + 1)), which LEM-SM-003 keeps <= 2^p, so s "
-                      "is finite; LEM-SM-004 then gives y_i = fl(e_i / s) in [0, 1]. Holds for every d >= 1.",
+                      "non-decreasing and >= each e_i, so s >= e_k = 1 and s >= e_i. With the floating-point count "
+                      "c_0 = 0, c_i = fl(c_{i-1} + 1), kept in [0, 2^p] by LEM-SM-003, induction gives s_i <= c_i: "
+                      "s_i = fl(s_{i-1} + e_i) <= fl(s_{i-1} + 1) (LEM-SM-002) <= fl(c_{i-1} + 1) = c_i "
+                      "(LEM-SM-005); so s is finite. LEM-SM-004 then gives y_i = fl(e_i / s) in [0, 1]. Holds for "
+                      "every d >= 1.",
                       make_body<bmc_sm_002>()}) &&
     register_harness({"LEM-SM-001", "", "exp step: finite x <= m gives exp(x - m) in [0, 1], and 1 at x = m",
                       true, true, 1, 1, {}, "", make_body<lem_sm_001>()}) &&
@@ -102,6 +116,8 @@ const bool registered =
                       {}, "", make_body<lem_sm_002>()}) &&
     register_harness({"LEM-SM-003", "", "count step: fl(c + 1) stays in [0, 2^p]", true, false, 1, 1, {}, "",
                       make_body<lem_sm_003>()}) &&
+    register_harness({"LEM-SM-005", "", "monotone rounding: fl(s + 1) <= fl(c + 1) for 0 <= s <= c <= 2^p", true,
+                      false, 1, 1, {}, "", make_body<lem_sm_005>()}) &&
     register_harness({"LEM-SM-004", "", "division step: 0 <= e <= s, s >= 1 gives fl(e / s) in [0, 1]", true,
                       false, 1, 1, {}, "", make_body<lem_sm_004>()});
 
