@@ -156,7 +156,12 @@ TEST_CASE("attncheck's attention-scaling contract loads with ids, links and no e
   }
   CHECK(c.tests.size() == 7);
   for (const auto& t : c.tests) CHECK_FALSE(t.obligations.empty());
-  CHECK(c.harnesses.size() == 2);
+  CHECK(c.harnesses.size() == 3);
+  // `reached:` maps each format to the bound `attncheck bmc` proves there.
+  const auto max_sub = std::find_if(c.harnesses.begin(), c.harnesses.end(), [](const Harness& h) { return h.id == "KANI-ASCL-002"; });
+  REQUIRE(max_sub != c.harnesses.end());
+  CHECK(max_sub->reached.size() == 3);
+  CHECK(max_sub->reached.at("f16") >= 1);
 }
 
 TEST_CASE("A minimal well-formed contract loads without any diagnostic") {

@@ -39,7 +39,8 @@ int main(int argc, char** argv) {
              "Exit status: 0 all passed, 1 a check failed, 2 usage or contract errors.");
 
   const Command commands[] = {setup_gate(app, global), setup_list(app, global), setup_show(app, global),
-                              setup_lint(app, global), setup_coverage(app, global), setup_audit(app, global)};
+                              setup_lint(app, global), setup_coverage(app, global), setup_audit(app, global),
+                              setup_bmc(app, global)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -592,6 +592,23 @@ void Parser::harness(const YAML::Node& item, int index) {
                              "e.g. 8), not {}",
                              name, x.IsScalar() ? "'" + b + "'" : kind_name(x)));
       }
+    } else if (k == "reached") {
+      if (!x.IsMap()) {
+        error(x, fmt::format("reached of {} must map a format to a bound, e.g. {{f16: 8, f32: 4}}", name));
+      } else {
+        for (const auto& kv : x) {
+          const std::string f = kv.first.IsScalar() ? kv.first.Scalar() : "";
+          const std::string b = kv.second.IsScalar() ? kv.second.Scalar() : "";
+          int n = 0;
+          const auto [end, ec] = std::from_chars(b.data(), b.data() + b.size(), n);
+          if (f != "f16" && f != "bf16" && f != "f32" && f != "f64")
+            error(kv.first, fmt::format("reached of {}: unknown format '{}' (f16, bf16, f32, f64)", name, f));
+          else if (b.empty() || ec != std::errc{} || end != b.data() + b.size() || n <= 0)
+            error(kv.second, fmt::format("reached of {}: the bound for {} must be a positive whole number", name, f));
+          else
+            h.reached[f] = n;
+        }
+      }
     } else if (k == "property")
       h.property = text(x, "property of " + name);
     else if (k == "strategy")
@@ -601,7 +618,7 @@ void Parser::harness(const YAML::Node& item, int index) {
     else if (k == "harness")
       h.harness = text(x, "harness of " + name);
     else
-      unknown(key, name, "id, obligation, property, bound, strategy, solver, harness");
+      unknown(key, name, "id, obligation, property, bound, reached, strategy, solver, harness");
   });
   if (!has_id)
     error(item, fmt::format("{} has no id: add id: KANI-CODE-NNN or BMC-CODE-NNN", name));

@@ -66,6 +66,9 @@ struct Harness {
   std::string obligation;
   std::string property;
   int bound = 0;
+  // The bound each format reached within the per-harness time limit (`reached: {f16: 8, ...}`);
+  // `attncheck bmc` runs each format at this bound, so every CI run re-proves the record.
+  std::map<std::string, int> reached;
   std::string strategy;
   std::string solver;
   std::string harness;  // function name

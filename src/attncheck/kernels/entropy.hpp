@@ -11,7 +11,7 @@ namespace attncheck::kernels {
 // exist for a symbolic scalar (log(0) = -inf is computed and discarded, never multiplied in).
 template <Scalar T>
 T entropy_term(T p) {
-  const bool positive = p > lit<T>(0);
+  const auto positive = p > lit<T>(0);  // auto: a symbolic scalar compares to a symbolic truth value
   const T safe = select(positive, p, lit<T>(1));
   return select(positive, T(-(safe * log(safe))), lit<T>(0));
 }

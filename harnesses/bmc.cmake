@@ -1,0 +1,56 @@
+# attncheck bounded model checking (included from the top-level CMakeLists.txt): the symbolic
+# scalar in src/attncheck/bmc needs Z3 (libz3-dev, C++ API); harnesses/<stem>.cpp hold the
+# harnesses, registered by ID and linked into the CLI and into bmc_tests.
+pkg_check_modules(Z3 REQUIRED IMPORTED_TARGET z3)
+target_link_libraries(attncheck_core PUBLIC PkgConfig::Z3)
+
+file(GLOB ATTNCHECK_HARNESS_SOURCES CONFIGURE_DEPENDS harnesses/*.cpp)
+add_library(attncheck_harnesses OBJECT ${ATTNCHECK_HARNESS_SOURCES})
+target_include_directories(attncheck_harnesses PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+target_link_libraries(attncheck_harnesses PRIVATE attncheck::core)
+target_sources(attncheck_cli PRIVATE $<TARGET_OBJECTS:attncheck_harnesses>)
+
+file(GLOB ATTNCHECK_BMC_TESTS CONFIGURE_DEPENDS tests/bmc/*_test.cpp)
+add_executable(bmc_tests tests/main.cpp ${ATTNCHECK_BMC_TESTS} $<TARGET_OBJECTS:attncheck_harnesses>)
+target_include_directories(bmc_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src ${CMAKE_CURRENT_SOURCE_DIR})
+target_link_libraries(bmc_tests PRIVATE attncheck::core doctest::doctest)
+target_compile_definitions(bmc_tests PRIVATE ATTNCHECK_CLI_PATH="$<TARGET_FILE:attncheck_cli>")
+# Every BMC test case is its own CTest test, labelled bmc; the exhaustive axiom validation over
+# all 2^32 binary32 inputs is labelled bmc-long too (about a minute on 2 cores).
+doctest_discover_tests(bmc_tests ADD_LABELS 1 PROPERTIES LABELS bmc RUN_SERIAL TRUE)
+
+# The CLI run that CI relies on: every harness at the bound its contract records (`reached:`),
+# each format, with the all-d lemmas; exit 0 only if everything is proved (and non-vacuous).
+add_test(NAME bmc.contract-bounds
+         COMMAND attncheck_cli --contracts ${CMAKE_CURRENT_SOURCE_DIR}/contracts bmc --timeout 60
+                 --json ${CMAKE_CURRENT_BINARY_DIR}/bmc-report.json)
+# A broken kernel gives a counterexample, replayed on the concrete kernel, and exit status 1.
+add_test(NAME bmc.mutant-counterexample
+         COMMAND attncheck_cli bmc --harness KANI-SM-002 --format f16 --bound 1 --no-lemmas
+                 --mutant softmax_no_max_subtraction)
+set_tests_properties(bmc.mutant-counterexample PROPERTIES WILL_FAIL TRUE)
+add_test(NAME bmc.mutant-counterexample-text
+         COMMAND attncheck_cli bmc --harness KANI-SM-002 --format f16 --bound 1 --no-lemmas
+                 --mutant softmax_no_max_subtraction)
+set_tests_properties(bmc.mutant-counterexample-text PROPERTIES
+                     PASS_REGULAR_EXPRESSION "counterexample.*Fails \\(kernel\\): +y_i in \\[0, 1\\].*Replay: attncheck bmc")
+# 0x7bff = 65504: exp overflows without the max subtraction, inf/inf = NaN.
+add_test(NAME bmc.replay-fails-on-mutant
+         COMMAND attncheck_cli bmc --harness KANI-SM-002 --format f16 --bound 1 --replay 7bff
+                 --mutant softmax_no_max_subtraction)
+set_tests_properties(bmc.replay-fails-on-mutant PROPERTIES PASS_REGULAR_EXPRESSION "FAILS: y_i in \\[0, 1\\]")
+add_test(NAME bmc.replay-passes-on-reference
+         COMMAND attncheck_cli bmc --harness KANI-SM-002 --format f16 --bound 1 --replay 7bff)
+add_test(NAME bmc.exhaustive-f16-d1
+         COMMAND attncheck_cli bmc --harness KANI-SM-002 --harness KANI-ASCL-002 --format f16 --bound 1 --exhaustive)
+add_test(NAME bmc.unknown-harness COMMAND attncheck_cli bmc --harness KANI-SM-999)
+set_tests_properties(bmc.unknown-harness PROPERTIES PASS_REGULAR_EXPRESSION "unknown harness 'KANI-SM-999'")
+add_test(NAME bmc.cvc5-refused COMMAND attncheck_cli bmc --solver cvc5)
+set_tests_properties(bmc.cvc5-refused PROPERTIES PASS_REGULAR_EXPRESSION "only Z3")
+set_tests_properties(bmc.contract-bounds bmc.mutant-counterexample bmc.mutant-counterexample-text
+                     bmc.replay-fails-on-mutant bmc.replay-passes-on-reference bmc.exhaustive-f16-d1
+                     bmc.unknown-harness bmc.cvc5-refused PROPERTIES LABELS bmc)
+# The solver's 60 s limits are wall-clock: run the proof run alone (not beside the all-core
+# binary32 axiom validation or other tests), so that a busy CI machine cannot turn proofs into
+# timeouts (measured: 3.5 s alone, > 60 s beside the validation under load).
+set_tests_properties(bmc.contract-bounds PROPERTIES TIMEOUT 900 RUN_SERIAL TRUE)

@@ -1,0 +1,129 @@
+// Broken kernel templates, one per harness family, to show that each harness finds a
+// counterexample that is real (it fails on the concrete broken kernel too). They are templates
+// over the scalar, like the reference kernels, so they run symbolically and concretely.
+#include "harnesses/support.hpp"
+
+namespace attncheck::harnesses {
+namespace {
+
+// softmax without max subtraction: exp overflows to +inf for large inputs, inf/inf = NaN.
+template <class T>
+void softmax_no_max(const T* x, T* y, std::size_t n) {
+  T s = lit<T>(0);
+  for (std::size_t i = 0; i < n; ++i) s = s + (y[i] = exp(x[i]));
+  for (std::size_t i = 0; i < n; ++i) y[i] = y[i] / s;
+}
+struct SoftmaxNoMax {
+  static constexpr const char* name = "softmax_no_max_subtraction";
+  static constexpr const char* description = "softmax = exp(x_i) / sum exp(x_j) (overflows)";
+  // (Not BMC-ASCL-003: its NaN outputs fail the entropy term's p > 0 guard and contribute 0.)
+  static std::vector<std::string> caught_by() { return {"KANI-SM-001", "KANI-SM-002"}; }
+  template <class T> static void apply(kernel_slots<T>& k) { k.softmax = softmax_no_max<T>; }
+};
+
+// The running "max" keeps the smaller value.
+template <class T> T min_step(T m, T xi) { return select(xi < m, xi, m); }
+template <class T> T row_min(const T* x, std::size_t n) {
+  T m = x[0];
+  for (std::size_t i = 1; i < n; ++i) m = min_step(m, x[i]);
+  return m;
+}
+struct RowMaxIsMin {
+  static constexpr const char* name = "row_max_is_min";
+  static constexpr const char* description = "max_step keeps the smaller value";
+  static std::vector<std::string> caught_by() { return {"KANI-ASCL-002", "LEM-ASCL-001"}; }
+  template <class T> static void apply(kernel_slots<T>& k) {
+    k.max_step = min_step<T>;
+    k.row_max = row_min<T>;
+  }
+};
+
+// The exp step forgets the shift.
+template <class T> T exp_unshifted(T xi, T) { return exp(xi); }
+struct ExpUnshifted {
+  static constexpr const char* name = "exp_step_unshifted";
+  static constexpr const char* description = "shifted_exp_step computes exp(x), not exp(x - m)";
+  static std::vector<std::string> caught_by() { return {"LEM-SM-001"}; }
+  template <class T> static void apply(kernel_slots<T>& k) { k.shifted_exp_step = exp_unshifted<T>; }
+};
+
+// Scores without the 1/sqrt(d) scaling: |q.k| reaches d > sqrt(d).
+template <class T>
+void scores_unscaled(const T* q, const T* k, std::size_t n, std::size_t m, std::size_t d, T* s) {
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < m; ++j) s[i * m + j] = kernels::dot(q + i * d, k + j * d, d);
+}
+struct ScoresUnscaled {
+  static constexpr const char* name = "scores_unscaled";
+  static constexpr const char* description = "scores = q.k without the 1/sqrt(d) scaling";
+  static std::vector<std::string> caught_by() { return {"KANI-ASCL-001"}; }
+  template <class T> static void apply(kernel_slots<T>& k) { k.scores = scores_unscaled<T>; }
+};
+
+// Entropy term without the p = 0 guard: 0 * log 0 = 0 * -inf = NaN.
+template <class T> T entropy_term_unguarded(T p) { return -(p * log(p)); }
+template <class T> T entropy_unguarded(const T* p, std::size_t n) {
+  T h = lit<T>(0);
+  for (std::size_t i = 0; i < n; ++i) h = h + entropy_term_unguarded(p[i]);
+  return h;
+}
+struct EntropyUnguarded {
+  static constexpr const char* name = "entropy_log_zero";
+  static constexpr const char* description = "entropy takes 0 * log 0 = NaN (no p = 0 guard)";
+  // (BMC-ASCL-003 needs an underflowing softmax entry to see it: the solver times out on that
+  // at d = 2, so the lemma is the harness that shows the guard matters.)
+  static std::vector<std::string> caught_by() { return {"LEM-ASCL-003"}; }
+  template <class T> static void apply(kernel_slots<T>& k) {
+    k.entropy_term = entropy_term_unguarded<T>;
+    k.entropy = entropy_unguarded<T>;
+  }
+};
+
+// Sign error: H = sum p log p (<= 0).
+template <class T> T entropy_term_flipped(T p) { return -kernels::entropy_term(p); }
+template <class T> T entropy_flipped(const T* p, std::size_t n) { return -kernels::entropy(p, n); }
+struct EntropyFlipped {
+  static constexpr const char* name = "entropy_sign_flipped";
+  static constexpr const char* description = "entropy returns sum p log p (sign error)";
+  static std::vector<std::string> caught_by() { return {"BMC-ASCL-003", "LEM-ASCL-003"}; }
+  template <class T> static void apply(kernel_slots<T>& k) {
+    k.entropy_term = entropy_term_flipped<T>;
+    k.entropy = entropy_flipped<T>;
+  }
+};
+
+// RMSNorm without eps: RMSNorm(0) = 0/0 = NaN.
+template <class T>
+void rmsnorm_no_eps(const T* x, const T* w, std::size_t d, T, T* y) {
+  const T r = sqrt(T(kernels::dot(x, x, d) / lit<T>(static_cast<double>(d))));
+  for (std::size_t i = 0; i < d; ++i) y[i] = T(x[i] / r) * w[i];
+}
+struct RmsnormNoEps {
+  static constexpr const char* name = "rmsnorm_no_eps";
+  static constexpr const char* description = "RMSNorm divides by sqrt(mean(x^2)) (eps dropped)";
+  static std::vector<std::string> caught_by() { return {"KANI-QKN-001", "KANI-QKN-002", "KANI-ASCL-001"}; }
+  template <class T> static void apply(kernel_slots<T>& k) { k.rmsnorm = rmsnorm_no_eps<T>; }
+};
+
+// JVP without centring: dy = p * dx, whose sum is <dx>_p, not 0.
+template <class T>
+void jvp_uncentred(const T* x, const T* dx, std::size_t n, T* dy) {
+  std::vector<T> p(n);
+  kernels::softmax(x, p.data(), n);
+  for (std::size_t i = 0; i < n; ++i) dy[i] = p[i] * dx[i];
+}
+struct JvpUncentred {
+  static constexpr const char* name = "jvp_uncentred";
+  static constexpr const char* description = "softmax JVP without the centring: dy = p * dx";
+  static std::vector<std::string> caught_by() { return {"BMC-SLIP-001"}; }
+  template <class T> static void apply(kernel_slots<T>& k) { k.softmax_jvp = jvp_uncentred<T>; }
+};
+
+const bool registered = register_mutant(make_mutant<SoftmaxNoMax>()) && register_mutant(make_mutant<RowMaxIsMin>()) &&
+                        register_mutant(make_mutant<ExpUnshifted>()) &&
+                        register_mutant(make_mutant<ScoresUnscaled>()) &&
+                        register_mutant(make_mutant<EntropyUnguarded>()) && register_mutant(make_mutant<EntropyFlipped>()) &&
+                        register_mutant(make_mutant<RmsnormNoEps>()) && register_mutant(make_mutant<JvpUncentred>());
+
+}  // namespace
+}  // namespace attncheck::harnesses

@@ -1,0 +1,254 @@
+// attncheck: the BMC engine (Z3): formula from the kernel templates, validated axioms for exp/log,
+// non-vacuity, the counterexample query, and the concrete replay of what the solver returns.
+#include "attncheck/bmc/engine.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "attncheck/bmc/axioms.hpp"
+
+namespace attncheck::bmc {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+template <class C> struct slot {};
+#define ATTNCHECK_BMC_SLOT(C, suffix)                                                          \
+  template <> struct slot<C> {                                                                 \
+    static const auto& sym_body(const harness_body& b) { return b.sym_##suffix; }              \
+    static const auto& con_body(const harness_body& b) { return b.con_##suffix; }              \
+    static const auto& sym_mutant(const mutant_def& m) { return m.sym_##suffix; }              \
+    static const auto& con_mutant(const mutant_def& m) { return m.con_##suffix; }              \
+  };
+ATTNCHECK_BMC_SLOT(f16, f16)
+ATTNCHECK_BMC_SLOT(bf16, bf16)
+ATTNCHECK_BMC_SLOT(float, f32)
+ATTNCHECK_BMC_SLOT(double, f64)
+#undef ATTNCHECK_BMC_SLOT
+
+template <class F>
+auto dispatch(fmt_id f, F&& fn) {
+  switch (f) {
+    case fmt_id::f16: return fn(f16{});
+    case fmt_id::bf16: return fn(bf16{});
+    case fmt_id::f32: return fn(float{});
+    case fmt_id::f64: break;
+  }
+  return fn(double{});
+}
+
+template <class C>
+std::uint64_t canonical_nan_bits() {
+  return scalar_traits<C>::bits(lit<C>(std::numeric_limits<double>::quiet_NaN()));
+}
+
+template <class C>
+std::uint64_t model_bits(const z3::model& m, const z3::expr& var) {
+  z3::context& c = var.ctx();
+  if (m.eval(var.mk_is_nan(), true).is_true()) return canonical_nan_bits<C>();
+  const z3::expr v = m.eval(z3::expr(c, Z3_mk_fpa_to_ieee_bv(c, var)), true);
+  std::uint64_t b = 0;
+  if (!Z3_get_numeral_uint64(c, v, &b)) throw std::runtime_error("solver model gave no numeral for " + var.to_string());
+  return b;
+}
+
+template <class C>
+replay_result replay_as(const harness_def& h, std::size_t bound, const std::vector<std::uint64_t>& bits,
+                        const mutant_def* mutant) {
+  kernel_slots<C> slots;
+  if (mutant) slot<C>::con_mutant(*mutant)(slots);
+  concrete_run<C> run(bound, slots, bits);
+  slot<C>::con_body(h.body)(run);
+  return {run.assumptions_hold(), run.failed()};
+}
+
+template <class C>
+run_result prove_as(const harness_def& h, fmt_id f, const run_options& o) {
+  const auto t0 = clock_type::now();
+  run_result r;
+  r.id = h.id;
+  r.format = f;
+  r.bound = o.bound ? o.bound : h.default_bound;
+  r.solver = solver_version();
+  const auto finish = [&](verdict v, std::string reason) {
+    r.v = v;
+    r.reason = std::move(reason);
+    r.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
+    return r;
+  };
+  if (h.uses_transcendentals && f == fmt_id::f64)
+    return finish(verdict::unsupported, "exp/log axioms are validated for f16, bf16 and f32 only");
+
+  session s;
+  kernel_slots<sym<C>> slots;
+  if (o.mutant) slot<C>::sym_mutant(*o.mutant)(slots);
+  symbolic_run<C> run(s, r.bound, slots);
+  slot<C>::sym_body(h.body)(run);
+  std::vector<z3::expr> axioms;
+  try {
+    axioms = instantiate_axioms(s);
+  } catch (const std::runtime_error& e) {
+    return finish(verdict::unsupported, e.what());
+  }
+  r.axioms = axioms.size();
+  r.assertions = run.checks().size();
+  for (const input_var& v : run.vars()) r.inputs.push_back(v);
+
+  z3::context& c = s.ctx();
+  // A fresh, non-incremental solver per query: Z3 switches to its much slower incremental core
+  // for floating point once push/pop is used.
+  std::string last_reason;
+  std::optional<z3::model> model;
+  const auto solve = [&](std::size_t n_assumptions, const z3::expr* negated_property) {
+    // Z3's default solver: measured no slower here than its QF_FP solver on these formulas.
+    z3::solver sol(c);
+    z3::params p(c);
+    const double spent = std::chrono::duration<double>(clock_type::now() - t0).count();
+    p.set("timeout", static_cast<unsigned>(std::max(1.0, (o.timeout_seconds - spent) * 1000)));
+    sol.set(p);
+    for (const z3::expr& a : axioms) sol.add(a);
+    for (std::size_t i = 0; i < n_assumptions; ++i) sol.add(run.assumptions()[i]);
+    if (negated_property) sol.add(*negated_property);
+    const z3::check_result res = sol.check();
+    if (res == z3::unknown) last_reason = sol.reason_unknown();
+    if (res == z3::sat) model = sol.get_model();
+    return res;
+  };
+  const auto timeout_text = [&](const std::string& why) {
+    return why == "canceled" || why == "timeout" ? fmt::format("timeout after {:g} s", o.timeout_seconds) : why;
+  };
+
+  // Non-vacuity: the assumptions alone are satisfiable (then every assertion, which in a
+  // straight-line harness is guarded only by the assumptions made before it, is reachable).
+  const std::size_t n_as = run.assumptions().size();
+  const z3::check_result vac = solve(n_as, nullptr);
+  if (vac == z3::unknown) return finish(verdict::unknown, "non-vacuity check: " + timeout_text(last_reason));
+  r.assumptions_satisfiable = vac == z3::sat;
+  if (!r.assumptions_satisfiable) {
+    // Which assertions are still reachable: those whose prefix of assumptions is satisfiable.
+    for (const auto& ch : run.checks())
+      if (solve(ch.assumptions_before, nullptr) == z3::sat) ++r.reachable_assertions;
+    return finish(verdict::vacuous, fmt::format("the assumptions are unsatisfiable; {} of {} assertions reachable",
+                                                r.reachable_assertions, r.assertions));
+  }
+  r.reachable_assertions = r.assertions;
+
+  // The property: is there an input satisfying the assumptions that violates an assertion?
+  z3::expr all = c.bool_val(true);
+  for (const auto& ch : run.checks()) all = all && ch.condition;
+  const z3::expr violated = !all;
+  model.reset();
+  const z3::check_result res = solve(n_as, &violated);
+  if (res == z3::unsat) return finish(verdict::proved, "");
+  if (res == z3::unknown) return finish(verdict::unknown, timeout_text(last_reason));
+  const z3::model& m = *model;
+  for (const z3::expr& v : run.var_exprs()) r.input_bits.push_back(model_bits<C>(m, v));
+  for (const auto& ch : run.checks())
+    if (m.eval(ch.condition, true).is_false()) r.failed_in_model.push_back(ch.what);
+  const replay_result rep = replay_as<C>(h, r.bound, r.input_bits, o.mutant);
+  r.failed_on_replay = rep.failed;
+  if (rep.assumptions_hold && !rep.failed.empty())
+    return finish(verdict::counterexample, fmt::format("{}", fmt::join(rep.failed, "; ")));
+  return finish(verdict::stub_artefact,
+                rep.assumptions_hold
+                    ? fmt::format("the solver's counterexample ({}) passes on the concrete kernel: the exp/log "
+                                  "axioms admit a function the real one is not",
+                                  fmt::join(r.failed_in_model, "; "))
+                    : "the solver's counterexample violates an assumption when replayed concretely");
+}
+
+template <class C>
+run_result exhaustive_as(const harness_def& h, fmt_id f, const run_options& o, int max_bits) {
+  const auto t0 = clock_type::now();
+  run_result r;
+  r.id = h.id;
+  r.format = f;
+  r.bound = o.bound ? o.bound : h.default_bound;
+  r.solver = "concrete enumeration";
+  kernel_slots<C> slots;
+  if (o.mutant) slot<C>::con_mutant(*o.mutant)(slots);
+  std::vector<std::uint64_t> bits;
+  {
+    concrete_run<C> probe(r.bound, slots, bits);
+    slot<C>::con_body(h.body)(probe);
+    r.inputs = probe.vars();
+  }
+  const int width = scalar_traits<C>::bit_width;
+  const int total = width * static_cast<int>(r.inputs.size());
+  const auto done = [&](verdict v, std::string why) {
+    r.v = v;
+    r.reason = std::move(why);
+    r.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
+    return r;
+  };
+  if (total > max_bits)
+    return done(verdict::unsupported, fmt::format("{} input bits: more than the {} an exhaustive run enumerates", total, max_bits));
+  bits.assign(r.inputs.size(), 0);
+  const std::uint64_t mask = (1ull << width) - 1;
+  std::uint64_t failures = 0, held = 0;
+  for (std::uint64_t code = 0; code < (1ull << total); ++code) {
+    for (std::size_t i = 0; i < bits.size(); ++i) bits[i] = (code >> (i * width)) & mask;
+    concrete_run<C> run(r.bound, slots, bits);
+    slot<C>::con_body(h.body)(run);
+    if (!run.assumptions_hold()) continue;
+    ++held;
+    if (!run.failed().empty() && failures++ == 0) {
+      r.input_bits = bits;
+      r.failed_on_replay = run.failed();
+    }
+  }
+  r.cases = held;
+  r.assumptions_satisfiable = held > 0;
+  if (held == 0) return done(verdict::vacuous, "no input satisfies the assumptions");
+  if (failures)
+    return done(verdict::exhaustive_fail, fmt::format("{} of {} inputs fail: {}", failures, held, fmt::join(r.failed_on_replay, "; ")));
+  return done(verdict::exhaustive_pass, fmt::format("all {} inputs satisfying the assumptions", held));
+}
+
+}  // namespace
+
+const char* name_of(verdict v) {
+  switch (v) {
+    case verdict::proved: return "proved";
+    case verdict::counterexample: return "counterexample";
+    case verdict::stub_artefact: return "stub-artefact";
+    case verdict::vacuous: return "vacuous";
+    case verdict::unknown: return "unknown";
+    case verdict::unsupported: return "unsupported";
+    case verdict::exhaustive_pass: return "exhaustive-pass";
+    case verdict::exhaustive_fail: return "exhaustive-fail";
+  }
+  return "?";
+}
+
+run_result prove(const harness_def& h, fmt_id f, const run_options& o) {
+  return dispatch(f, [&](auto tag) { return prove_as<decltype(tag)>(h, f, o); });
+}
+
+replay_result replay(const harness_def& h, fmt_id f, std::size_t bound, const std::vector<std::uint64_t>& bits,
+                     const mutant_def* mutant) {
+  return dispatch(f, [&](auto tag) { return replay_as<decltype(tag)>(h, bound, bits, mutant); });
+}
+
+run_result exhaustive(const harness_def& h, fmt_id f, const run_options& o, int max_bits) {
+  return dispatch(f, [&](auto tag) { return exhaustive_as<decltype(tag)>(h, f, o, max_bits); });
+}
+
+std::string replay_command(const run_result& r, const mutant_def* mutant) {
+  std::vector<std::string> hex;
+  for (std::uint64_t b : r.input_bits) hex.push_back(fmt::format("{:x}", b));
+  return fmt::format("attncheck bmc --harness {} --format {} --bound {} --replay {}{}", r.id, name_of(r.format), r.bound,
+                     fmt::join(hex, ","), mutant ? " --mutant " + mutant->name : "");
+}
+
+std::string solver_version() {
+  unsigned major, minor, build, rev;
+  Z3_get_version(&major, &minor, &build, &rev);
+  return fmt::format("z3 {}.{}.{}", major, minor, build);
+}
+
+}  // namespace attncheck::bmc

@@ -1,0 +1,195 @@
+// attncheck: harnesses in Kani's style (nondet inputs, assume, assert, a bound), written once as
+// a template over the run context H and executed two ways: symbolically (H = symbolic_run<C>,
+// building an SMT query over the kernel templates) and concretely (H = concrete_run<C>, replaying
+// a counterexample or enumerating every input of a small format on the real kernel).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "attncheck/bmc/kernel_slots.hpp"
+#include "attncheck/bmc/predicates.hpp"
+#include "attncheck/bmc/symbolic.hpp"
+
+namespace attncheck::bmc {
+
+// A named input of a harness: its bit width and, after a run, its value's bits.
+struct input_var {
+  std::string name;
+  int bits = 0;
+};
+
+// Symbolic run: every any() is a fresh SMT constant, assume/check record formulas.
+template <class C>
+class symbolic_run {
+ public:
+  using scalar = sym<C>;
+  // Sums of outputs are formed in binary64, symbolically and concretely alike (so a replay
+  // computes exactly what the solver modelled); harness bounds add the binary64 summation error.
+  // (Exact real arithmetic was tried: Z3 4.8.12 then answers "incomplete" instead of a model.)
+  using wide = sym<double>;
+  using cond = sym_bool;
+
+  symbolic_run(session& s, std::size_t bound, const kernel_slots<scalar>& k) : s_(s), bound_(bound), k_(k) {}
+
+  std::size_t bound() const { return bound_; }
+  const kernel_slots<scalar>& k() const { return k_; }
+  scalar any(const std::string& name) {
+    vars_.push_back({name, scalar_traits<C>::bit_width});
+    exprs_.push_back(s_.constant(name, scalar::ebits, scalar::sbits));
+    return scalar(exprs_.back());
+  }
+  std::vector<scalar> any_vector(const std::string& name, std::size_t n) {
+    std::vector<scalar> v;
+    for (std::size_t i = 0; i < n; ++i) v.push_back(any(name + "[" + std::to_string(i) + "]"));
+    return v;
+  }
+  void assume(const cond& c) { assumptions_.push_back(c.expr()); }
+  void check(const cond& c, const std::string& what) { checks_.push_back({c.expr(), what, assumptions_.size()}); }
+  wide widen(const scalar& x) const { return wide::widen(x); }
+  wide wide_const(double v) const { return wide::constant_of(v); }
+
+  struct recorded_check {
+    z3::expr condition;
+    std::string what;
+    std::size_t assumptions_before;  // the path condition: assumptions made before it
+  };
+  session& sess() { return s_; }
+  const std::vector<input_var>& vars() const { return vars_; }
+  const std::vector<z3::expr>& var_exprs() const { return exprs_; }
+  const std::vector<z3::expr>& assumptions() const { return assumptions_; }
+  const std::vector<recorded_check>& checks() const { return checks_; }
+
+ private:
+  session& s_;
+  std::size_t bound_;
+  const kernel_slots<scalar>& k_;
+  std::vector<input_var> vars_;
+  std::vector<z3::expr> exprs_, assumptions_;
+  std::vector<recorded_check> checks_;
+};
+
+// Concrete run: any() reads the next value from given bits (a counterexample, or the enumerator's
+// current input); the checks are evaluated on the real kernel, and failures are recorded only
+// while every assumption so far held.
+template <class C>
+class concrete_run {
+ public:
+  using scalar = C;
+  using wide = double;
+  using cond = bool;
+
+  concrete_run(std::size_t bound, const kernel_slots<C>& k, const std::vector<std::uint64_t>& bits)
+      : bound_(bound), k_(k), bits_(bits) {}
+
+  std::size_t bound() const { return bound_; }
+  const kernel_slots<C>& k() const { return k_; }
+  C any(const std::string& name) {
+    vars_.push_back({name, scalar_traits<C>::bit_width});
+    const std::size_t i = vars_.size() - 1;
+    return scalar_traits<C>::from_bits(i < bits_.size() ? bits_[i] : 0);
+  }
+  std::vector<C> any_vector(const std::string& name, std::size_t n) {
+    std::vector<C> v;
+    for (std::size_t i = 0; i < n; ++i) v.push_back(any(name + "[" + std::to_string(i) + "]"));
+    return v;
+  }
+  void assume(bool c) { holds_ = holds_ && c; }
+  void check(bool c, const std::string& what) {
+    ++checks_;
+    if (holds_ && !c) failed_.push_back(what);
+  }
+  double widen(C x) const { return to_double(x); }
+  double wide_const(double v) const { return v; }
+
+  bool assumptions_hold() const { return holds_; }
+  std::size_t checks() const { return checks_; }
+  const std::vector<std::string>& failed() const { return failed_; }
+  const std::vector<input_var>& vars() const { return vars_; }
+
+ private:
+  std::size_t bound_;
+  const kernel_slots<C>& k_;
+  const std::vector<std::uint64_t>& bits_;
+  std::vector<input_var> vars_;
+  bool holds_ = true;
+  std::size_t checks_ = 0;
+  std::vector<std::string> failed_;
+};
+
+// The formats a harness runs at. f64 is offered only for harnesses without exp/log (their
+// axioms cannot be validated on every binary64 input).
+enum class fmt_id { f16, bf16, f32, f64 };
+const char* name_of(fmt_id f);
+std::vector<fmt_id> all_formats();
+
+template <class F> struct type_list {};
+using concrete_types = std::tuple<f16, bf16, float, double>;
+
+// A harness body instantiated for every format, symbolically and concretely.
+struct harness_body {
+  std::function<void(symbolic_run<f16>&)> sym_f16;
+  std::function<void(symbolic_run<bf16>&)> sym_bf16;
+  std::function<void(symbolic_run<float>&)> sym_f32;
+  std::function<void(symbolic_run<double>&)> sym_f64;
+  std::function<void(concrete_run<f16>&)> con_f16;
+  std::function<void(concrete_run<bf16>&)> con_bf16;
+  std::function<void(concrete_run<float>&)> con_f32;
+  std::function<void(concrete_run<double>&)> con_f64;
+};
+template <class Body>
+harness_body make_body() {
+  const Body b{};
+  return {b, b, b, b, b, b, b, b};
+}
+
+// A mutant: a broken kernel plugged into the slots, with the harnesses that must catch it.
+struct mutant_def {
+  std::string name, description;
+  std::vector<std::string> caught_by;
+  std::function<void(kernel_slots<sym<f16>>&)> sym_f16;
+  std::function<void(kernel_slots<sym<bf16>>&)> sym_bf16;
+  std::function<void(kernel_slots<sym<float>>&)> sym_f32;
+  std::function<void(kernel_slots<sym<double>>&)> sym_f64;
+  std::function<void(kernel_slots<f16>&)> con_f16;
+  std::function<void(kernel_slots<bf16>&)> con_bf16;
+  std::function<void(kernel_slots<float>&)> con_f32;
+  std::function<void(kernel_slots<double>&)> con_f64;
+};
+template <class M>
+mutant_def make_mutant() {
+  const auto a = [](auto& k) { M::apply(k); };
+  return {M::name, M::description, M::caught_by(), a, a, a, a, a, a, a, a};
+}
+
+// A harness or a lemma. A vector harness checks a property of a whole row up to its bound; a
+// lemma checks one step (one element) for every value of the format, independent of d. A vector
+// harness that names lemmas and a composition argument is reported "proved for all d" when
+// every lemma is proved in the same run.
+struct harness_def {
+  std::string id;           // KANI-SM-002, BMC-SLIP-001, or a lemma ID LEM-SM-001
+  std::string contract;     // contract ID (empty for lemmas)
+  std::string property;     // one line
+  bool lemma = false;
+  bool uses_transcendentals = false;  // exp/log: f16, bf16, f32 only
+  std::size_t default_bound = 1;
+  std::size_t min_bound = 1;
+  std::vector<std::string> lemmas;  // for an all-d composition
+  std::string composition;          // the argument, in words
+  harness_body body;
+};
+
+bool register_harness(harness_def h);
+bool register_mutant(mutant_def m);
+const std::vector<harness_def>& harnesses();
+const std::vector<mutant_def>& mutants();
+const harness_def* find_harness(const std::string& id);
+const mutant_def* find_mutant(const std::string& name);
+
+}  // namespace attncheck::bmc
