@@ -18,7 +18,7 @@ struct SvdNoSqrt {
   static constexpr const char* name = "svd_no_sqrt";
   static constexpr const char* description = "singular values reported as squared column norms";
   static std::vector<std::string> caught_by() {
-    return {"FALSIFY-SPEC-001", "FALSIFY-SPEC-002", "FALSIFY-SPEC-005", "FALSIFY-SPEC-006"};
+    return {"FALSIFY-SPEC-001", "FALSIFY-SPEC-002", "FALSIFY-SPEC-005", "FALSIFY-SPEC-006", "FALSIFY-SFB-002"};
   }
   ATTNCHECK_LINALG_ONLY
   template <class T>
