@@ -19,7 +19,7 @@ void softmax_scaled(const T* x, T* y, std::size_t n, double lambda) {
 struct SoftmaxSharpened {
   static constexpr const char* name = "softmax_sharpened_x2";
   static constexpr const char* description = "softmax(2x): inverse temperature 2 folded into the kernel";
-  static std::vector<std::string> caught_by() { return {"FALSIFY-SFB-001", "FALSIFY-SFB-003", "FALSIFY-SFB-004", "FALSIFY-SFB-005"}; }
+  static std::vector<std::string> caught_by() { return {"FALSIFY-SFB-001", "FALSIFY-SFB-003", "FALSIFY-SFB-004", "FALSIFY-SFB-005", "FALSIFY-LSE-002", "FALSIFY-LSE-003"}; }
   template <class T>
   static void apply(KernelSet<T>& k) {
     k.softmax = [](const T* x, T* y, std::size_t n) { softmax_scaled(x, y, n, 2.0); };
@@ -29,7 +29,7 @@ struct SoftmaxSharpened {
 struct SoftmaxFlattened {
   static constexpr const char* name = "softmax_flattened_half";
   static constexpr const char* description = "softmax(x/2): inverse temperature 1/2 folded into the kernel";
-  static std::vector<std::string> caught_by() { return {"FALSIFY-SFB-005"}; }
+  static std::vector<std::string> caught_by() { return {"FALSIFY-SFB-005", "FALSIFY-LSE-003"}; }
   template <class T>
   static void apply(KernelSet<T>& k) {
     k.softmax = [](const T* x, T* y, std::size_t n) { softmax_scaled(x, y, n, 0.5); };
