@@ -56,7 +56,7 @@ struct ScoresTransposed {
 struct EntropySignFlipped {
   static constexpr const char* name = "entropy_sign_flipped";
   static constexpr const char* description = "returns sum p log p (the negative entropy)";
-  static std::vector<std::string> caught_by() { return {"FALSIFY-ASCL-003", "FALSIFY-ASCL-005"}; }
+  static std::vector<std::string> caught_by() { return {"FALSIFY-ASCL-003", "FALSIFY-ASCL-005", "FALSIFY-LSE-002", "FALSIFY-LSE-005"}; }
   template <class T>
   static void apply(KernelSet<T>& k) {
     k.entropy = [](const T* p, std::size_t n) { return T(-kernels::entropy(p, n)); };

@@ -25,7 +25,7 @@ struct DiagOnly {
 struct Doubled {
   static constexpr const char* name = "jvp_doubled";
   static constexpr const char* description = "softmax JVP scaled by 2";
-  static std::vector<std::string> caught_by() { return {"FALSIFY-SLIP-001", "FALSIFY-SLIP-003", "FALSIFY-SLIP-005"}; }
+  static std::vector<std::string> caught_by() { return {"FALSIFY-SLIP-001", "FALSIFY-SLIP-003", "FALSIFY-SLIP-005", "FALSIFY-LSE-004"}; }
   template <class T>
   static void apply(KernelSet<T>& k) {
     k.softmax_jvp = [](const T* x, const T* dx, std::size_t n, T* dy) {
