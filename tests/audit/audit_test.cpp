@@ -85,7 +85,12 @@ TEST_CASE("correct kernels of every kind pass every applicable obligation at f32
   for (const auto& [key, v] : r.verdicts) {
     INFO(key);
     const bool na_expected = contains(key, "FALSIFY-SM-008") || contains(key, "FALSIFY-QKN-007");
-    CHECK(v == (na_expected ? "N/A" : "PASS"));
+    // Contracts whose tests call no ABI kernel at all (the SVD facts of spectral-bounds-v1), or
+    // only in part, may be N/A; nothing may fail.
+    const bool na_allowed = contains(key, "FALSIFY-SPEC-") || contains(key, "FALSIFY-SFB-") || contains(key, "FALSIFY-LSE-");
+    if (na_expected) CHECK(v == "N/A");
+    else if (na_allowed) CHECK((v == "PASS" || v == "N/A"));
+    else CHECK(v == "PASS");
   }
   CHECK(contains(r.json, "\"schema\": \"attncheck-audit/1\""));
 }
@@ -377,8 +382,14 @@ TEST_CASE("python example: NumPy softmax passes every applicable obligation at f
   INFO(r.output);
   CHECK(r.status == 0);
   int passed = 0;
-  for (const auto& [key, v] : r.verdicts) passed += v == "PASS";
-  CHECK(passed == 4 * 15);  // 9 contract tests and 6 AUDIT-* obligations per dtype
+  for (const auto& [key, v] : r.verdicts) {
+    INFO(key);
+    CHECK((v == "PASS" || v == "N/A"));
+    passed += v == "PASS";
+  }
+  // Per dtype at least the 9 softmax contract tests and 6 AUDIT-* obligations (more contracts
+  // that call softmax add more).
+  CHECK(passed >= 4 * 15);
 }
 
 TEST_CASE("python example: scipy.special.softmax passes every applicable obligation at f32 and f64") {
