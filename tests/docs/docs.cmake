@@ -1,0 +1,29 @@
+# attncheck: tests of the contract graph, the generated contract pages and the HTML report
+# (included from the top-level CMakeLists.txt). Label `cli`: they run the real binary.
+set(ATTNCHECK_EXPECT bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/docs/expect.sh)
+set(ATTNCHECK_BUNDLED --contracts ${CMAKE_CURRENT_SOURCE_DIR}/contracts)
+set(ATTNCHECK_FIXTURES ${CMAKE_CURRENT_SOURCE_DIR}/tests/fixtures)
+
+# attncheck graph: the bundled DAG in each format, and refusals of a cycle and unknown names.
+add_test(NAME cli.graph.text COMMAND ${ATTNCHECK_EXPECT} 0
+         "(^|\n)softmax-kernel-v1\n(.*\n)*attention-scaling-v1 -> softmax-kernel-v1, qk-norm-v1\n"
+         -- $<TARGET_FILE:attncheck_cli> ${ATTNCHECK_BUNDLED} graph)
+add_test(NAME cli.graph.dot COMMAND ${ATTNCHECK_EXPECT} 0
+         "\"softmax-filtering-bound-v1\" -> \"spectral-bounds-v1\";"
+         -- $<TARGET_FILE:attncheck_cli> ${ATTNCHECK_BUNDLED} graph --format dot)
+add_test(NAME cli.graph.mermaid COMMAND ${ATTNCHECK_EXPECT} 0
+         "^graph LR\n(.*\n)*    log_sum_exp_v1\\[\"log-sum-exp-v1\"\\] --> softmax_lipschitz_v1\\[\"softmax-lipschitz-v1\"\\]"
+         -- $<TARGET_FILE:attncheck_cli> ${ATTNCHECK_BUNDLED} graph --format mermaid)
+add_test(NAME cli.graph.cycle COMMAND ${ATTNCHECK_EXPECT} 2
+         "dependency cycle: cycle-a-v1 -> cycle-b-v1 -> cycle-a-v1"
+         -- $<TARGET_FILE:attncheck_cli> --contracts ${ATTNCHECK_FIXTURES}/cycle graph)
+add_test(NAME cli.graph.unknown COMMAND ${ATTNCHECK_EXPECT} 2
+         "depends_on names missing-v1, which is not in"
+         -- $<TARGET_FILE:attncheck_cli> --contracts ${ATTNCHECK_FIXTURES}/crossfile graph)
+# A legacy (Rust-format) file only gets a warning from the loader for an unknown dependency; the
+# graph refuses it itself.
+add_test(NAME cli.graph.unknown-legacy COMMAND ${ATTNCHECK_EXPECT} 2
+         "qk-norm-v1 .* depends on 'rmsnorm-kernel-v1', which is not loaded"
+         -- $<TARGET_FILE:attncheck_cli> --contracts ${ATTNCHECK_FIXTURES}/interop graph --format dot)
+set_tests_properties(cli.graph.text cli.graph.dot cli.graph.mermaid cli.graph.cycle cli.graph.unknown
+                     cli.graph.unknown-legacy PROPERTIES LABELS cli)
