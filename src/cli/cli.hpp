@@ -40,6 +40,7 @@ Command setup_coverage(CLI::App& parent, const Global& global);
 Command setup_audit(CLI::App& parent, const Global& global);
 Command setup_bmc(CLI::App& parent, const Global& global);
 Command setup_graph(CLI::App& parent, const Global& global);
+Command setup_docs(CLI::App& parent, const Global& global);
 
 // The default contracts directory: $ATTNCHECK_CONTRACTS, else the source tree's contracts/.
 std::string default_contracts_dir();

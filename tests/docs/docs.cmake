@@ -27,3 +27,23 @@ add_test(NAME cli.graph.unknown-legacy COMMAND ${ATTNCHECK_EXPECT} 2
          -- $<TARGET_FILE:attncheck_cli> --contracts ${ATTNCHECK_FIXTURES}/interop graph --format dot)
 set_tests_properties(cli.graph.text cli.graph.dot cli.graph.mermaid cli.graph.cycle cli.graph.unknown
                      cli.graph.unknown-legacy PROPERTIES LABELS cli)
+
+# A real gate run against a wrong kernel (it must fail), whose JSON report feeds the docs status
+# test and the HTML report tests. Small: two contracts, 30 cases, about 10 s.
+set(ATTNCHECK_DOCS_WORK ${CMAKE_CURRENT_BINARY_DIR}/docs-tests)
+file(MAKE_DIRECTORY ${ATTNCHECK_DOCS_WORK})
+add_test(NAME cli.report.gate-json COMMAND ${ATTNCHECK_EXPECT} 1 "(^|\n)[0-9]+ passed, [1-9][0-9]* failed"
+         -- $<TARGET_FILE:attncheck_cli> ${ATTNCHECK_BUNDLED} gate --contract softmax-kernel-v1
+            --contract softmax-filtering-bound-v1 --mutant softmax_sum_skips_last --cases 30 --no-timings
+            --json ${ATTNCHECK_DOCS_WORK}/gate.json)
+set_tests_properties(cli.report.gate-json PROPERTIES FIXTURES_SETUP attncheck-gate-json)
+
+# attncheck docs: the committed pages match the YAML (and that check can fail); the status columns.
+add_test(NAME cli.docs.pages-match-yaml COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/docs/check_pages.sh
+         $<TARGET_FILE:attncheck_cli> ${CMAKE_CURRENT_SOURCE_DIR}/contracts ${CMAKE_CURRENT_SOURCE_DIR}/docs/contracts)
+add_test(NAME cli.docs.pages-catch-drift COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/docs/check_pages_catches.sh
+         $<TARGET_FILE:attncheck_cli> ${CMAKE_CURRENT_SOURCE_DIR}/contracts ${CMAKE_CURRENT_SOURCE_DIR}/docs/contracts)
+add_test(NAME cli.docs.status COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/docs/check_status.sh
+         $<TARGET_FILE:attncheck_cli> ${CMAKE_CURRENT_SOURCE_DIR}/contracts ${ATTNCHECK_DOCS_WORK}/gate.json)
+set_tests_properties(cli.docs.status PROPERTIES FIXTURES_REQUIRED attncheck-gate-json)
+set_tests_properties(cli.docs.pages-match-yaml cli.docs.pages-catch-drift cli.docs.status PROPERTIES LABELS cli)
