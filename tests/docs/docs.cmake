@@ -47,3 +47,29 @@ add_test(NAME cli.docs.status COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/doc
          $<TARGET_FILE:attncheck_cli> ${CMAKE_CURRENT_SOURCE_DIR}/contracts ${ATTNCHECK_DOCS_WORK}/gate.json)
 set_tests_properties(cli.docs.status PROPERTIES FIXTURES_REQUIRED attncheck-gate-json)
 set_tests_properties(cli.docs.pages-match-yaml cli.docs.pages-catch-drift cli.docs.status PROPERTIES LABELS cli)
+
+# attncheck report --html: rendered from the real report, opened in headless Chromium.
+set(ATTNCHECK_PLOTS plot-tightness-per-obligation plot-tightness-per-format plot-softmax-filtering-bound)
+add_test(NAME cli.report.html COMMAND ${ATTNCHECK_EXPECT} 0 "wrote .*report.html \\([0-9]+ results, 3 plots\\)"
+         -- $<TARGET_FILE:attncheck_cli> report --from ${ATTNCHECK_DOCS_WORK}/gate.json
+            --html ${ATTNCHECK_DOCS_WORK}/report.html)
+set_tests_properties(cli.report.html PROPERTIES FIXTURES_REQUIRED attncheck-gate-json FIXTURES_SETUP attncheck-report-html)
+add_test(NAME cli.report.chromium COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/docs/check_html.sh
+         ${ATTNCHECK_DOCS_WORK}/report.html ${ATTNCHECK_PLOTS})
+add_test(NAME cli.report.chromium-catches COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/docs/check_html_catches.sh
+         ${ATTNCHECK_DOCS_WORK}/report.html ${ATTNCHECK_PLOTS})
+set_tests_properties(cli.report.chromium cli.report.chromium-catches PROPERTIES FIXTURES_REQUIRED attncheck-report-html)
+# Bad input: a file that is not a report, a missing file, no gnuplot (the page is still written).
+add_test(NAME cli.report.not-a-report COMMAND ${ATTNCHECK_EXPECT} 2 "has schema '', not attncheck-gate/N"
+         -- $<TARGET_FILE:attncheck_cli> report --from ${CMAKE_CURRENT_SOURCE_DIR}/contracts/qk-norm-v1.yaml
+            --html ${ATTNCHECK_DOCS_WORK}/not-a-report.html)
+add_test(NAME cli.report.missing COMMAND ${ATTNCHECK_EXPECT} 2 "cannot read the report"
+         -- $<TARGET_FILE:attncheck_cli> report --from ${ATTNCHECK_DOCS_WORK}/no-such.json
+            --html ${ATTNCHECK_DOCS_WORK}/missing.html)
+add_test(NAME cli.report.no-gnuplot COMMAND ${ATTNCHECK_EXPECT} 2 "gnuplot not found"
+         -- ${CMAKE_COMMAND} -E env ATTNCHECK_GNUPLOT=/nonexistent/gnuplot
+            $<TARGET_FILE:attncheck_cli> report --from ${ATTNCHECK_DOCS_WORK}/gate.json
+            --html ${ATTNCHECK_DOCS_WORK}/no-gnuplot.html)
+set_tests_properties(cli.report.no-gnuplot PROPERTIES FIXTURES_REQUIRED attncheck-gate-json)
+set_tests_properties(cli.report.gate-json cli.report.html cli.report.chromium cli.report.chromium-catches
+                     cli.report.not-a-report cli.report.missing cli.report.no-gnuplot PROPERTIES LABELS cli)
