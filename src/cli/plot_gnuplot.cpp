@@ -20,6 +20,7 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <vector>
 
 namespace attncheck::cli {
 
@@ -125,7 +126,11 @@ std::string strip_plot_script(const std::string& title, const std::vector<std::s
 std::optional<std::string> gnuplot_svg(const std::string& script, const std::string& id_prefix, std::string* error) {
   const char* env = std::getenv("ATTNCHECK_GNUPLOT");
   const std::string program = env && *env ? env : "gnuplot";
-  char script_path[] = "/tmp/attncheck-plot-XXXXXX";
+  std::error_code tmp_ec;
+  std::string path_text = (fs::temp_directory_path(tmp_ec) / "attncheck-plot-XXXXXX").string();  // honours TMPDIR
+  std::vector<char> path_buf(path_text.begin(), path_text.end());
+  path_buf.push_back('\0');
+  char* script_path = path_buf.data();
   const int fd = ::mkstemp(script_path);
   if (fd < 0) {
     *error = "cannot create a temporary file for the gnuplot script";
@@ -137,11 +142,13 @@ std::optional<std::string> gnuplot_svg(const std::string& script, const std::str
     std::ofstream out(script_path, std::ios::binary);
     out << script;
   }
-  // The paths are ours (mkstemp, no shell characters); the program name is quoted for the shell.
-  std::string quoted_program = "'";
-  for (char c : program) quoted_program += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  quoted_program += "'";
-  const std::string command = quoted_program + " " + script_path + " 2>" + err_path;
+  // Every word is quoted for the shell: TMPDIR and ATTNCHECK_GNUPLOT may hold any character.
+  const auto sh = [](const std::string& word) {
+    std::string q = "'";
+    for (char c : word) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+  };
+  const std::string command = sh(program) + " " + sh(script_path) + " 2>" + sh(err_path);
   std::string svg;
   int status = -1;
   if (FILE* pipe = ::popen(command.c_str(), "r")) {
