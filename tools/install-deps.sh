@@ -12,6 +12,8 @@ PACKAGES=(
   texlive-latex-base texlive-latex-recommended coq libcoq-coquelicot libcoq-flocq  # proofs/: pdflatex, coqc (proofs/proofs.cmake)
   python3-numpy python3-scipy  # examples/python: the audit's exec-protocol adapter, run by the audit tests
   libz3-dev  # attncheck bmc: the symbolic scalar over Z3's floating-point theory (C++ API)
+  gnuplot-nox  # attncheck report --html: the plots, drawn as SVG and inlined (src/cli/plot_gnuplot.cpp)
+  chromium  # tests/docs/check_html.sh: opens the HTML report in headless Chromium (tests cli.report.chromium*)
 )
 
 missing=()

@@ -39,6 +39,9 @@ Command setup_lint(CLI::App& parent, const Global& global);
 Command setup_coverage(CLI::App& parent, const Global& global);
 Command setup_audit(CLI::App& parent, const Global& global);
 Command setup_bmc(CLI::App& parent, const Global& global);
+Command setup_graph(CLI::App& parent, const Global& global);
+Command setup_docs(CLI::App& parent, const Global& global);
+Command setup_report(CLI::App& parent, const Global& global);
 
 // The default contracts directory: $ATTNCHECK_CONTRACTS, else the source tree's contracts/.
 std::string default_contracts_dir();

@@ -40,7 +40,9 @@ int main(int argc, char** argv) {
 
   const Command commands[] = {setup_gate(app, global), setup_list(app, global), setup_show(app, global),
                               setup_lint(app, global), setup_coverage(app, global), setup_audit(app, global),
-                              setup_bmc(app, global)};
+                              setup_bmc(app, global),
+                              setup_graph(app, global), setup_docs(app, global),
+                              setup_report(app, global)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

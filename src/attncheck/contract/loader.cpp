@@ -403,7 +403,7 @@ void Parser::metadata(const YAML::Node& v) {
     else if (k == "created" || k == "author")
       text(x, "metadata." + k);
     else if (k == "corrections")
-      texts(x, "metadata.corrections");
+      c_.corrections = texts(x, "metadata.corrections");
     else if (k == "registry" || k == "enforcement_level" || k == "locked_level") {
       // Rust-format metadata: accepted, unused.
     } else

@@ -92,6 +92,7 @@ struct Contract {
   std::string description;
   std::vector<std::string> references;
   std::vector<std::string> depends_on;
+  std::vector<std::string> corrections;  // where this contract corrects an earlier statement (a seed)
   std::vector<Equation> equations;
   std::vector<Obligation> obligations;
   std::vector<FalsificationTest> tests;

@@ -1,0 +1,41 @@
+// attncheck CLI: reading back a JSON report of `attncheck gate --json` (schema attncheck-gate/N)
+// or `attncheck audit --json` (attncheck-audit/N), for the generated contract pages and the HTML
+// report. Only the fields those need are read; unknown fields are ignored, so a later schema
+// version that adds fields still reads.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attncheck::cli {
+
+struct ReportRow {
+  std::string contract;
+  std::vector<std::string> obligations;
+  std::string test;
+  std::string dtype;
+  std::string verdict;  // PASS, FAIL, ERROR, GAVE_UP, N/A, ... as written
+  std::string reason;   // audit: why a row is not applicable
+  long long cases = 0;
+  double seconds = 0;
+  std::string seed;
+  // error / allowance: 0 when nothing was measured, +inf when written as "inf" (NaN or overflow)
+  double worst_ratio = 0, median_ratio = 0;
+  std::string worst_case, counterexample, message, replay;
+};
+
+struct ReportData {
+  std::string path;
+  std::string schema;  // "attncheck-gate/1", "attncheck-audit/1"
+  std::string version, seed, kernels, tolerance;
+  long long cases = 0;
+  std::vector<ReportRow> rows;
+  bool is_audit() const { return schema.rfind("attncheck-audit/", 0) == 0; }
+};
+
+// The report at path, or nullopt with *error saying what is wrong (unreadable, not JSON, not an
+// attncheck gate or audit report, a result without contract/test/verdict).
+std::optional<ReportData> read_report(const std::string& path, std::string* error);
+
+}  // namespace attncheck::cli

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Shows that check_html.sh can fail: it must reject three broken copies of a good report
+#   check_html_catches.sh GOOD.html PLOT-ID...
+# (a plot hidden so it renders nothing, a script error, and a plot id the page lacks).
+set -uo pipefail
+here="$(dirname "$0")"
+good="$1"
+shift
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+expect_rejected() {  # name regex page ids...
+  local name="$1" regex="$2" page="$3"
+  shift 3
+  local out
+  out="$(bash "$here/check_html.sh" "$page" "$@" 2>&1)"
+  if [ $? -eq 0 ]; then
+    echo "check_html_catches: check_html.sh accepted the $name page" >&2
+    return 1
+  fi
+  if ! grep -Eq -- "$regex" <<<"$out"; then
+    echo "check_html_catches: $name page rejected for another reason than /$regex/:" >&2
+    printf '%s\n' "$out" >&2
+    return 1
+  fi
+  echo "check_html_catches: $name page rejected as expected"
+}
+
+sed 's|</head>|<style>#'"$1"' svg { display: none; }</style></head>|' "$good" >"$work/hidden.html"
+sed 's|</body>|<script>window.addEventListener("load", function () { undefinedFunction(); });</script></body>|' \
+  "$good" >"$work/error.html"
+failed=0
+expect_rejected "hidden-plot" "plot $1 is in the page but did not render" "$work/hidden.html" "$@" || failed=1
+expect_rejected "script-error" "Uncaught ReferenceError" "$work/error.html" "$@" || failed=1
+expect_rejected "missing-plot" "plot plot-not-in-the-page is missing" "$good" "$@" plot-not-in-the-page || failed=1
+exit $failed
