@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -223,4 +224,46 @@ TEST_CASE("CLI: the JSON report is byte-identical for the same seed") {
   CHECK_FALSE(fs::exists(dir.file("a.json.tmp")));  // written atomically, no leftovers
   const std::string junit = read(dir.file("a.xml"));
   CHECK(contains(junit, "<testcase classname=\"attention-scaling-v1\" name=\"FALSIFY-ASCL-004["));
+}
+
+TEST_CASE("CLI: gate -j N gives the same text and JSON as -j 1") {
+  TempDir dir;
+  const std::string args = bundled + "gate --contract softmax-kernel-v1 --contract qk-norm-v1 --cases 20 --no-timings --json ";
+  const Run one = attncheck(args + "'" + dir.file("one.json") + "' -j 1");
+  const Run three = attncheck(args + "'" + dir.file("three.json") + "' -j 3");
+  CHECK(one.status == 0);
+  CHECK(one.status == three.status);
+  CHECK(one.output == three.output);
+  CHECK(read(dir.file("one.json")) == read(dir.file("three.json")));
+}
+
+TEST_CASE("CLI: gate --shard i/N: the shards together run every check exactly once") {
+  TempDir dir;
+  const std::string base = bundled + "gate --contract softmax-kernel-v1 --cases 5 --no-timings -j 1 --json ";
+  const std::regex row(R"re("test": "([^"]+)", "dtype": "([^"]+)")re");
+  const auto checks = [&](const std::string& json) {
+    std::multiset<std::string> s;
+    for (auto it = std::sregex_iterator(json.begin(), json.end(), row); it != std::sregex_iterator(); ++it)
+      s.insert((*it)[1].str() + "[" + (*it)[2].str() + "]");
+    return s;
+  };
+  const Run all = attncheck(base + "'" + dir.file("all.json") + "'");
+  REQUIRE(all.status == 0);
+  const auto expected = checks(read(dir.file("all.json")));
+  REQUIRE(expected.size() > 3);
+  std::multiset<std::string> together;
+  for (int i = 1; i <= 3; ++i) {
+    const std::string file = dir.file("shard" + std::to_string(i) + ".json");
+    const Run r = attncheck(base + "'" + file + "' --shard " + std::to_string(i) + "/3");
+    CHECK(r.status == 0);
+    CHECK(contains(r.output, "shard " + std::to_string(i) + "/3: "));
+    const auto mine = checks(read(file));
+    together.insert(mine.begin(), mine.end());
+  }
+  CHECK(together == expected);
+  for (const char* bad : {"0/3", "4/3", "3", "a/b", "1/0"}) {
+    const Run r = attncheck(base + "'" + dir.file("x.json") + "' --shard " + bad);
+    CHECK_MESSAGE(r.status == 2, bad);
+    CHECK(contains(r.output, "--shard"));
+  }
 }

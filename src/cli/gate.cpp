@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <set>
 
+#include "attncheck/check/parallel.hpp"
 #include "cli/cli.hpp"
 
 namespace attncheck::cli {
@@ -30,7 +32,21 @@ struct GateOptions {
   std::string json, junit;
   bool list_mutants = false;
   bool no_timings = false;
+  int jobs = 0;       // 0: one worker per core (check/parallel.hpp)
+  std::string shard;  // "i/N": only every N-th check, starting at the i-th (1-based)
 };
+
+// "--shard i/N" -> (i, N) with 1 <= i <= N.
+std::optional<std::pair<std::size_t, std::size_t>> parse_shard(const std::string& s) {
+  const auto slash = s.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == s.size()) return std::nullopt;
+  const auto digits = [](std::string_view t) { return t.find_first_not_of("0123456789") == std::string_view::npos && t.size() <= 6; };
+  const std::string_view a(s.data(), slash), b(s.data() + slash + 1, s.size() - slash - 1);
+  if (!digits(a) || !digits(b)) return std::nullopt;
+  const std::size_t i = std::stoul(std::string(a)), n = std::stoul(std::string(b));
+  if (n < 1 || i < 1 || i > n) return std::nullopt;
+  return std::make_pair(i, n);
+}
 
 int list_mutants() {
   const auto& ms = check::mutants();
@@ -88,6 +104,14 @@ bool validate(const GateOptions& o, check::RunParams& params, std::vector<Dtype>
     std::cerr << "error: unknown mutant '" << params.mutant << "'; "
               << (names.empty() ? "this build has no mutants" : "known mutants: " + join(names, ", "))
               << " (see 'attncheck gate --list-mutants')\n";
+    return false;
+  }
+  if (o.jobs < 0) {
+    std::cerr << "error: -j/--jobs must be at least 1 (or 0 for one worker per core; got " << o.jobs << ")\n";
+    return false;
+  }
+  if (!o.shard.empty() && !parse_shard(o.shard)) {
+    std::cerr << "error: invalid --shard '" << o.shard << "'; write i/N with 1 <= i <= N, e.g. --shard 2/4\n";
     return false;
   }
   return true;
@@ -186,19 +210,38 @@ std::vector<GateRow> plan(const std::vector<const contract::Contract*>& selected
   return rows;
 }
 
-// Fills in each planned row's outcome; shows progress on a terminal (stderr only, so stdout stays
-// identical between runs).
-void run_all(std::vector<GateRow>& rows, const check::RunParams& params, const Global& global, bool timings) {
+// Fills in each planned row's outcome, in `jobs` worker processes (check/parallel.hpp: the same
+// outcomes as one process, since each check's seed depends only on the run seed, test and dtype);
+// shows progress on a terminal (stderr only, so stdout stays identical between runs).
+void run_all(std::vector<GateRow>& rows, const check::RunParams& params, const Global& global, bool timings, int jobs) {
   const bool progress = ::isatty(STDERR_FILENO);
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    GateRow& row = rows[i];
-    if (row.has_property) {
-      if (progress)
-        std::cerr << "\r\033[K[" << i + 1 << "/" << rows.size() << "] " << row.outcome.test_id << " ["
-                  << dtype_name(row.outcome.dtype) << "]" << std::flush;
-      row.outcome = check::run_property(*check::find_property(row.outcome.test_id), row.outcome.dtype, params);
-      if (!timings) row.outcome.seconds = 0;
-    }
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].has_property) todo.push_back(i);
+  std::size_t finished = 0;
+  const auto outcomes = check::run_parallel(
+      todo.size(), jobs,
+      [&](std::size_t k) {
+        const GateRow& row = rows[todo[k]];
+        return check::run_property(*check::find_property(row.outcome.test_id), row.outcome.dtype, params);
+      },
+      [&](std::size_t k, const check::Outcome& o) {
+        ++finished;
+        if (progress)
+          std::cerr << "\r\033[K[" << finished << "/" << todo.size() << "] " << o.test_id << " [" << dtype_name(o.dtype)
+                    << "] done" << std::flush;
+        (void)k;
+      },
+      [&](std::size_t k, const std::string& why) {
+        check::Outcome o = rows[todo[k]].outcome;
+        o.verdict = check::Verdict::error;
+        o.message = why;
+        o.replay = check::replay_command(o, params);
+        return o;
+      });
+  for (std::size_t k = 0; k < todo.size(); ++k) rows[todo[k]].outcome = outcomes[k];
+  for (GateRow& row : rows) {
+    if (!timings) row.outcome.seconds = 0;
     if (global.contracts_given) row.outcome.replay += " --contracts " + shell_quoted(global.contracts_dir);
   }
   if (progress) std::cerr << "\r\033[K" << std::flush;
@@ -245,14 +288,28 @@ int run_gate(const GateOptions& o, const Global& global) {
   report.tolerance = params.tolerance.text();
   report.timings = !o.no_timings;
   report.rows = plan(selected, o, dtypes, params);
+  std::string shard_note;
+  if (!o.shard.empty()) {
+    // Every N-th planned check from the i-th: the plan is the same on every machine (contract
+    // and file order), so the N shards together run each check exactly once.
+    const auto sh = parse_shard(o.shard);
+    const std::size_t all = report.rows.size();
+    std::vector<GateRow> mine;
+    for (std::size_t i = 0; i < all; ++i)
+      if (i % sh->second == sh->first - 1) mine.push_back(std::move(report.rows[i]));
+    report.rows = std::move(mine);
+    shard_note = "shard " + o.shard + ": " + std::to_string(report.rows.size()) + " of the " + std::to_string(all) +
+                 " planned checks (the other shards run the rest)";
+  }
   if (report.rows.empty()) {
     // Zero checks must not read as "0 passed, 0 failed" success.
     std::cerr << "error: nothing to run: the selected contracts have no falsification tests at the requested "
                  "dtypes; widen --contract/--test/--dtype\n";
     return exit_usage;
   }
-  run_all(report.rows, params, global, report.timings);
+  run_all(report.rows, params, global, report.timings, o.jobs > 0 ? o.jobs : check::default_jobs());
   report.notes = mutant_notes(report, params.mutant);
+  if (!shard_note.empty()) report.notes.push_back(shard_note);
   // A derived bound that is infinite (γ_n >= 1 for the row length and format) checks nothing:
   // say so rather than let those cases count silently as passes.
   for (const GateRow& row : report.rows)
@@ -313,6 +370,11 @@ Command setup_gate(CLI::App& parent, const Global& global) {
   app->add_option("--junit", o->junit, "Also write a JUnit XML report to FILE");
   app->add_flag("--list-mutants", o->list_mutants, "List the built-in mutants and the tests that must catch them");
   app->add_flag("--no-timings", o->no_timings, "Report 0 seconds and omit times, for byte-identical reports");
+  app->add_option("-j,--jobs", o->jobs,
+                  "Worker processes (default 0: one per core); the verdicts and reports are the same for every N");
+  app->add_option("--shard", o->shard,
+                  "Run only shard i of N (i/N, 1-based): every N-th check from the i-th, to split a gate across "
+                  "CI machines; the N shards together run every check once");
   app->footer("Exit status: 0 all passed, 1 a check failed (or ERROR/GAVE-UP), 2 usage or contract errors.");
   return {app, [o, &global] { return run_gate(*o, global); }};
 }

@@ -1,0 +1,308 @@
+// attncheck: parallel worker processes for independent checks (see parallel.hpp for why fork).
+#include "attncheck/check/parallel.hpp"
+
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <thread>
+
+namespace attncheck::check {
+
+int default_jobs() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+namespace {
+
+// ---- the wire form ----
+
+void put_u64(std::string& s, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+void put_double(std::string& s, double d) {
+  std::uint64_t v;
+  std::memcpy(&v, &d, sizeof v);
+  put_u64(s, v);
+}
+void put_string(std::string& s, const std::string& t) {
+  put_u64(s, t.size());
+  s += t;
+}
+
+struct Reader {
+  std::string_view b;
+  bool ok = true;
+  std::uint64_t u64() {
+    if (b.size() < 8) return ok = false, 0;
+    std::uint64_t v = 0;
+    for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(b[i])) << (8 * i);
+    b.remove_prefix(8);
+    return v;
+  }
+  double f64() {
+    const std::uint64_t v = u64();
+    double d;
+    std::memcpy(&d, &v, sizeof d);
+    return d;
+  }
+  std::string str() {
+    const std::uint64_t n = u64();
+    if (!ok || n > b.size()) return ok = false, std::string();
+    std::string s(b.substr(0, n));
+    b.remove_prefix(n);
+    return s;
+  }
+};
+
+// ---- blocking pipe I/O (EINTR-safe) ----
+
+bool write_all(int fd, const std::string& s) {
+  std::size_t off = 0;
+  while (off < s.size()) {
+    const ssize_t w = ::write(fd, s.data() + off, s.size() - off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    off += static_cast<std::size_t>(w);
+  }
+  return true;
+}
+
+// false on EOF or error before n bytes.
+bool read_all(int fd, char* p, std::size_t n) {
+  std::size_t off = 0;
+  while (off < n) {
+    const ssize_t r = ::read(fd, p + off, n - off);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    off += static_cast<std::size_t>(r);
+  }
+  return true;
+}
+
+bool read_u64(int fd, std::uint64_t& v) {
+  char b[8];
+  if (!read_all(fd, b, 8)) return false;
+  Reader r{std::string_view(b, 8)};
+  v = r.u64();
+  return true;
+}
+
+// The worker: take an index, run it, send [index][length][outcome], until the parent closes.
+[[noreturn]] void worker_main(int task_fd, int result_fd, const std::function<Outcome(std::size_t)>& task) {
+  std::uint64_t i;
+  while (read_u64(task_fd, i)) {
+    const std::string body = encode_outcome(task(static_cast<std::size_t>(i)));
+    std::string msg;
+    put_u64(msg, i);
+    put_u64(msg, body.size());
+    msg += body;
+    if (!write_all(result_fd, msg)) break;
+  }
+  std::fflush(nullptr);
+  ::_exit(0);  // not exit(): the parent's atexit handlers and static destructors are not ours to run
+}
+
+struct Worker {
+  pid_t pid = -1;
+  int task_fd = -1, result_fd = -1;
+  std::int64_t current = -1;  // the index it is running, -1 when idle
+};
+
+std::string wait_text(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  if (WIFSIGNALED(status))
+    return "the worker process was killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+  if (WIFEXITED(status)) return "the worker process exited with status " + std::to_string(WEXITSTATUS(status));
+  return "the worker process ended";
+}
+
+}  // namespace
+
+std::string encode_outcome(const Outcome& o) {
+  std::string s;
+  put_string(s, o.test_id);
+  put_u64(s, static_cast<std::uint64_t>(o.dtype));
+  put_string(s, o.kernels);
+  put_u64(s, static_cast<std::uint64_t>(o.verdict));
+  put_u64(s, static_cast<std::uint64_t>(static_cast<std::int64_t>(o.cases)));
+  put_double(s, o.seconds);
+  put_u64(s, o.seed);
+  put_string(s, o.counterexample);
+  put_string(s, o.message);
+  put_double(s, o.worst_ratio);
+  put_double(s, o.median_ratio);
+  put_u64(s, o.observations);
+  put_u64(s, o.unbounded);
+  put_u64(s, o.certified.dd);
+  put_u64(s, o.certified.mpfr);
+  put_u64(s, o.certified.mpfi);
+  put_u64(s, o.certified.uncertified);
+  put_string(s, o.worst_case);
+  put_string(s, o.replay);
+  return s;
+}
+
+std::optional<Outcome> decode_outcome(std::string_view bytes) {
+  Reader r{bytes};
+  Outcome o;
+  o.test_id = r.str();
+  o.dtype = static_cast<Dtype>(r.u64());
+  o.kernels = r.str();
+  o.verdict = static_cast<Verdict>(r.u64());
+  o.cases = static_cast<int>(static_cast<std::int64_t>(r.u64()));
+  o.seconds = r.f64();
+  o.seed = r.u64();
+  o.counterexample = r.str();
+  o.message = r.str();
+  o.worst_ratio = r.f64();
+  o.median_ratio = r.f64();
+  o.observations = r.u64();
+  o.unbounded = r.u64();
+  o.certified.dd = r.u64();
+  o.certified.mpfr = r.u64();
+  o.certified.mpfi = r.u64();
+  o.certified.uncertified = r.u64();
+  o.worst_case = r.str();
+  o.replay = r.str();
+  if (!r.ok || !r.b.empty()) return std::nullopt;
+  return o;
+}
+
+std::vector<Outcome> run_parallel(std::size_t n, int jobs, const std::function<Outcome(std::size_t)>& task,
+                                  const std::function<void(std::size_t, const Outcome&)>& on_done,
+                                  const std::function<Outcome(std::size_t, const std::string&)>& error_outcome) {
+  std::vector<Outcome> out(n);
+  if (jobs <= 1 || n <= 1) {
+    for (std::size_t i = 0; i < n; ++i) {
+      out[i] = task(i);
+      if (on_done) on_done(i, out[i]);
+    }
+    return out;
+  }
+  // A worker may die mid-write; the parent must see EPIPE, not be killed by SIGPIPE.
+  struct sigaction ignore{}, old{};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ignore, &old);
+
+  std::fflush(nullptr);
+  std::cout.flush();
+  std::cerr.flush();
+  const std::size_t count = std::min<std::size_t>(static_cast<std::size_t>(jobs), n);
+  std::vector<Worker> workers;
+  for (std::size_t w = 0; w < count; ++w) {
+    int to_worker[2], to_parent[2];
+    if (::pipe(to_worker) != 0) break;
+    if (::pipe(to_parent) != 0) {
+      ::close(to_worker[0]), ::close(to_worker[1]);
+      break;
+    }
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+      for (int fd : {to_worker[0], to_worker[1], to_parent[0], to_parent[1]}) ::close(fd);
+      break;
+    }
+    if (pid == 0) {
+      ::close(to_worker[1]);
+      ::close(to_parent[0]);
+      for (const Worker& other : workers) ::close(other.task_fd), ::close(other.result_fd);
+      worker_main(to_worker[0], to_parent[1], task);
+    }
+    ::close(to_worker[0]);
+    ::close(to_parent[1]);
+    workers.push_back({pid, to_worker[1], to_parent[0], -1});
+  }
+
+  std::size_t next = 0, done = 0;
+  const auto hand_out = [&](Worker& w) {
+    if (next < n) {
+      std::string msg;
+      put_u64(msg, next);
+      if (write_all(w.task_fd, msg)) {
+        w.current = static_cast<std::int64_t>(next++);
+        return;
+      }
+    }
+    w.current = -1;
+    if (w.task_fd >= 0) ::close(w.task_fd), w.task_fd = -1;  // no more work: the worker exits
+  };
+  if (workers.empty()) {  // no process could be started: run here rather than fail
+    ::sigaction(SIGPIPE, &old, nullptr);
+    return run_parallel(n, 1, task, on_done, error_outcome);
+  }
+  for (Worker& w : workers) hand_out(w);
+
+  const auto finish = [&](std::size_t i, Outcome o) {
+    out[i] = std::move(o);
+    ++done;
+    if (on_done) on_done(i, out[i]);
+  };
+  while (done < n) {
+    std::vector<pollfd> fds;
+    std::vector<Worker*> owner;
+    for (Worker& w : workers)
+      if (w.result_fd >= 0 && w.current >= 0) {
+        fds.push_back({w.result_fd, POLLIN, 0});
+        owner.push_back(&w);
+      }
+    if (fds.empty()) {
+      // Every worker is gone with work left: run the rest here.
+      while (next < n) {
+        const std::size_t i = next++;
+        finish(i, task(i));
+      }
+      break;
+    }
+    if (::poll(fds.data(), fds.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (std::size_t k = 0; k < fds.size(); ++k) {
+      if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      Worker& w = *owner[k];
+      std::uint64_t idx = 0, len = 0;
+      std::string body;
+      bool ok = read_u64(w.result_fd, idx) && read_u64(w.result_fd, len) && len < (std::uint64_t{1} << 32);
+      if (ok) {
+        body.resize(len);
+        ok = read_all(w.result_fd, body.data(), len);
+      }
+      std::optional<Outcome> o;
+      if (ok && static_cast<std::int64_t>(idx) == w.current) o = decode_outcome(body);
+      if (o) {
+        finish(idx, std::move(*o));
+        hand_out(w);
+        continue;
+      }
+      // The worker died (or spoke nonsense) while running w.current: that check is an ERROR.
+      const auto i = static_cast<std::size_t>(w.current);
+      ::close(w.result_fd), w.result_fd = -1;
+      if (w.task_fd >= 0) ::close(w.task_fd), w.task_fd = -1;
+      ::kill(w.pid, SIGKILL);
+      const std::string why = wait_text(w.pid);
+      w.pid = -1;
+      w.current = -1;
+      finish(i, error_outcome(i, why + " while running this check"));
+    }
+  }
+  for (Worker& w : workers) {
+    if (w.task_fd >= 0) ::close(w.task_fd);
+    if (w.result_fd >= 0) ::close(w.result_fd);
+    if (w.pid > 0) wait_text(w.pid);
+  }
+  ::sigaction(SIGPIPE, &old, nullptr);
+  return out;
+}
+
+}  // namespace attncheck::check

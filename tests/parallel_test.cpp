@@ -1,0 +1,89 @@
+// attncheck: the worker processes behind `gate -j N` (src/attncheck/check/parallel.hpp).
+#include <cmath>
+#include <signal.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <limits>
+#include <set>
+
+#include <doctest/doctest.h>
+
+#include "attncheck/check/parallel.hpp"
+
+namespace attncheck::check {
+namespace {
+
+Outcome sample(std::size_t i) {
+  Outcome o;
+  o.test_id = "FALSIFY-X-" + std::to_string(i);
+  o.dtype = i % 2 ? Dtype::f16 : Dtype::f64;
+  o.verdict = i % 3 ? Verdict::pass : Verdict::fail;
+  o.cases = static_cast<int>(i) * 7;
+  o.seconds = 0.1 * static_cast<double>(i);
+  o.seed = 0x5eed0000u + i;
+  o.counterexample = std::string("x = [\0, 1]\n", 11);  // embedded NUL and newline survive
+  o.worst_ratio = -0.0;
+  o.median_ratio = std::numeric_limits<double>::quiet_NaN();
+  o.observations = i;
+  o.certified.dd = 1, o.certified.mpfr = 2, o.certified.mpfi = 3, o.certified.uncertified = 4;
+  o.replay = "attncheck gate --test " + o.test_id;
+  return o;
+}
+
+bool same(const Outcome& a, const Outcome& b) { return encode_outcome(a) == encode_outcome(b); }
+
+TEST_CASE("parallel: an outcome survives the wire bit for bit, and a truncated one is refused") {
+  const Outcome o = sample(5);
+  const std::string wire = encode_outcome(o);
+  const auto back = decode_outcome(wire);
+  REQUIRE(back);
+  CHECK(same(*back, o));
+  CHECK(std::signbit(back->worst_ratio));
+  CHECK(std::isnan(back->median_ratio));
+  CHECK(back->counterexample.size() == 11);
+  CHECK_FALSE(decode_outcome(wire.substr(0, wire.size() - 1)));
+  CHECK_FALSE(decode_outcome(wire + "x"));
+}
+
+TEST_CASE("parallel: N workers return every outcome in index order, the same as one process") {
+  const auto task = [](std::size_t i) { return sample(i); };
+  const auto err = [](std::size_t, const std::string& why) {
+    Outcome o;
+    o.message = why;
+    return o;
+  };
+  std::set<std::size_t> seen;
+  const auto serial = run_parallel(23, 1, task, nullptr, err);
+  const auto forked = run_parallel(23, 4, task, [&](std::size_t i, const Outcome&) { CHECK(seen.insert(i).second); }, err);
+  REQUIRE(forked.size() == 23);
+  CHECK(seen.size() == 23);
+  for (std::size_t i = 0; i < 23; ++i) CHECK(same(serial[i], forked[i]));
+}
+
+TEST_CASE("parallel: a worker that crashes turns its check into an ERROR and the rest still run") {
+  const auto task = [](std::size_t i) {
+    // A property that brings its process down (SIGKILL: doctest's own crash handlers cannot
+    // catch it and print a spurious failure from the worker).
+    if (i == 3) ::kill(::getpid(), SIGKILL);
+    return sample(i);
+  };
+  const auto err = [](std::size_t i, const std::string& why) {
+    Outcome o;
+    o.test_id = "crashed-" + std::to_string(i);
+    o.verdict = Verdict::error;
+    o.message = why;
+    return o;
+  };
+  const auto out = run_parallel(8, 2, task, nullptr, err);
+  REQUIRE(out.size() == 8);
+  CHECK(out[3].verdict == Verdict::error);
+  CHECK(out[3].test_id == "crashed-3");
+  CHECK(out[3].message.find("signal 9") != std::string::npos);
+  for (std::size_t i = 0; i < 8; ++i)
+    if (i != 3) CHECK(same(out[i], sample(i)));
+}
+
+}  // namespace
+}  // namespace attncheck::check
