@@ -5,11 +5,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <ctime>
 #include <iostream>
 #include <memory>
 #include <set>
 
 #include "cli/cli.hpp"
+#include "cli/progress.hpp"
+#include "cli/report_files.hpp"
 
 namespace attncheck::cli {
 
@@ -27,9 +31,10 @@ struct GateOptions {
   int cases = 200;
   std::string mutant;
   std::string tolerance = "derived";
-  std::string json, junit;
+  std::string json, junit, sarif, markdown;
   bool list_mutants = false;
   bool no_timings = false;
+  bool quiet = false;
 };
 
 int list_mutants() {
@@ -186,22 +191,26 @@ std::vector<GateRow> plan(const std::vector<const contract::Contract*>& selected
   return rows;
 }
 
-// Fills in each planned row's outcome; shows progress on a terminal (stderr only, so stdout stays
-// identical between runs).
-void run_all(std::vector<GateRow>& rows, const check::RunParams& params, const Global& global, bool timings) {
-  const bool progress = ::isatty(STDERR_FILENO);
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    GateRow& row = rows[i];
+// Fills in each planned row's outcome, in order, until done or interrupted; returns how many
+// rows ran. Shows a progress line on a terminal (stderr only, so stdout stays identical between
+// runs).
+std::size_t run_all(std::vector<GateRow>& rows, const check::RunParams& params, const Global& global, bool timings,
+                    bool quiet) {
+  Progress progress(quiet, rows.size(), static_cast<std::size_t>(params.cases));
+  std::size_t done = 0;
+  for (; done < rows.size() && !interrupted(); ++done) {
+    GateRow& row = rows[done];
     if (row.has_property) {
-      if (progress)
-        std::cerr << "\r\033[K[" << i + 1 << "/" << rows.size() << "] " << row.outcome.test_id << " ["
-                  << dtype_name(row.outcome.dtype) << "]" << std::flush;
+      progress.show(done, row.contract + " " + (row.obligations.empty() ? "-" : join(row.obligations, ",")) + " " +
+                              row.outcome.test_id + " [" + std::string(dtype_name(row.outcome.dtype)) + "]");
       row.outcome = check::run_property(*check::find_property(row.outcome.test_id), row.outcome.dtype, params);
+      progress.finished(static_cast<std::size_t>(row.outcome.cases));
       if (!timings) row.outcome.seconds = 0;
     }
     if (global.contracts_given) row.outcome.replay += " --contracts " + shell_quoted(global.contracts_dir);
   }
-  if (progress) std::cerr << "\r\033[K" << std::flush;
+  progress.clear();
+  return done;
 }
 
 // For a mutant run: was it caught, and by the tests that are supposed to catch it?
@@ -225,6 +234,15 @@ std::vector<std::string> mutant_notes(const GateReport& r, const std::string& mu
   return notes;
 }
 
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
 int run_gate(const GateOptions& o, const Global& global) {
   if (o.list_mutants) return list_mutants();
   check::RunParams params;
@@ -238,12 +256,21 @@ int run_gate(const GateOptions& o, const Global& global) {
   if (!check_test_ids(loaded->contracts, selected, o.tests)) return exit_usage;
 
   GateReport report;
+  const auto t0 = std::chrono::steady_clock::now();
+  report.started_utc = utc_now();
   report.version = ATTNCHECK_VERSION;
   report.seed = params.seed;
   report.cases = params.cases;
   report.kernels = params.mutant.empty() ? "reference" : params.mutant;
   report.tolerance = params.tolerance.text();
   report.timings = !o.no_timings;
+  report.quiet = o.quiet;
+  report.color = use_color(STDOUT_FILENO);
+  {
+    std::vector<contract::Contract> chosen;
+    for (const auto* c : selected) chosen.push_back(*c);
+    describe_contracts(report, chosen, global.contracts_dir);
+  }
   report.rows = plan(selected, o, dtypes, params);
   if (report.rows.empty()) {
     // Zero checks must not read as "0 passed, 0 failed" success.
@@ -251,7 +278,20 @@ int run_gate(const GateOptions& o, const Global& global) {
                  "dtypes; widen --contract/--test/--dtype\n";
     return exit_usage;
   }
-  run_all(report.rows, params, global, report.timings);
+  stop_on_interrupt();
+  const std::size_t ran = run_all(report.rows, params, global, report.timings, o.quiet);
+  report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (interrupted()) {
+    // Print what finished; write no report file: a report of part of a run would read as the run.
+    report.skipped = static_cast<int>(report.rows.size() - ran);
+    report.rows.resize(ran);
+    report.notes.push_back("interrupted: " + std::to_string(ran) + " of " + std::to_string(ran + report.skipped) +
+                           " checks finished (the " + std::to_string(report.skipped) +
+                           " not run are counted as skipped); no report file was written");
+    std::cout << render_text(report) << std::flush;
+    std::cerr << "attncheck: interrupted by signal " << interrupted() << "; no report file was written\n";
+    return interrupted_exit_status();
+  }
   report.notes = mutant_notes(report, params.mutant);
   // A derived bound that is infinite (γ_n >= 1 for the row length and format) checks nothing:
   // say so rather than let those cases count silently as passes.
@@ -281,11 +321,16 @@ int run_gate(const GateOptions& o, const Global& global) {
                            "certified.uncertified");
 
   std::cout << render_text(report) << std::flush;
-  try {
-    if (!o.json.empty()) write_atomically(o.json, render_json(report));
-    if (!o.junit.empty()) write_atomically(o.junit, render_junit(report));
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
+  ReportFiles files;
+  if (!o.json.empty()) files.emplace_back(o.json, render_json(report));
+  if (!o.junit.empty()) files.emplace_back(o.junit, render_junit(report));
+  if (!o.sarif.empty()) files.emplace_back(o.sarif, render_sarif(report));
+  if (!o.markdown.empty()) files.emplace_back(o.markdown, render_markdown(report));
+  if (!write_reports(files)) {
+    if (interrupted()) {
+      std::cerr << "attncheck: interrupted by signal " << interrupted() << " while writing reports; those not yet written were not\n";
+      return interrupted_exit_status();
+    }
     return exit_usage;
   }
   return report.failed() == 0 ? exit_pass : exit_fail;
@@ -309,11 +354,22 @@ Command setup_gate(CLI::App& parent, const Global& global) {
                   "ulp:N, abs:A,rel:R, or baseline:K (error <= K x that of attncheck's plain reference kernel "
                   "at the same format)")
       ->capture_default_str();
-  app->add_option("--json", o->json, "Also write a JSON report (schema attncheck-gate/1) to FILE");
-  app->add_option("--junit", o->junit, "Also write a JUnit XML report to FILE");
+  app->add_option("--json", o->json,
+                  "Also write a JSON report to FILE (schema attncheck-gate/1, schema_version 2: docs/report-schema.json)");
+  app->add_option("--junit", o->junit, "Also write a JUnit XML report to FILE (one testcase per test and dtype)");
+  app->add_option("--sarif", o->sarif,
+                  "Also write a SARIF 2.1.0 report to FILE: one result per failing check and obligation, at the "
+                  "obligation's line in its contract YAML");
+  app->add_option("--markdown", o->markdown, "Also write a Markdown summary to FILE (e.g. $GITHUB_STEP_SUMMARY)");
   app->add_flag("--list-mutants", o->list_mutants, "List the built-in mutants and the tests that must catch them");
-  app->add_flag("--no-timings", o->no_timings, "Report 0 seconds and omit times, for byte-identical reports");
-  app->footer("Exit status: 0 all passed, 1 a check failed (or ERROR/GAVE-UP), 2 usage or contract errors.");
+  app->add_flag("--no-timings", o->no_timings,
+                "Leave every time out of the reports (the JSON \"timings\" object; \"seconds\" are 0), so the same seed "
+                "and inputs give byte-identical reports");
+  app->add_flag("-q,--quiet", o->quiet, "No progress line and no table: only failures, notes and the summary line");
+  app->footer("Reports are written atomically (temporary file + rename) once the run has finished. SIGINT/SIGTERM\n"
+              "stops after the check in progress, prints what finished and writes no report (exit 128+signal).\n"
+              "Colours only on a terminal, never with NO_COLOR set; the progress line only on a terminal.\n"
+              "Exit status: 0 all passed, 1 a check failed (or ERROR/GAVE-UP), 2 usage or contract errors.");
   return {app, [o, &global] { return run_gate(*o, global); }};
 }
 
