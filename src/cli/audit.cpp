@@ -124,7 +124,7 @@ void describe_audit_obligations(GateReport& report) {
     if (report.obligations.count(id)) continue;
     std::string statement = line.substr(end + 2);
     statement.erase(0, statement.find_first_not_of(" "));
-    report.obligations[id] = {"audit", statement, {doc, line_no, 3}};
+    report.obligations[id] = {"audit", statement, {doc, line_no, 5}};  // column of the ID
   }
 }
 

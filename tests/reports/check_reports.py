@@ -368,6 +368,25 @@ def mode_sigint(tmp):
     check(m is not None and int(m.group(3)) > 0, "the finished checks and the skipped count are printed")
     check(re.search(r"interrupted: \d+ of \d+ checks finished", stdout) is not None, "the note says how far it got")
     check(os.listdir(out) == [], "no report file and no temporary file is left (found %s)" % os.listdir(out))
+
+    # The audit too: the check in progress is discarded, nothing is written.
+    p = subprocess.Popen([ARGS.cli, "--contracts", os.path.join(ARGS.source, "contracts"), "audit", "--lib", ARGS.testlib,
+                          "--kernel", "softmax:f32:ok_softmax_f32", "--kernel", "softmax:f64:ok_softmax_f64",
+                          "--cases", "5000"] + reports, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)
+    check(p.poll() is None, "the audit is still running after 3 s")
+    p.send_signal(signal.SIGINT)
+    try:
+        a_out, a_err = p.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        a_out, a_err = p.communicate()
+        check(False, "the audit stopped within 120 s of SIGINT")
+    check(p.returncode == 128 + signal.SIGINT, "audit: exit status 130 after SIGINT (got %s)" % p.returncode)
+    check("interrupted" in a_err, "audit: a message on stderr says it was interrupted")
+    check(os.listdir(out) == [], "audit: no report file and no temporary file is left (found %s)" % os.listdir(out))
+    stdout += a_out
+    stderr += a_err
     if FAILURES:
         print(stdout[-3000:], stderr[-3000:], sep="\n", file=sys.stderr)
 
