@@ -66,7 +66,8 @@ std::string read(const std::string& path) {
   return s.str();
 }
 
-const std::regex summary_line(R"((^|\n)(\d+) passed, (\d+) failed\n$)");
+// The last line of every gate and audit run; CI scripts parse it.
+const std::regex summary_line(R"((^|\n)(\d+) passed, (\d+) failed, (\d+) skipped\n$)");
 
 }  // namespace
 
@@ -107,6 +108,7 @@ TEST_CASE("CLI: gate on the reference kernels passes every check") {
   std::smatch m;
   REQUIRE_MESSAGE(std::regex_search(r.output, m, summary_line), r.output);
   CHECK(m[3] == "0");
+  CHECK(m[4] == "0");
   CHECK(std::stoi(m[2]) > 0);
 }
 

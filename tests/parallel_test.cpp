@@ -54,12 +54,41 @@ TEST_CASE("parallel: N workers return every outcome in index order, the same as 
     o.message = why;
     return o;
   };
-  std::set<std::size_t> seen;
-  const auto serial = run_parallel(23, 1, task, nullptr, err);
-  const auto forked = run_parallel(23, 4, task, [&](std::size_t i, const Outcome&) { CHECK(seen.insert(i).second); }, err);
+  std::set<std::size_t> seen, started;
+  const auto serial = run_parallel(23, 1, task, {nullptr, nullptr, nullptr, err});
+  ParallelHooks hooks;
+  hooks.on_start = [&](std::size_t i) { CHECK(started.insert(i).second); };
+  hooks.on_done = [&](std::size_t i, const Outcome&) { CHECK(seen.insert(i).second); };
+  hooks.error_outcome = err;
+  const auto forked = run_parallel(23, 4, task, hooks);
   REQUIRE(forked.size() == 23);
   CHECK(seen.size() == 23);
-  for (std::size_t i = 0; i < 23; ++i) CHECK(same(serial[i], forked[i]));
+  CHECK(started.size() == 23);
+  for (std::size_t i = 0; i < 23; ++i) {
+    REQUIRE(serial[i]);
+    REQUIRE(forked[i]);
+    CHECK(same(*serial[i], *forked[i]));
+  }
+}
+
+TEST_CASE("parallel: once stop() says so no further check starts, and the running ones finish") {
+  std::size_t done = 0;
+  ParallelHooks hooks;
+  hooks.on_done = [&](std::size_t, const Outcome&) { ++done; };
+  hooks.stop = [&] { return done >= 5; };
+  for (int jobs : {1, 3}) {
+    done = 0;
+    const auto out = run_parallel(40, jobs, [](std::size_t i) { return sample(i); }, hooks);
+    std::size_t ran = 0;
+    for (std::size_t i = 0; i < out.size(); ++i)
+      if (out[i]) {
+        ++ran;
+        CHECK(same(*out[i], sample(i)));
+      }
+    CHECK(ran >= 5);
+    CHECK(ran <= 5 + static_cast<std::size_t>(jobs));  // at most the checks in flight at the stop
+    CHECK(ran == done);
+  }
 }
 
 TEST_CASE("parallel: a worker that crashes turns its check into an ERROR and the rest still run") {
@@ -76,13 +105,16 @@ TEST_CASE("parallel: a worker that crashes turns its check into an ERROR and the
     o.message = why;
     return o;
   };
-  const auto out = run_parallel(8, 2, task, nullptr, err);
+  ParallelHooks hooks;
+  hooks.error_outcome = err;
+  const auto out = run_parallel(8, 2, task, hooks);
   REQUIRE(out.size() == 8);
-  CHECK(out[3].verdict == Verdict::error);
-  CHECK(out[3].test_id == "crashed-3");
-  CHECK(out[3].message.find("signal 9") != std::string::npos);
+  for (const auto& o : out) REQUIRE(o);
+  CHECK(out[3]->verdict == Verdict::error);
+  CHECK(out[3]->test_id == "crashed-3");
+  CHECK(out[3]->message.find("signal 9") != std::string::npos);
   for (std::size_t i = 0; i < 8; ++i)
-    if (i != 3) CHECK(same(out[i], sample(i)));
+    if (i != 3) CHECK(same(*out[i], sample(i)));
 }
 
 }  // namespace

@@ -14,6 +14,7 @@ PACKAGES=(
   libz3-dev  # attncheck bmc: the symbolic scalar over Z3's floating-point theory (C++ API)
   gnuplot-nox  # attncheck report --html: the plots, drawn as SVG and inlined (src/cli/plot_gnuplot.cpp)
   chromium  # tests/docs/check_html.sh: opens the HTML report in headless Chromium (tests cli.report.chromium*)
+  python3-jsonschema  # tests/reports: real JSON reports validated against docs/report-schema.json
 )
 
 missing=()

@@ -6,6 +6,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -14,6 +17,8 @@
 #include "attncheck/check/format.hpp"
 #include "cli/cli.hpp"
 #include "cli/gate.hpp"
+#include "cli/progress.hpp"
+#include "cli/report_files.hpp"
 
 namespace attncheck::cli {
 
@@ -28,9 +33,10 @@ struct AuditOptions {
   int memory_mib = 1024;
   std::string masked;
   std::string tolerance;  // "" = not given: the bindings file's, else derived
-  std::string json, junit;
+  std::string json, junit, sarif, markdown;
   bool no_timings = false;
   bool replay = false;
+  bool quiet = false;
 };
 
 std::string shell_quoted(const std::string& s) {
@@ -101,6 +107,34 @@ bool resolve_source(const AuditOptions& o, AuditSource& src) {
     }
   }
   return true;
+}
+
+// The AUDIT-* obligations are stated in docs/audit.md ("- **AUDIT-SAFE-001** ..."), not in a
+// contract: SARIF and the JSON report point there, at the line that states each one.
+void describe_audit_obligations(GateReport& report) {
+  const std::string doc = report.repo_root + "/docs/audit.md";
+  std::ifstream in(doc);
+  int line_no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    if (line.rfind("- **AUDIT-", 0) != 0) continue;
+    const auto end = line.find("**", 4);
+    if (end == std::string::npos) continue;
+    const std::string id = line.substr(4, end - 4);
+    if (report.obligations.count(id)) continue;
+    std::string statement = line.substr(end + 2);
+    statement.erase(0, statement.find_first_not_of(" "));
+    report.obligations[id] = {"audit", statement, {doc, line_no, 5}};  // column of the ID
+  }
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
 }
 
 std::string format_row_note(const audit::AuditRow& r) {
@@ -179,6 +213,7 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
   req.params.cases = o.cases;
   req.policy.masked = src.masked;
   req.full_inputs = o.replay;
+  req.stop = [] { return interrupted() != 0; };
 
   audit::Limits limits;
   limits.timeout_seconds = o.timeout;
@@ -197,13 +232,23 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
     return exit_usage;
   }
 
-  const bool tty = ::isatty(STDERR_FILENO);
-  const auto progress = [tty](std::size_t i, std::size_t n, const std::string& what) {
-    if (!tty) return;
-    if (what.empty()) std::cerr << "\r\033[K" << std::flush;
-    else std::cerr << "\r\033[K[" << i + 1 << "/" << n << "] " << what << std::flush;
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string started = utc_now();
+  std::unique_ptr<Progress> line;
+  const auto progress = [&line, &o](std::size_t i, std::size_t n, const std::string& what) {
+    if (!line) line = std::make_unique<Progress>(o.quiet, n, 0);
+    if (i > 0) line->finished(0);
+    if (what.empty()) line->clear();
+    else line->show(i, what);
   };
+  stop_on_interrupt();
   auto rows = audit::run_audit(*backend, req, progress);
+  if (line) line->clear();
+  if (interrupted() && !rows.empty() && rows.back().state == audit::RowState::ran) {
+    // The check in progress when the signal came may have seen its kernel process get the same
+    // signal (a terminal's Ctrl-C reaches the whole process group): its verdict is not to be trusted.
+    rows.pop_back();
+  }
 
   // Replay lines: the same kernels, only this check, same seed and cases.
   for (auto& r : rows) {
@@ -225,10 +270,29 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
   report.cases = req.params.cases;
   report.kernels = backend->describe();
   report.timings = !o.no_timings;
+  report.command = "audit";
+  report.tolerance = req.params.tolerance.text();
+  report.quiet = o.quiet;
+  report.color = use_color(STDOUT_FILENO);
+  report.started_utc = started;
+  report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  {
+    std::vector<contract::Contract> chosen;
+    for (const auto& c : loaded->contracts)
+      if (o.contracts.empty() || std::find(o.contracts.begin(), o.contracts.end(), c.id) != o.contracts.end()) chosen.push_back(c);
+    describe_contracts(report, chosen, global.contracts_dir);
+    describe_audit_obligations(report);
+  }
   std::vector<std::string> na, declined;
   for (const auto& r : rows) {
     if (r.state == audit::RowState::not_applicable) {
       na.push_back(format_row_note(r));
+      GateRow g;
+      g.contract = r.contract;
+      g.obligations = r.obligations;
+      g.outcome = r.outcome;
+      g.outcome.message = "not applicable: " + r.reason;
+      report.skipped_rows.push_back(g);
       continue;
     }
     GateRow g;
@@ -252,27 +316,38 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
     report.notes.push_back(std::to_string(na.size()) + " not applicable:");
     report.notes.insert(report.notes.end(), na.begin(), na.end());
   }
+  report.skipped = static_cast<int>(report.skipped_rows.size());
   const std::string masked = std::string(audit::masked_policy_name(src.masked));
   std::cout << "audit of " << backend->describe() << "  timeout " << decimal(o.timeout, 6) << " s  masked rows: " << masked
             << "  tolerance " << req.params.tolerance.text() << "\n";
+  if (report.rows.empty() && interrupted()) {
+    std::cerr << "attncheck: interrupted by signal " << interrupted() << " before any check finished; no report file was written\n";
+    return interrupted_exit_status();
+  }
   if (report.rows.empty()) {
     std::cout << "\n";
     for (const auto& n : report.notes) std::cout << n << "\n";
     std::cerr << "error: nothing applicable: no obligation of the selected contracts can be checked with the kernels given\n";
     return exit_usage;
   }
-  std::cout << render_text(report) << std::flush;
-  try {
-    if (!o.json.empty()) {
-      AuditReportInfo info{ATTNCHECK_VERSION, backend->describe(), hex_u64(req.params.seed), masked,
-                           req.params.tolerance.text(), req.params.cases, o.timeout};
-      write_atomically(o.json, render_audit_json(info, rows));
-    }
-    if (!o.junit.empty()) write_atomically(o.junit, render_junit(report));
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return exit_usage;
+  if (interrupted()) {
+    report.notes.push_back("interrupted: " + std::to_string(report.rows.size()) +
+                           " checks finished (the one in progress was discarded); no report file was written");
+    std::cout << render_text(report) << std::flush;
+    std::cerr << "attncheck: interrupted by signal " << interrupted() << "; no report file was written\n";
+    return interrupted_exit_status();
   }
+  std::cout << render_text(report) << std::flush;
+  ReportFiles files;
+  if (!o.json.empty()) {
+    AuditReportInfo info{ATTNCHECK_VERSION, backend->describe(), hex_u64(req.params.seed), masked,
+                         req.params.tolerance.text(), req.params.cases, o.timeout};
+    files.emplace_back(o.json, render_audit_json(info, rows, report));
+  }
+  if (!o.junit.empty()) files.emplace_back(o.junit, render_junit(report));
+  if (!o.sarif.empty()) files.emplace_back(o.sarif, render_sarif(report));
+  if (!o.markdown.empty()) files.emplace_back(o.markdown, render_markdown(report));
+  if (!write_reports(files)) return interrupted() ? interrupted_exit_status() : exit_usage;
   return report.failed() == 0 ? exit_pass : exit_fail;
 }
 
@@ -301,13 +376,24 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                   "(error <= K x that of attncheck's plain reference kernel at the same format); overrides the "
                   "bindings file's");
   app->add_option("--masked", o->masked, "What a fully masked softmax row (all -inf) must give: zeros, nan or either (default either)");
-  app->add_option("--json", o->json, "Also write a JSON report (schema attncheck-audit/1, docs/audit.md) to FILE");
-  app->add_option("--junit", o->junit, "Also write a JUnit XML report to FILE");
-  app->add_flag("--no-timings", o->no_timings, "Report 0 seconds, for byte-identical reports");
+  app->add_option("--json", o->json,
+                  "Also write a JSON report to FILE (schema attncheck-audit/1, schema_version 2: docs/audit.md, "
+                  "docs/report-schema.json)");
+  app->add_option("--junit", o->junit, "Also write a JUnit XML report to FILE (one testcase per check and dtype; N/A ones skipped)");
+  app->add_option("--sarif", o->sarif,
+                  "Also write a SARIF 2.1.0 report to FILE: one result per failing check and obligation, at the "
+                  "obligation's line in its contract YAML (AUDIT-* obligations: docs/audit.md)");
+  app->add_option("--markdown", o->markdown, "Also write a Markdown summary to FILE (e.g. $GITHUB_STEP_SUMMARY)");
+  app->add_flag("--no-timings", o->no_timings,
+                "Leave every time out of the reports (the JSON \"timings\" object; \"seconds\" are 0), so the same seed "
+                "and kernels give byte-identical reports");
+  app->add_flag("-q,--quiet", o->quiet, "No progress line and no table: only failures, notes and the summary line");
   app->add_flag("--replay", o->replay,
                 "Re-run one check (exactly one --test and one --dtype, as printed in a report's Replay line) and show "
                 "every element of a faulting input");
-  app->footer("Exit status: 0 every applicable check passed, 1 a check failed (or ERROR/GAVE-UP), 2 usage or loading errors.");
+  app->footer("Reports are written atomically once the audit has finished. SIGINT/SIGTERM stops after the check in\n"
+              "progress (which is discarded), prints what finished and writes no report (exit 128+signal).\n"
+              "Exit status: 0 every applicable check passed, 1 a check failed (or ERROR/GAVE-UP), 2 usage or loading errors.");
   return {app, [o, &global] { return run_audit_command(*o, global); }};
 }
 

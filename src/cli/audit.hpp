@@ -31,7 +31,9 @@ struct AuditReportInfo {
   int cases = 0;
   double timeout = 0;
 };
-// The JSON report (schema attncheck-audit/1, documented in docs/audit.md).
-std::string render_audit_json(const AuditReportInfo& info, const std::vector<audit::AuditRow>& rows);
+struct GateReport;
+// The JSON report (schema attncheck-audit/1, documented in docs/audit.md and docs/report-schema.json);
+// report supplies the run metadata, the locations and whether times are written.
+std::string render_audit_json(const AuditReportInfo& info, const std::vector<audit::AuditRow>& rows, const GateReport& report);
 
 }  // namespace attncheck::cli

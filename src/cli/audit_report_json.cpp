@@ -1,7 +1,9 @@
 // attncheck CLI: the JSON report of `attncheck audit --json FILE` (schema "attncheck-audit/1",
-// documented in docs/audit.md). Fixed key order and number formatting, like the gate's report.
+// schema_version 2; docs/audit.md and docs/report-schema.json). Fixed key order and number
+// formatting, like the gate's report, whose run metadata and per-obligation summary it shares.
 #include "attncheck/check/format.hpp"
 #include "cli/audit.hpp"
+#include "cli/gate.hpp"
 #include "cli/json.hpp"
 
 namespace attncheck::cli {
@@ -17,7 +19,7 @@ std::string verdict(const audit::AuditRow& r) {
   return r.state == audit::RowState::not_applicable ? "N/A" : std::string(check::verdict_name(r.outcome.verdict));
 }
 
-std::string result(const audit::AuditRow& r) {
+std::string result(const audit::AuditRow& r, const GateReport& report) {
   const check::Outcome& o = r.outcome;
   const bool ran = r.state == audit::RowState::ran;
   std::string s = "    {";
@@ -41,11 +43,15 @@ std::string result(const audit::AuditRow& r) {
   s += ", \"counterexample\": " + json_quoted(o.counterexample);
   s += ", \"message\": " + json_quoted(o.message);
   s += ", \"replay\": " + json_quoted(o.replay);
-  return s + "}";
+  GateRow g;
+  g.contract = r.contract;
+  g.obligations = r.obligations;
+  g.outcome = o;
+  return s + render_row_extras_json(report, g) + "}";
 }
 }  // namespace
 
-std::string render_audit_json(const AuditReportInfo& info, const std::vector<audit::AuditRow>& rows) {
+std::string render_audit_json(const AuditReportInfo& info, const std::vector<audit::AuditRow>& rows, const GateReport& report) {
   int passed = 0, failed = 0, na = 0;
   for (const auto& r : rows) {
     if (r.state == audit::RowState::not_applicable) ++na;
@@ -54,6 +60,7 @@ std::string render_audit_json(const AuditReportInfo& info, const std::vector<aud
   }
   std::string s = "{\n";
   s += "  \"schema\": \"attncheck-audit/1\",\n";
+  s += "  \"schema_version\": " + std::to_string(report_schema_version) + ",\n";
   s += "  \"version\": " + json_quoted(info.version) + ",\n";
   s += "  \"kernels\": " + json_quoted(info.source) + ",\n";
   s += "  \"seed\": " + json_quoted(info.seed) + ",\n";
@@ -62,11 +69,20 @@ std::string render_audit_json(const AuditReportInfo& info, const std::vector<aud
   s += "  \"masked_policy\": " + json_quoted(info.masked) + ",\n";
   s += "  \"tolerance\": " + json_quoted(info.tolerance) + ",\n";
   s += "  \"results\": [";
-  for (std::size_t i = 0; i < rows.size(); ++i) s += (i ? ",\n" : "\n") + result(rows[i]);
+  std::vector<std::pair<std::string, std::string>> na_checks;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    s += (i ? ",\n" : "\n") + result(rows[i], report);
+    if (rows[i].state == audit::RowState::not_applicable)
+      for (const auto& id : rows[i].obligations)
+        na_checks.emplace_back(id, rows[i].outcome.test_id + " [" + std::string(dtype_name(rows[i].outcome.dtype)) + "]");
+  }
   s += rows.empty() ? "],\n" : "\n  ],\n";
   s += "  \"summary\": {\"passed\": " + std::to_string(passed) + ", \"failed\": " + std::to_string(failed) +
-       ", \"not_applicable\": " + std::to_string(na) + "}\n";
-  return s + "}\n";
+       ", \"not_applicable\": " + std::to_string(na) + "},\n";
+  s += "  \"obligations\": " + render_obligations_json(report, na_checks) + ",\n";
+  s += "  \"run\": " + render_run_json(report);
+  if (report.timings) s += ",\n  \"timings\": " + render_timings_json(report);
+  return s + "\n}\n";
 }
 
 }  // namespace attncheck::cli

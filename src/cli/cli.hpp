@@ -65,8 +65,8 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
 // "f16, bf16, f32, f64"
 std::string dtype_list(const std::vector<Dtype>& dtypes);
 
-// Writes content to path.tmp and renames it over path, so a reader never sees half a report.
-// Throws std::runtime_error naming the path and the reason.
+// Writes content to a temporary file in path's directory and renames it over path, so a reader
+// never sees half a report (report_files.cpp). Throws std::runtime_error naming the path and the reason.
 void write_atomically(const std::string& path, const std::string& content);
 
 }  // namespace attncheck::cli

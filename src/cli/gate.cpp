@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <ctime>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -12,6 +14,8 @@
 
 #include "attncheck/check/parallel.hpp"
 #include "cli/cli.hpp"
+#include "cli/progress.hpp"
+#include "cli/report_files.hpp"
 
 namespace attncheck::cli {
 
@@ -29,9 +33,10 @@ struct GateOptions {
   int cases = 200;
   std::string mutant;
   std::string tolerance = "derived";
-  std::string json, junit;
+  std::string json, junit, sarif, markdown;
   bool list_mutants = false;
   bool no_timings = false;
+  bool quiet = false;
   int jobs = 0;       // 0: one worker per core (check/parallel.hpp)
   std::string shard;  // "i/N": only every N-th check, starting at the i-th (1-based)
 };
@@ -211,40 +216,51 @@ std::vector<GateRow> plan(const std::vector<const contract::Contract*>& selected
 }
 
 // Fills in each planned row's outcome, in `jobs` worker processes (check/parallel.hpp: the same
-// outcomes as one process, since each check's seed depends only on the run seed, test and dtype);
-// shows progress on a terminal (stderr only, so stdout stays identical between runs).
-void run_all(std::vector<GateRow>& rows, const check::RunParams& params, const Global& global, bool timings, int jobs) {
-  const bool progress = ::isatty(STDERR_FILENO);
+// outcomes as one process, since each check's seed depends only on the run seed, test and dtype),
+// until done or interrupted; returns which rows ran (all of them unless interrupted: checks
+// already running then still finish). Shows a progress line on a terminal (stderr only, so
+// stdout stays identical between runs).
+std::vector<bool> run_all(std::vector<GateRow>& rows, const check::RunParams& params, const Global& global, bool timings,
+                          bool quiet, int jobs) {
+  Progress progress(quiet, rows.size(), static_cast<std::size_t>(params.cases));
   std::vector<std::size_t> todo;
-  for (std::size_t i = 0; i < rows.size(); ++i)
+  std::vector<bool> ran(rows.size(), false);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
     if (rows[i].has_property) todo.push_back(i);
-  std::size_t finished = 0;
+    else ran[i] = true;  // an ERROR row with nothing to run is already complete
+  }
+  check::ParallelHooks hooks;
+  hooks.on_start = [&](std::size_t k) {
+    const GateRow& row = rows[todo[k]];
+    progress.show(todo[k], row.contract + " " + (row.obligations.empty() ? "-" : join(row.obligations, ",")) + " " +
+                               row.outcome.test_id + " [" + std::string(dtype_name(row.outcome.dtype)) + "]");
+  };
+  hooks.on_done = [&](std::size_t, const check::Outcome& o) { progress.finished(static_cast<std::size_t>(o.cases)); };
+  hooks.stop = [] { return interrupted() != 0; };
+  hooks.error_outcome = [&](std::size_t k, const std::string& why) {
+    check::Outcome o = rows[todo[k]].outcome;
+    o.verdict = check::Verdict::error;
+    o.message = why;
+    o.replay = check::replay_command(o, params);
+    return o;
+  };
   const auto outcomes = check::run_parallel(
       todo.size(), jobs,
       [&](std::size_t k) {
         const GateRow& row = rows[todo[k]];
         return check::run_property(*check::find_property(row.outcome.test_id), row.outcome.dtype, params);
       },
-      [&](std::size_t k, const check::Outcome& o) {
-        ++finished;
-        if (progress)
-          std::cerr << "\r\033[K[" << finished << "/" << todo.size() << "] " << o.test_id << " [" << dtype_name(o.dtype)
-                    << "] done" << std::flush;
-        (void)k;
-      },
-      [&](std::size_t k, const std::string& why) {
-        check::Outcome o = rows[todo[k]].outcome;
-        o.verdict = check::Verdict::error;
-        o.message = why;
-        o.replay = check::replay_command(o, params);
-        return o;
-      });
-  for (std::size_t k = 0; k < todo.size(); ++k) rows[todo[k]].outcome = outcomes[k];
-  for (GateRow& row : rows) {
+      hooks);
+  for (std::size_t k = 0; k < todo.size(); ++k)
+    if (outcomes[k]) rows[todo[k]].outcome = *outcomes[k], ran[todo[k]] = true;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (!ran[i]) continue;
+    GateRow& row = rows[i];
     if (!timings) row.outcome.seconds = 0;
     if (global.contracts_given) row.outcome.replay += " --contracts " + shell_quoted(global.contracts_dir);
   }
-  if (progress) std::cerr << "\r\033[K" << std::flush;
+  progress.clear();
+  return ran;
 }
 
 // For a mutant run: was it caught, and by the tests that are supposed to catch it?
@@ -268,6 +284,15 @@ std::vector<std::string> mutant_notes(const GateReport& r, const std::string& mu
   return notes;
 }
 
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
 int run_gate(const GateOptions& o, const Global& global) {
   if (o.list_mutants) return list_mutants();
   check::RunParams params;
@@ -281,12 +306,21 @@ int run_gate(const GateOptions& o, const Global& global) {
   if (!check_test_ids(loaded->contracts, selected, o.tests)) return exit_usage;
 
   GateReport report;
+  const auto t0 = std::chrono::steady_clock::now();
+  report.started_utc = utc_now();
   report.version = ATTNCHECK_VERSION;
   report.seed = params.seed;
   report.cases = params.cases;
   report.kernels = params.mutant.empty() ? "reference" : params.mutant;
   report.tolerance = params.tolerance.text();
   report.timings = !o.no_timings;
+  report.quiet = o.quiet;
+  report.color = use_color(STDOUT_FILENO);
+  {
+    std::vector<contract::Contract> chosen;
+    for (const auto* c : selected) chosen.push_back(*c);
+    describe_contracts(report, chosen, global.contracts_dir);
+  }
   report.rows = plan(selected, o, dtypes, params);
   std::string shard_note;
   if (!o.shard.empty()) {
@@ -307,7 +341,25 @@ int run_gate(const GateOptions& o, const Global& global) {
                  "dtypes; widen --contract/--test/--dtype\n";
     return exit_usage;
   }
-  run_all(report.rows, params, global, report.timings, o.jobs > 0 ? o.jobs : check::default_jobs());
+  stop_on_interrupt();
+  const std::vector<bool> ran = run_all(report.rows, params, global, report.timings, o.quiet,
+                                        o.jobs > 0 ? o.jobs : check::default_jobs());
+  report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (interrupted()) {
+    // Print what finished; write no report file: a report of part of a run would read as the run.
+    std::vector<GateRow> finished;
+    for (std::size_t i = 0; i < report.rows.size(); ++i)
+      if (ran[i]) finished.push_back(std::move(report.rows[i]));
+    const std::size_t done = finished.size();
+    report.skipped = static_cast<int>(report.rows.size() - done);
+    report.rows = std::move(finished);
+    report.notes.push_back("interrupted: " + std::to_string(done) + " of " + std::to_string(done + report.skipped) +
+                           " checks finished (the " + std::to_string(report.skipped) +
+                           " not run are counted as skipped); no report file was written");
+    std::cout << render_text(report) << std::flush;
+    std::cerr << "attncheck: interrupted by signal " << interrupted() << "; no report file was written\n";
+    return interrupted_exit_status();
+  }
   report.notes = mutant_notes(report, params.mutant);
   if (!shard_note.empty()) report.notes.push_back(shard_note);
   // A derived bound that is infinite (γ_n >= 1 for the row length and format) checks nothing:
@@ -338,11 +390,16 @@ int run_gate(const GateOptions& o, const Global& global) {
                            "certified.uncertified");
 
   std::cout << render_text(report) << std::flush;
-  try {
-    if (!o.json.empty()) write_atomically(o.json, render_json(report));
-    if (!o.junit.empty()) write_atomically(o.junit, render_junit(report));
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
+  ReportFiles files;
+  if (!o.json.empty()) files.emplace_back(o.json, render_json(report));
+  if (!o.junit.empty()) files.emplace_back(o.junit, render_junit(report));
+  if (!o.sarif.empty()) files.emplace_back(o.sarif, render_sarif(report));
+  if (!o.markdown.empty()) files.emplace_back(o.markdown, render_markdown(report));
+  if (!write_reports(files)) {
+    if (interrupted()) {
+      std::cerr << "attncheck: interrupted by signal " << interrupted() << " while writing reports; those not yet written were not\n";
+      return interrupted_exit_status();
+    }
     return exit_usage;
   }
   return report.failed() == 0 ? exit_pass : exit_fail;
@@ -366,16 +423,27 @@ Command setup_gate(CLI::App& parent, const Global& global) {
                   "ulp:N, abs:A,rel:R, or baseline:K (error <= K x that of attncheck's plain reference kernel "
                   "at the same format)")
       ->capture_default_str();
-  app->add_option("--json", o->json, "Also write a JSON report (schema attncheck-gate/1) to FILE");
-  app->add_option("--junit", o->junit, "Also write a JUnit XML report to FILE");
+  app->add_option("--json", o->json,
+                  "Also write a JSON report to FILE (schema attncheck-gate/1, schema_version 2: docs/report-schema.json)");
+  app->add_option("--junit", o->junit, "Also write a JUnit XML report to FILE (one testcase per test and dtype)");
+  app->add_option("--sarif", o->sarif,
+                  "Also write a SARIF 2.1.0 report to FILE: one result per failing check and obligation, at the "
+                  "obligation's line in its contract YAML");
+  app->add_option("--markdown", o->markdown, "Also write a Markdown summary to FILE (e.g. $GITHUB_STEP_SUMMARY)");
   app->add_flag("--list-mutants", o->list_mutants, "List the built-in mutants and the tests that must catch them");
-  app->add_flag("--no-timings", o->no_timings, "Report 0 seconds and omit times, for byte-identical reports");
+  app->add_flag("--no-timings", o->no_timings,
+                "Leave every time out of the reports (the JSON \"timings\" object; \"seconds\" are 0), so the same seed "
+                "and inputs give byte-identical reports");
+  app->add_flag("-q,--quiet", o->quiet, "No progress line and no table: only failures, notes and the summary line");
   app->add_option("-j,--jobs", o->jobs,
                   "Worker processes (default 0: one per core); the verdicts and reports are the same for every N");
   app->add_option("--shard", o->shard,
                   "Run only shard i of N (i/N, 1-based): every N-th check from the i-th, to split a gate across "
                   "CI machines; the N shards together run every check once");
-  app->footer("Exit status: 0 all passed, 1 a check failed (or ERROR/GAVE-UP), 2 usage or contract errors.");
+  app->footer("Reports are written atomically (temporary file + rename) once the run has finished. SIGINT/SIGTERM\n"
+              "stops after the checks in progress, prints what finished and writes no report (exit 128+signal).\n"
+              "Colours only on a terminal, never with NO_COLOR set; the progress line only on a terminal.\n"
+              "Exit status: 0 all passed, 1 a check failed (or ERROR/GAVE-UP), 2 usage or contract errors.");
   return {app, [o, &global] { return run_gate(*o, global); }};
 }
 

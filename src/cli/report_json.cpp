@@ -1,6 +1,9 @@
-// attncheck CLI: the JSON report of `attncheck gate --json FILE` (schema "attncheck-gate/1").
+// attncheck CLI: the JSON report of `attncheck gate --json FILE` (schema "attncheck-gate/1",
+// schema_version 2, docs/report-schema.json), and the parts the audit's report shares with it.
 // Hand-written rather than a JSON library: the shape is fixed and small, and the output must be
-// byte-stable for a given seed (fixed key order, fixed number formatting).
+// byte-stable for a given seed (fixed key order, fixed number formatting, times only in the
+// "timings" object that --no-timings leaves out).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -66,9 +69,118 @@ std::string result(const GateRow& row) {
   s += ", \"counterexample\": " + quoted(o.counterexample);
   s += ", \"message\": " + quoted(o.message);
   s += ", \"replay\": " + quoted(o.replay);
+  return s;  // the caller appends the schema-2 fields and closes the object
+}
+
+std::string location(const GateReport& r, const contract::Location* where) {
+  if (!where || where->file.empty()) return "null";
+  return "{\"file\": " + quoted(report_path(r, where->file)) + ", \"line\": " + std::to_string(where->line) +
+         ", \"column\": " + std::to_string(where->column) + "}";
+}
+
+std::string object_of(const std::vector<std::pair<std::string, std::string>>& kv) {
+  std::string s = "{";
+  for (std::size_t i = 0; i < kv.size(); ++i) s += (i ? ", " : "") + quoted(kv[i].first) + ": " + quoted(kv[i].second);
   return s + "}";
 }
+
+// Severity order for summarising several checks of one obligation: the worst one decides.
+int severity(const std::string& verdict) {
+  if (verdict == "FAIL") return 4;
+  if (verdict == "ERROR") return 3;
+  if (verdict == "GAVE-UP") return 2;
+  if (verdict == "PASS") return 1;
+  return 0;  // N/A
+}
 }  // namespace
+
+std::string verdict_text(const GateRow& row) { return std::string(check::verdict_name(row.outcome.verdict)); }
+
+std::string render_row_extras_json(const GateReport& r, const GateRow& row) {
+  const auto at = r.test_locations.find(row.outcome.test_id);
+  std::string s = ", \"location\": " + location(r, at == r.test_locations.end() ? nullptr : &at->second);
+  s += ", \"counterexample_values\": [";
+  const auto values = counterexample_values(row.outcome.counterexample, row.outcome.dtype);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const auto& v = values[i];
+    s += (i ? ", " : "") + std::string("{\"label\": ") + quoted(v.label) + ", \"bits\": " + string_list(v.bits) +
+         ", \"values\": " + string_list(v.values) + ", \"elided\": " + std::to_string(v.elided) + "}";
+  }
+  return s + "]";
+}
+
+std::string render_obligations_json(const GateReport& r, const std::vector<std::pair<std::string, std::string>>& na) {
+  struct Entry {
+    std::string id, contract, verdict = "N/A";
+    std::vector<std::string> checks;
+    int passed = 0, failed = 0, not_applicable = 0;
+  };
+  std::vector<Entry> entries;
+  auto entry = [&](const std::string& id, const std::string& contract) -> Entry& {
+    for (auto& e : entries)
+      if (e.id == id) return e;
+    Entry e;
+    e.id = id;
+    e.contract = contract;
+    entries.push_back(std::move(e));
+    return entries.back();
+  };
+  for (const GateRow& row : r.rows)
+    for (const auto& id : row.obligations) {
+      Entry& e = entry(id, row.contract);
+      e.checks.push_back(row.outcome.test_id + " [" + row.dtype() + "]");
+      const std::string v = verdict_text(row);
+      (row.passed() ? e.passed : e.failed) += 1;
+      if (severity(v) > severity(e.verdict)) e.verdict = v;
+    }
+  for (const auto& [id, check] : na) {
+    const auto known = r.obligations.find(id);
+    Entry& e = entry(id, known == r.obligations.end() ? std::string("audit") : known->second.contract);
+    e.checks.push_back(check);
+    ++e.not_applicable;
+  }
+  std::string s = "[";
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const Entry& e = entries[i];
+    const auto known = r.obligations.find(e.id);
+    s += (i ? ",\n" : "\n") + std::string("    {\"id\": ") + quoted(e.id) + ", \"contract\": " +
+         quoted(known == r.obligations.end() ? e.contract : known->second.contract) + ", \"statement\": " +
+         quoted(known == r.obligations.end() ? std::string() : known->second.statement) + ", \"location\": " +
+         location(r, known == r.obligations.end() ? nullptr : &known->second.where) + ", \"verdict\": " +
+         quoted(e.verdict) + ", \"passed\": " + std::to_string(e.passed) + ", \"failed\": " + std::to_string(e.failed) +
+         ", \"not_applicable\": " + std::to_string(e.not_applicable) + ", \"checks\": " + string_list(e.checks) + "}";
+  }
+  return s + (entries.empty() ? "]" : "\n  ]");
+}
+
+std::string render_run_json(const GateReport& r) {
+  std::string s = "{\n";
+  s += "    \"command\": " + quoted(r.command) + ",\n";
+  s += "    \"attncheck_version\": " + quoted(r.version) + ",\n";
+  s += "    \"seed\": " + quoted(hex_u64(r.seed)) + ",\n";
+  s += "    \"cases\": " + std::to_string(r.cases) + ",\n";
+  s += "    \"kernels\": " + quoted(r.kernels) + ",\n";
+  s += "    \"tolerance\": " + quoted(r.tolerance) + ",\n";
+  s += "    \"contracts\": [";
+  for (std::size_t i = 0; i < r.contracts.size(); ++i)
+    s += (i ? ", " : "") + std::string("{\"id\": ") + quoted(r.contracts[i].id) + ", \"version\": " +
+         quoted(r.contracts[i].version) + ", \"file\": " + quoted(r.contracts[i].file) + "}";
+  s += "],\n";
+  s += "    \"machine\": " + object_of(machine_info()) + ",\n";
+  s += "    \"dependencies\": " + object_of(dependency_versions()) + "\n";
+  return s + "  }";
+}
+
+std::string render_timings_json(const GateReport& r) {
+  std::string s = "{\"started_utc\": " + quoted(r.started_utc) + ", \"wall_seconds\": " + number(r.wall_seconds) +
+                  ", \"checks\": [";
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    const GateRow& row = r.rows[i];
+    s += (i ? ",\n" : "\n") + std::string("    {\"test\": ") + quoted(row.outcome.test_id) + ", \"dtype\": " +
+         quoted(row.dtype()) + ", \"seconds\": " + number(row.outcome.seconds) + "}";
+  }
+  return s + (r.rows.empty() ? "]}" : "\n  ]}");
+}
 
 std::string json_quoted(std::string_view s) { return quoted(s); }
 std::string json_number(double v) { return number(v); }
@@ -76,17 +188,22 @@ std::string json_number(double v) { return number(v); }
 std::string render_json(const GateReport& r) {
   std::string s = "{\n";
   s += "  \"schema\": \"attncheck-gate/1\",\n";
+  s += "  \"schema_version\": " + std::to_string(report_schema_version) + ",\n";
   s += "  \"version\": " + quoted(r.version) + ",\n";
   s += "  \"seed\": " + quoted(hex_u64(r.seed)) + ",\n";
   s += "  \"cases\": " + std::to_string(r.cases) + ",\n";
   s += "  \"kernels\": " + quoted(r.kernels) + ",\n";
   s += "  \"tolerance\": " + quoted(r.tolerance) + ",\n";
   s += "  \"results\": [";
-  for (std::size_t i = 0; i < r.rows.size(); ++i) s += (i ? ",\n" : "\n") + result(r.rows[i]);
+  for (std::size_t i = 0; i < r.rows.size(); ++i)
+    s += (i ? ",\n" : "\n") + result(r.rows[i]) + render_row_extras_json(r, r.rows[i]) + "}";
   s += r.rows.empty() ? "],\n" : "\n  ],\n";
   s += "  \"summary\": {\"passed\": " + std::to_string(r.passed()) + ", \"failed\": " + std::to_string(r.failed()) +
-       "}\n";
-  return s + "}\n";
+       ", \"skipped\": " + std::to_string(r.skipped) + "},\n";
+  s += "  \"obligations\": " + render_obligations_json(r, {}) + ",\n";
+  s += "  \"run\": " + render_run_json(r);
+  if (r.timings) s += ",\n  \"timings\": " + render_timings_json(r);
+  return s + "\n}\n";
 }
 
 }  // namespace attncheck::cli

@@ -1,8 +1,10 @@
-// attncheck CLI: the JUnit XML report of `attncheck gate --junit FILE`, one <testcase> per
-// (test, dtype) so CI dashboards show which format failed.
+// attncheck CLI: the JUnit XML report of `attncheck gate --junit FILE` and `attncheck audit
+// --junit FILE`: one <testcase> per (falsification test or audit obligation, dtype) so CI
+// dashboards show which format failed; checks that did not apply are <skipped/> with the reason.
 #include <cstdio>
 
 #include "attncheck/check/format.hpp"
+#include "cli/cli.hpp"
 #include "cli/gate.hpp"
 
 namespace attncheck::cli {
@@ -55,11 +57,21 @@ std::string testcase(const GateRow& row) {
   const std::string tag = is_error ? "error" : "failure";
   std::string detail = o.counterexample.empty() ? o.message : o.counterexample;
   if (!detail.empty() && detail.back() != '\n') detail += '\n';
+  // The exact values too, so this report carries the same counterexample as the JSON and SARIF ones.
+  for (const auto& v : counterexample_values(o.counterexample, o.dtype))
+    detail += "Exact values" + (v.label.empty() ? std::string() : " (" + v.label + ")") + ": " + join(v.values, ", ") +
+              (v.elided ? " (" + std::to_string(v.elided) + " more not shown)" : "") + "\n";
   const std::string body = detail + "Largest error seen: " + format_ratio(o.worst_ratio) +
                            (o.worst_case.empty() ? "" : " at " + o.worst_case) + "\nReplay: " + o.replay + "\n";
   s += ">\n      <" + tag + " type=\"" + std::string(check::verdict_name(o.verdict)) + "\" message=\"" +
        xml(summary(row), true) + "\">" + xml(body, false) + "</" + tag + ">\n";
   return s + "    </testcase>\n";
+}
+
+std::string skipped_case(const GateRow& row) {
+  return "    <testcase classname=\"" + xml(row.contract, true) + "\" name=\"" +
+         xml(row.outcome.test_id + "[" + row.dtype() + "]", true) + "\" time=\"0.000\">\n      <skipped message=\"" +
+         xml(first_line(row.outcome.message), true) + "\"/>\n    </testcase>\n";
 }
 }  // namespace
 
@@ -70,19 +82,21 @@ std::string render_junit(const GateReport& r) {
     errors += row.outcome.verdict == check::Verdict::error ? 1 : 0;
     total += row.outcome.seconds;
   }
-  const std::string counts = "tests=\"" + std::to_string(r.rows.size()) + "\" failures=\"" +
+  const std::string counts = "tests=\"" + std::to_string(r.rows.size() + r.skipped_rows.size()) + "\" failures=\"" +
                              std::to_string(r.failed() - errors) + "\" errors=\"" + std::to_string(errors) +
-                             "\" time=\"" + seconds(total) + "\"";
+                             "\" skipped=\"" + std::to_string(r.skipped_rows.size()) + "\" time=\"" + seconds(total) + "\"";
   std::string s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   s += "<testsuites name=\"attncheck\" " + counts + ">\n";
-  s += "  <testsuite name=\"attncheck gate\" " + counts + " skipped=\"0\">\n";
+  s += "  <testsuite name=\"attncheck " + xml(r.command, true) + "\" " + counts + ">\n";
   s += "    <properties>\n";
   s += "      <property name=\"version\" value=\"" + xml(r.version, true) + "\"/>\n";
   s += "      <property name=\"seed\" value=\"" + hex_u64(r.seed) + "\"/>\n";
   s += "      <property name=\"cases\" value=\"" + std::to_string(r.cases) + "\"/>\n";
   s += "      <property name=\"kernels\" value=\"" + xml(r.kernels, true) + "\"/>\n";
+  s += "      <property name=\"tolerance\" value=\"" + xml(r.tolerance, true) + "\"/>\n";
   s += "    </properties>\n";
   for (const GateRow& row : r.rows) s += testcase(row);
+  for (const GateRow& row : r.skipped_rows) s += skipped_case(row);
   s += "  </testsuite>\n</testsuites>\n";
   return s;
 }

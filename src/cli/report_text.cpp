@@ -1,6 +1,10 @@
 // attncheck CLI: the terminal report of `attncheck gate`.
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <sstream>
 
 #include "attncheck/check/format.hpp"
@@ -18,7 +22,22 @@ std::string format_ratio(double ratio) {
   return buf;
 }
 
+bool use_color(int fd) {
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color && *no_color) return false;
+  const char* term = std::getenv("TERM");
+  if (term && std::strcmp(term, "dumb") == 0) return false;
+  return ::isatty(fd) != 0;
+}
+
 namespace {
+// SGR colours: green for a pass, red for a failure, yellow for a check that could not judge.
+std::string paint(const GateReport& r, const std::string& text, check::Verdict v) {
+  if (!r.color) return text;
+  const char* code = v == check::Verdict::pass ? "32" : v == check::Verdict::fail ? "1;31" : "1;33";
+  return std::string("\033[") + code + "m" + text + "\033[0m";
+}
+
 std::string format_seconds(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2fs", s);
@@ -33,10 +52,10 @@ std::string indented(const std::string& text, const std::string& indent) {
   return out;
 }
 
-std::string problem_block(const GateRow& row) {
+std::string problem_block(const GateReport& r, const GateRow& row) {
   const check::Outcome& o = row.outcome;
   std::string s = "\n";
-  s += std::string(check::verdict_name(o.verdict)) + " " + o.test_id + " [" + row.dtype() + "]  contract " +
+  s += paint(r, std::string(check::verdict_name(o.verdict)), o.verdict) + " " + o.test_id + " [" + row.dtype() + "]  contract " +
        row.contract + ", obligations " + (row.obligations.empty() ? "-" : join(row.obligations, ", ")) +
        ", kernels " + o.kernels + "\n";
   if (!o.counterexample.empty()) s += "  Counterexample:\n" + indented(o.counterexample, "    ");
@@ -75,21 +94,21 @@ std::string render_text(const GateReport& r) {
     const check::Outcome& o = row.outcome;
     std::vector<std::string> cells = {row.contract, row.obligations.empty() ? "-" : join(row.obligations, ","),
                                       o.test_id,    row.dtype(),
-                                      std::string(check::verdict_name(o.verdict)), std::to_string(o.cases)};
+                                      paint(r, std::string(check::verdict_name(o.verdict)), o.verdict), std::to_string(o.cases)};
     if (r.timings) cells.push_back(row.has_property ? format_seconds(o.seconds) : "-");
     cells.push_back(format_ratio(o.worst_ratio));
     cells.push_back(format_ratio(o.median_ratio));
     t.rows.push_back(std::move(cells));
   }
-  s += t.render();
+  if (!r.quiet) s += t.render();
 
   for (const GateRow& row : r.rows)
-    if (!row.passed()) s += problem_block(row);
+    if (!row.passed()) s += problem_block(r, row);
 
   // Where the reference values came from: the tiered oracle's certification counts (a run).
   oracle::tiered::tier_counts c;
   for (const GateRow& row : r.rows) c += row.outcome.certified;
-  if (c.total() > 0) {
+  if (c.total() > 0 && !r.quiet) {
     auto share = [&](std::size_t k) {
       char buf[32];
       std::snprintf(buf, sizeof buf, "%.3g%%", 100.0 * static_cast<double>(k) / static_cast<double>(c.total()));
@@ -103,7 +122,9 @@ std::string render_text(const GateReport& r) {
   if (!r.notes.empty()) s += "\n";
   for (const std::string& note : r.notes) s += note + "\n";
   // CI parsers read this exact line; keep it last and keep its wording.
-  s += "\n" + std::to_string(r.passed()) + " passed, " + std::to_string(r.failed()) + " failed\n";
+  const std::string summary = std::to_string(r.passed()) + " passed, " + std::to_string(r.failed()) + " failed, " +
+                              std::to_string(r.skipped) + " skipped";
+  s += "\n" + paint(r, summary, r.failed() == 0 ? check::Verdict::pass : check::Verdict::fail) + "\n";
   return s;
 }
 

@@ -7,10 +7,18 @@ namespace attncheck::cli {
 
 namespace {
 // Display width of UTF-8 text: one column per code point (IDs and numbers are ASCII anyway; this
-// keeps an occasional "√" or "≤" in a cell from shifting the columns after it).
+// keeps an occasional "√" or "≤" in a cell from shifting the columns after it). ANSI colour
+// sequences (ESC [ ... m) take no columns, so a coloured verdict cell stays aligned.
 std::size_t width(const std::string& s) {
-  return static_cast<std::size_t>(
-      std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xc0) != 0x80; }));
+  std::size_t w = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\033' && i + 1 < s.size() && s[i + 1] == '[') {
+      while (i < s.size() && s[i] != 'm') ++i;
+      continue;
+    }
+    w += (static_cast<unsigned char>(s[i]) & 0xc0) != 0x80 ? 1 : 0;
+  }
+  return w;
 }
 }  // namespace
 

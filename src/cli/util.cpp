@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "cli/cli.hpp"
@@ -105,24 +104,6 @@ std::string dtype_list(const std::vector<Dtype>& dtypes) {
   std::vector<std::string> names;
   for (Dtype d : dtypes) names.emplace_back(dtype_name(d));
   return join(names, ", ");
-}
-
-void write_atomically(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write '" + tmp + "': check that the directory exists and is writable");
-    out << content;
-    out.close();
-    if (!out) throw std::runtime_error("cannot write '" + tmp + "': write failed (disk full?)");
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    const std::string reason = ec.message();
-    fs::remove(tmp, ec);
-    throw std::runtime_error("cannot rename '" + tmp + "' to '" + path + "': " + reason);
-  }
 }
 
 }  // namespace attncheck::cli

@@ -198,6 +198,7 @@ std::vector<AuditRow> run_audit(Backend& backend, const AuditRequest& req, const
 
   std::vector<AuditRow> rows;
   for (std::size_t i = 0; i < plan.size(); ++i) {
+    if (req.stop && req.stop()) break;  // an interrupted run (the CLI's SIGINT): keep what finished
     Item& it = plan[i];
     AuditRow& row = it.row;
     const Dtype d = row.outcome.dtype;

@@ -28,6 +28,7 @@ struct AuditRequest {
   check::RunParams params;
   Policy policy;
   bool full_inputs = false;            // fault messages show every input element (replays)
+  std::function<bool()> stop;          // asked before each check; true: return the rows done so far
 };
 
 enum class RowState { ran, not_applicable };

@@ -3,6 +3,7 @@
 
 #include <poll.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -180,15 +181,22 @@ std::optional<Outcome> decode_outcome(std::string_view bytes) {
   return o;
 }
 
-std::vector<Outcome> run_parallel(std::size_t n, int jobs, const std::function<Outcome(std::size_t)>& task,
-                                  const std::function<void(std::size_t, const Outcome&)>& on_done,
-                                  const std::function<Outcome(std::size_t, const std::string&)>& error_outcome) {
-  std::vector<Outcome> out(n);
-  if (jobs <= 1 || n <= 1) {
-    for (std::size_t i = 0; i < n; ++i) {
-      out[i] = task(i);
-      if (on_done) on_done(i, out[i]);
+std::vector<std::optional<Outcome>> run_parallel(std::size_t n, int jobs, const std::function<Outcome(std::size_t)>& task,
+                                                 const ParallelHooks& hooks) {
+  std::vector<std::optional<Outcome>> out(n);
+  const auto stopping = [&] { return hooks.stop && hooks.stop(); };
+  const auto finish = [&](std::size_t i, Outcome o) {
+    out[i] = std::move(o);
+    if (hooks.on_done) hooks.on_done(i, *out[i]);
+  };
+  const auto run_here = [&](std::size_t from) {
+    for (std::size_t i = from; i < n && !stopping(); ++i) {
+      if (hooks.on_start) hooks.on_start(i);
+      finish(i, task(i));
     }
+  };
+  if (jobs <= 1 || n <= 1) {
+    run_here(0);
     return out;
   }
   // A worker may die mid-write; the parent must see EPIPE, not be killed by SIGPIPE.
@@ -199,6 +207,7 @@ std::vector<Outcome> run_parallel(std::size_t n, int jobs, const std::function<O
   std::fflush(nullptr);
   std::cout.flush();
   std::cerr.flush();
+  const pid_t parent = ::getpid();
   const std::size_t count = std::min<std::size_t>(static_cast<std::size_t>(jobs), n);
   std::vector<Worker> workers;
   for (std::size_t w = 0; w < count; ++w) {
@@ -214,6 +223,10 @@ std::vector<Outcome> run_parallel(std::size_t n, int jobs, const std::function<O
       break;
     }
     if (pid == 0) {
+      ::signal(SIGINT, SIG_IGN);   // the parent finishes or abandons the run, not the worker
+      ::signal(SIGTERM, SIG_IGN);
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // no orphan keeps computing after the parent quits
+      if (::getppid() != parent) ::_exit(0);
       ::close(to_worker[1]);
       ::close(to_parent[0]);
       for (const Worker& other : workers) ::close(other.task_fd), ::close(other.result_fd);
@@ -223,13 +236,19 @@ std::vector<Outcome> run_parallel(std::size_t n, int jobs, const std::function<O
     ::close(to_parent[1]);
     workers.push_back({pid, to_worker[1], to_parent[0], -1});
   }
+  if (workers.empty()) {  // no process could be started: run here rather than fail
+    ::sigaction(SIGPIPE, &old, nullptr);
+    run_here(0);
+    return out;
+  }
 
-  std::size_t next = 0, done = 0;
+  std::size_t next = 0;
   const auto hand_out = [&](Worker& w) {
-    if (next < n) {
+    if (next < n && !stopping()) {
       std::string msg;
       put_u64(msg, next);
       if (write_all(w.task_fd, msg)) {
+        if (hooks.on_start) hooks.on_start(next);
         w.current = static_cast<std::int64_t>(next++);
         return;
       }
@@ -237,18 +256,9 @@ std::vector<Outcome> run_parallel(std::size_t n, int jobs, const std::function<O
     w.current = -1;
     if (w.task_fd >= 0) ::close(w.task_fd), w.task_fd = -1;  // no more work: the worker exits
   };
-  if (workers.empty()) {  // no process could be started: run here rather than fail
-    ::sigaction(SIGPIPE, &old, nullptr);
-    return run_parallel(n, 1, task, on_done, error_outcome);
-  }
   for (Worker& w : workers) hand_out(w);
 
-  const auto finish = [&](std::size_t i, Outcome o) {
-    out[i] = std::move(o);
-    ++done;
-    if (on_done) on_done(i, out[i]);
-  };
-  while (done < n) {
+  for (;;) {
     std::vector<pollfd> fds;
     std::vector<Worker*> owner;
     for (Worker& w : workers)
@@ -256,14 +266,7 @@ std::vector<Outcome> run_parallel(std::size_t n, int jobs, const std::function<O
         fds.push_back({w.result_fd, POLLIN, 0});
         owner.push_back(&w);
       }
-    if (fds.empty()) {
-      // Every worker is gone with work left: run the rest here.
-      while (next < n) {
-        const std::size_t i = next++;
-        finish(i, task(i));
-      }
-      break;
-    }
+    if (fds.empty()) break;  // nothing running: all done, stopped, or every worker gone
     if (::poll(fds.data(), fds.size(), -1) < 0) {
       if (errno == EINTR) continue;
       break;
@@ -293,7 +296,7 @@ std::vector<Outcome> run_parallel(std::size_t n, int jobs, const std::function<O
       const std::string why = wait_text(w.pid);
       w.pid = -1;
       w.current = -1;
-      finish(i, error_outcome(i, why + " while running this check"));
+      finish(i, hooks.error_outcome ? hooks.error_outcome(i, why + " while running this check") : Outcome{});
     }
   }
   for (Worker& w : workers) {
@@ -302,6 +305,8 @@ std::vector<Outcome> run_parallel(std::size_t n, int jobs, const std::function<O
     if (w.pid > 0) wait_text(w.pid);
   }
   ::sigaction(SIGPIPE, &old, nullptr);
+  // Every worker gone with work left (and no stop asked): run the rest here.
+  if (next < n) run_here(next);
   return out;
 }
 

@@ -22,16 +22,26 @@ namespace attncheck::check {
 // The number of workers `-j` means by default: the cores this process may run on (at least 1).
 int default_jobs();
 
-// Runs task(i) for every i in [0, n) and returns the outcomes in index order. With jobs <= 1
-// (or n <= 1) everything runs in this process. Otherwise min(jobs, n) forked workers take the
-// next index from the parent whenever they finish one (so long checks do not hold up a fixed
-// share), and on_done(i, outcome) is called in the parent as each one arrives (for progress).
-// A worker that dies (a crash inside a property, a kill) turns the check it was running into an
-// ERROR outcome saying so, and its remaining work goes to the other workers; error_outcome(i,
-// why) builds that outcome so it carries the check's identity.
-std::vector<Outcome> run_parallel(std::size_t n, int jobs, const std::function<Outcome(std::size_t)>& task,
-                                  const std::function<void(std::size_t, const Outcome&)>& on_done,
-                                  const std::function<Outcome(std::size_t, const std::string&)>& error_outcome);
+// What the parent learns while checks run, and how it stops handing out work.
+struct ParallelHooks {
+  std::function<void(std::size_t)> on_start;                   // check i was handed to a worker
+  std::function<void(std::size_t, const Outcome&)> on_done;    // check i finished (e.g. progress)
+  std::function<bool()> stop;                                  // true: start no further check
+  // The outcome of check i when its worker died while running it (why says how); it should
+  // carry the check's identity.
+  std::function<Outcome(std::size_t, const std::string&)> error_outcome;
+};
+
+// Runs task(i) for every i in [0, n) and returns the outcomes in index order; an entry stays
+// empty only for a check that never started because hooks.stop() said so (an interrupted run:
+// checks already running still finish). With jobs <= 1 (or n <= 1) everything runs in this
+// process. Otherwise min(jobs, n) forked workers take the next index from the parent whenever
+// they finish one, so long checks do not hold up a fixed share. A worker that dies (a crash
+// inside a property, a kill) turns the check it was running into hooks.error_outcome and its
+// remaining work goes to the other workers. Workers ignore SIGINT/SIGTERM (the parent decides
+// when to stop) and are killed if the parent dies.
+std::vector<std::optional<Outcome>> run_parallel(std::size_t n, int jobs, const std::function<Outcome(std::size_t)>& task,
+                                                 const ParallelHooks& hooks);
 
 // The wire form of an Outcome between a worker and the parent: every field, doubles by their
 // bits, so the parent's copy is identical to the worker's.
