@@ -133,8 +133,14 @@ struct Sm007 {
     std::vector<T> xc(x.size());
     for (std::size_t i = 0; i < x.size(); ++i) {
       xc[i] = T(x[i] + c);
-      // Only exact shifts: then both rows have the same exact softmax.
-      RC_PRE(std::isfinite(to_double(xc[i])) && to_double(xc[i]) - to_double(c) == to_double(x[i]));
+      // Only exact shifts: then both rows have the same exact softmax. The test must itself be
+      // exact: checking fl(xc - c) == x in double let inexact f64 shifts through (the rounded
+      // difference can round back to x; seed 0x1234 found one). TwoSum (Knuth) gives the
+      // rounding error of a + b in double exactly, and for T narrower than double the T sum
+      // must also equal the double sum.
+      const double a = to_double(x[i]), b = to_double(c), sd = a + b, bb = sd - a;
+      const double rounding_error = (a - (sd - bb)) + (b - bb);
+      RC_PRE(std::isfinite(to_double(xc[i])) && std::isfinite(sd) && rounding_error == 0 && to_double(xc[i]) == sd);
     }
     const auto y = run_softmax(k, x), yc = run_softmax(k, xc);
     const auto md = bounds::model_of<T>();
