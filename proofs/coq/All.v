@@ -6,6 +6,7 @@
     tools/check-coq-assumptions.sh). *)
 From Attncheck Require Export Sums SoftmaxKernel MaxSubtraction SoftmaxLipschitz QkNorm ScoresRounding
   AttentionScaling.
+From Attncheck Require Export AttentionExpressiveness.
 
 Definition all_theorems :=
   (@SoftmaxKernel.softmax_pos,
@@ -47,6 +48,12 @@ Definition all_theorems :=
    @AttentionScaling.lse_gibbs,
    @AttentionScaling.mean_monotone,
    @AttentionScaling.entropy_antitone_beta,
-   @AttentionScaling.scaling_never_lowers_entropy).
+   @AttentionScaling.scaling_never_lowers_entropy,
+   @AttentionExpressiveness.copy_distinct_value,
+   @AttentionExpressiveness.copy_least_length,
+   @AttentionExpressiveness.average_two_values,
+   @AttentionExpressiveness.noisy_key_ratio,
+   @AttentionExpressiveness.two_heads_average,
+   @AttentionExpressiveness.seed_head_one).
 
 Print Assumptions all_theorems.
