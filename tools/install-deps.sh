@@ -12,6 +12,7 @@ PACKAGES=(
   texlive-latex-base texlive-latex-recommended coq libcoq-coquelicot libcoq-flocq  # proofs/: pdflatex, coqc (proofs/proofs.cmake)
   python3-numpy python3-scipy  # examples/python: the audit's exec-protocol adapter, run by the audit tests
   libz3-dev  # attncheck bmc: the symbolic scalar over Z3's floating-point theory (C++ API)
+  cvc5  # attncheck bmc --solver cvc5|portfolio: the cvc5 CLI on the SMT-LIB2 export of the formulas
 )
 
 missing=()
