@@ -180,8 +180,11 @@ validation_report validate_axioms(unsigned threads, unary_fn<C> exp_fn, unary_fn
         };
         for_each_exp_axiom(x, e, et, record(0));
         for_each_log_axiom(x, l, lt, record(n_exp));
-        for (int j = 0; j < log_tangent_max; ++j)
-          if (!bool(log_tangent_axiom(x, l, tangents[j])) && t.count[i_tangent + j]++ == 0) t.first[i_tangent + j] = b;
+        // The tangent axioms are implications from 0 < x <= 1: only those inputs can break them
+        // (a quarter of the patterns; this keeps the 2^32-input f32 run short).
+        if (to_double(x) > 0 && to_double(x) <= 1)
+          for (int j = 0; j < log_tangent_max; ++j)
+            if (!bool(log_tangent_axiom(x, l, tangents[j])) && t.count[i_tangent + j]++ == 0) t.first[i_tangent + j] = b;
         if (k > k_lo && k <= k_hi) {  // monotone from the previous value
           if (!bool(exp_monotone(xp, ep, x, e)) && t.count[i_emono]++ == 0) t.first[i_emono] = b;
           if (!bool(log_monotone(xp, lp, x, l)) && t.count[i_lmono]++ == 0) t.first[i_lmono] = b;
