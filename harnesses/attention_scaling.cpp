@@ -1,7 +1,9 @@
 // Harnesses of attention-scaling-v1 (ASCL-INV-001 max subtraction, ASCL-BND-001 score bound
-// after QK-norm, ASCL-BND-002 entropy >= 0), on the reference kernels at the symbolic scalar.
+// after QK-norm, ASCL-BND-002 entropy >= 0, ASCL-BND-003 entropy <= ln d), on the reference
+// kernels at the symbolic scalar.
 // Formats f16, bf16, f32 (f64 for the harnesses without exp/log). Bound: the row/head length d;
 // every loop's trip count is d, a constant while the formula is built.
+#include "attncheck/bounds/entropy.hpp"
 #include "harnesses/support.hpp"
 
 namespace attncheck::harnesses {
@@ -104,6 +106,40 @@ struct bmc_ascl_003 {
   }
 };
 
+// The derived upper bound of the computed entropy of a computed softmax row of length d
+// (ASCL-BND-003), in the tangent form the solver can use. The validated tangent axiom of log at
+// 1/d (bmc/axioms.hpp) gives -p·log(p) <= (1/d + p(ln d - 1))(1 + log_rel); the kernel's product
+// rounds once, |fl(p·l)| <= |p·l|(1 + u) + η, and the d non-negative terms are summed with
+// relative error γ_{d-1}. With |Σp̂ - 1| <= δ (normalisation_bound, SM-INV-001):
+//   Ĥ <= [(1 + log_rel)(1 + u)(1 + (ln d - 1)Σp̂) + dη](1 + γ_{d-1})
+//      <= (ln d + |ln d - 1|·δ)(1 + ρ_H) + a_H            (ρ_H, a_H: bounds/entropy.hpp).
+// The contract's form max_{c∈[1-δ,1+δ]} c(ln d - ln c)(1 + ρ_H) + a_H is smaller by at most
+// δ²/(2(1 - δ))(1 + ρ_H): c(ln d - ln c) is concave in c and lies below its tangent at c = 1.
+inline real entropy_upper_bound(std::size_t d, const bounds::Model& md) {
+  const real ln_d = std::log(static_cast<real>(d));
+  const real delta = bounds::normalisation_bound(d, md);
+  const bounds::EntropyBound eb = bounds::entropy_bound(d, md);
+  const real top = (ln_d + std::abs(ln_d - 1) * delta) * (1 + eb.rel) + eb.abs;
+  return ln_d + (top - ln_d) * bounds::evaluation_slack;
+}
+
+/// BMC-ASCL-004: the entropy of the softmax of a finite row lies in [0, ln d] up to the derived
+/// rounding allowance (ASCL-BND-002 and ASCL-BND-003 together). Uses the tangent axiom of log at
+/// 1/d, validated on every input (so d <= log_tangent_max).
+struct bmc_ascl_004 {
+  template <class H> void operator()(H& h) const {
+    using T = typename H::scalar;
+    const std::size_t d = h.bound();
+    h.use_log_tangent(d);
+    std::vector<T> x = h.any_vector("x", d), p(d);
+    for (const T& xi : x) h.assume(is_finite(xi));
+    h.k().softmax(x.data(), p.data(), d);
+    const T e = h.k().entropy(p.data(), d);
+    h.check(e >= lit<T>(0), "H(softmax(x)) >= 0");
+    h.check(h.widen(e) <= h.wide_const(up(entropy_upper_bound(d, model<H>()))), "H(softmax(x)) <= ln d + derived allowance");
+  }
+};
+
 /// LEM-ASCL-003: the entropy term: for p in [0, 1], -p log p (the kernel's entropy_term) is >= 0
 /// and finite.
 struct lem_ascl_003 {
@@ -144,6 +180,9 @@ const bool registered =
                       "LEM-ASCL-004 by induction keeps the running sum >= 0 and not NaN, so H >= 0 for every d. "
                       "(Finiteness and the ln d upper bound are not part of the all-d claim.)",
                       make_body<bmc_ascl_003>()}) &&
+    register_harness({"BMC-ASCL-004", "attention-scaling-v1",
+                      "entropy of a softmax row in [0, ln d] up to the derived rounding allowance", false, true, 2, 1,
+                      {}, "", make_body<bmc_ascl_004>()}) &&
     register_harness({"LEM-ASCL-001", "", "max step: max_step(m, x) = max(m, x) for finite m, x", true, false, 1, 1,
                       {}, "", make_body<lem_ascl_001>()}) &&
     register_harness({"LEM-ASCL-002", "", "shift: fl(a - m) <= 0 for finite a <= m, and fl(m - m) = 0", true, false,

@@ -45,11 +45,35 @@ add_test(NAME bmc.exhaustive-f16-d1
          COMMAND attncheck_cli bmc --harness KANI-SM-002 --harness KANI-ASCL-002 --format f16 --bound 1 --exhaustive)
 add_test(NAME bmc.unknown-harness COMMAND attncheck_cli bmc --harness KANI-SM-999)
 set_tests_properties(bmc.unknown-harness PROPERTIES PASS_REGULAR_EXPRESSION "unknown harness 'KANI-SM-999'")
-add_test(NAME bmc.cvc5-refused COMMAND attncheck_cli bmc --solver cvc5)
-set_tests_properties(bmc.cvc5-refused PROPERTIES PASS_REGULAR_EXPRESSION "only Z3")
+add_test(NAME bmc.unknown-solver COMMAND attncheck_cli bmc --solver yices)
+set_tests_properties(bmc.unknown-solver PROPERTIES PASS_REGULAR_EXPRESSION "unknown --solver 'yices'")
+# cvc5 (the CLI on Z3's SMT-LIB2 export) and the portfolio, end to end: the row names the solver.
+add_test(NAME bmc.cvc5-proves
+         COMMAND attncheck_cli bmc --harness KANI-SM-002 --format f16 --bound 2 --no-lemmas --solver cvc5)
+set_tests_properties(bmc.cvc5-proves PROPERTIES PASS_REGULAR_EXPRESSION "proved for all inputs, d=2 +[0-9.]+s +cvc5 ")
+add_test(NAME bmc.portfolio-proves
+         COMMAND attncheck_cli bmc --harness KANI-ASCL-002 --format bf16 --bound 2 --solver portfolio)
+set_tests_properties(bmc.portfolio-proves PROPERTIES PASS_REGULAR_EXPRESSION "portfolio: [a-z0-9 .]+ first")
+# A counterexample saved as a regression case, then the saved corpus replayed without a solver:
+# the reference kernel passes it, the mutant fails it (exit 0 = every case behaves so).
+add_test(NAME bmc.save-regression
+         COMMAND attncheck_cli bmc --harness KANI-SM-002 --format f16 --bound 1 --no-lemmas
+                 --mutant softmax_no_max_subtraction --save-regression ${CMAKE_CURRENT_BINARY_DIR}/bmc-regressions)
+set_tests_properties(bmc.save-regression PROPERTIES WILL_FAIL TRUE FIXTURES_SETUP bmc_regressions)
+add_test(NAME bmc.replay-regressions
+         COMMAND attncheck_cli bmc --replay-regressions ${CMAKE_CURRENT_BINARY_DIR}/bmc-regressions)
+set_tests_properties(bmc.replay-regressions PROPERTIES FIXTURES_REQUIRED bmc_regressions
+                     PASS_REGULAR_EXPRESSION "reference passes, mutant softmax_no_max_subtraction fails.*[1-9][0-9]* of [1-9][0-9]* regression cases pass")
+add_test(NAME bmc.replay-regressions-corpus
+         COMMAND attncheck_cli bmc --replay-regressions ${CMAKE_CURRENT_SOURCE_DIR}/tests/bmc/regressions)
+add_test(NAME bmc.replay-regressions-missing COMMAND attncheck_cli bmc --replay-regressions ${CMAKE_CURRENT_BINARY_DIR}/no-such-dir)
+set_tests_properties(bmc.replay-regressions-missing PROPERTIES PASS_REGULAR_EXPRESSION "not a directory")
 set_tests_properties(bmc.contract-bounds bmc.mutant-counterexample bmc.mutant-counterexample-text
                      bmc.replay-fails-on-mutant bmc.replay-passes-on-reference bmc.exhaustive-f16-d1
-                     bmc.unknown-harness bmc.cvc5-refused PROPERTIES LABELS bmc)
+                     bmc.unknown-harness bmc.unknown-solver bmc.cvc5-proves bmc.portfolio-proves
+                     bmc.save-regression bmc.replay-regressions bmc.replay-regressions-corpus
+                     bmc.replay-regressions-missing PROPERTIES LABELS bmc)
+set_tests_properties(bmc.cvc5-proves bmc.portfolio-proves PROPERTIES RUN_SERIAL TRUE)
 # The solver's 60 s limits are wall-clock: run the proof run alone (not beside the all-core
 # binary32 axiom validation or other tests), so that a busy CI machine cannot turn proofs into
 # timeouts (measured: 3.5 s alone, > 60 s beside the validation under load).

@@ -92,6 +92,19 @@ struct EntropyFlipped {
   }
 };
 
+// The normalised entropy H / ln d (in [0, 1]) returned where the entropy in nats is meant: at
+// d = 1 it is 0/0 = NaN; for d >= 2 it exceeds ln d on near-uniform rows (a violation the
+// solvers do not reach within 60 s at d = 2, see bench/bmc_scaling.md).
+template <class T> T entropy_normalised(const T* p, std::size_t n) {
+  return kernels::entropy(p, n) / lit<T>(std::log(static_cast<double>(n)));
+}
+struct EntropyNormalised {
+  static constexpr const char* name = "entropy_normalised";
+  static constexpr const char* description = "entropy returns H / ln d (the normalised entropy; NaN at d = 1)";
+  static std::vector<std::string> caught_by() { return {"BMC-ASCL-004"}; }
+  template <class T> static void apply(kernel_slots<T>& k) { k.entropy = entropy_normalised<T>; }
+};
+
 // RMSNorm without eps: RMSNorm(0) = 0/0 = NaN.
 template <class T>
 void rmsnorm_no_eps(const T* x, const T* w, std::size_t d, T, T* y) {
@@ -123,6 +136,7 @@ const bool registered = register_mutant(make_mutant<SoftmaxNoMax>()) && register
                         register_mutant(make_mutant<ExpUnshifted>()) &&
                         register_mutant(make_mutant<ScoresUnscaled>()) &&
                         register_mutant(make_mutant<EntropyUnguarded>()) && register_mutant(make_mutant<EntropyFlipped>()) &&
+                        register_mutant(make_mutant<EntropyNormalised>()) &&
                         register_mutant(make_mutant<RmsnormNoEps>()) && register_mutant(make_mutant<JvpUncentred>());
 
 }  // namespace

@@ -15,6 +15,7 @@ PACKAGES=(
   gnuplot-nox  # attncheck report --html: the plots, drawn as SVG and inlined (src/cli/plot_gnuplot.cpp)
   chromium  # tests/docs/check_html.sh: opens the HTML report in headless Chromium (tests cli.report.chromium*)
   python3-jsonschema  # tests/reports: real JSON reports validated against docs/report-schema.json
+  cvc5  # attncheck bmc --solver cvc5|portfolio: the cvc5 CLI on the SMT-LIB2 export of the formulas
 )
 
 missing=()

@@ -1,13 +1,16 @@
 // attncheck CLI: `attncheck bmc` — bounded model checking of the harnesses (harnesses/*.cpp) on
 // the kernel templates at the symbolic scalar; a verdict per (harness, format), from this run.
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "attncheck/bmc/cvc5_cli.hpp"
 #include "attncheck/bmc/engine.hpp"
+#include "attncheck/bmc/regression.hpp"
 #include "cli/cli.hpp"
 
 namespace attncheck::cli {
@@ -18,7 +21,7 @@ struct BmcOptions {
   std::size_t bound = 0;
   std::string solver = "z3";
   double timeout = 60;
-  std::string json, mutant, replay;
+  std::string json, mutant, replay, save_regression, replay_regressions;
   bool exhaustive = false, list = false, lemmas = true;
 };
 
@@ -129,11 +132,60 @@ std::optional<std::vector<std::uint64_t>> parse_bits(const std::string& text) {
   return out;
 }
 
+// Every case of a regression corpus replayed on the concrete kernel (no solver).
+int replay_regressions(const std::string& dir) {
+  const bmc::corpus_result corpus = bmc::read_corpus(dir);
+  for (const auto& e : corpus.errors) std::cerr << "error: " << e << "\n";
+  if (corpus.cases.empty() && corpus.errors.empty()) {
+    std::cerr << "error: " << dir << " holds no *.case files\n";
+    return exit_usage;
+  }
+  int failed = 0;
+  for (const auto& c : corpus.cases) {
+    const bmc::case_replay r = bmc::replay_case(c);
+    std::string what;
+    if (!r.known_harness) what = "unknown harness '" + c.harness + "'";
+    else if (!r.known_mutant) what = "unknown mutant '" + c.mutant + "'";
+    else if (!r.on_reference.assumptions_hold) what = "the bits violate the harness's assumptions";
+    else if (!r.on_reference.failed.empty()) what = "reference kernel FAILS: " + join(r.on_reference.failed, "; ");
+    else if (r.has_mutant && r.on_mutant.failed.empty()) what = "stale: the mutant " + c.mutant + " passes it now";
+    else what = r.has_mutant ? "reference passes, mutant " + c.mutant + " fails: " + join(r.on_mutant.failed, "; ")
+                             : "reference passes";
+    std::cout << (r.passed() ? "ok      " : "FAILED  ") << c.source << "\n        " << c.harness << " ["
+              << bmc::name_of(c.format) << ", d=" << c.bound << "]: " << what << "\n";
+    failed += r.passed() ? 0 : 1;
+  }
+  std::cout << "\n" << corpus.cases.size() - failed << " of " << corpus.cases.size() << " regression cases pass"
+            << (corpus.errors.empty() ? "" : fmt::format(", {} unreadable", corpus.errors.size())) << "\n";
+  return failed == 0 && corpus.errors.empty() ? exit_pass : exit_fail;
+}
+
+// Writes a counterexample as a regression case; says where (or why not).
+void save_case(const std::string& dir, const bmc::run_result& r, const bmc::mutant_def* mutant) {
+  const bmc::regression_case c = bmc::case_of(r, mutant);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  const std::string path = (std::filesystem::path(dir) / bmc::case_file_name(c)).string();
+  try {
+    write_atomically(path, bmc::render_case(c));
+    std::cout << "    Saved regression case: " << path << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "error: cannot save the regression case to " << path << ": " << e.what() << "\n";
+  }
+}
+
 int run_bmc(const Global& global, const BmcOptions& o) {
   if (o.list) return list_harnesses();
-  if (o.solver != "z3") {
-    std::cerr << "error: --solver " << o.solver
-              << " is not available in this build: only Z3 (libz3, in-process) is wired in; use --solver z3\n";
+  if (!o.replay_regressions.empty()) return replay_regressions(o.replay_regressions);
+  bmc::solver_choice solver = bmc::solver_choice::z3;
+  if (o.solver == "cvc5") solver = bmc::solver_choice::cvc5;
+  else if (o.solver == "portfolio") solver = bmc::solver_choice::portfolio;
+  else if (o.solver != "z3") {
+    std::cerr << "error: unknown --solver '" << o.solver << "'; choose z3, cvc5 or portfolio\n";
+    return exit_usage;
+  }
+  if (solver != bmc::solver_choice::z3 && !bmc::cvc5_binary()) {
+    std::cerr << "error: --solver " << o.solver << " needs the cvc5 binary on PATH (Debian: apt-get install cvc5)\n";
     return exit_usage;
   }
   if (!(o.timeout > 0)) {
@@ -221,7 +273,10 @@ int run_bmc(const Global& global, const BmcOptions& o) {
     return r.failed.empty() ? exit_pass : exit_fail;
   }
 
-  std::cout << "attncheck " ATTNCHECK_VERSION "  bmc  solver " << bmc::solver_version() << "  timeout " << o.timeout
+  const std::string solver_text = solver == bmc::solver_choice::z3     ? bmc::solver_version()
+                                  : solver == bmc::solver_choice::cvc5 ? bmc::cvc5_version()
+                                  : "portfolio (" + bmc::solver_version() + " + " + bmc::cvc5_version() + ")";
+  std::cout << "attncheck " ATTNCHECK_VERSION "  bmc  solver " << solver_text << "  timeout " << o.timeout
             << " s per harness" << (mutant ? "  mutant " + mutant->name : "") << "\n\n";
   std::cout << fmt::format("{:<14} {:<5} {:<6} {:<40} {:>8}  {}\n", "harness", "fmt", "bound", "verdict", "time", "solver");
   std::vector<Row> rows;
@@ -235,6 +290,9 @@ int run_bmc(const Global& global, const BmcOptions& o) {
     if (row.r.v == bmc::verdict::counterexample || row.r.v == bmc::verdict::stub_artefact ||
         row.r.v == bmc::verdict::exhaustive_fail)
       print_counterexample(row.r, mutant);
+    if ((row.r.v == bmc::verdict::counterexample || row.r.v == bmc::verdict::exhaustive_fail) &&
+        !o.save_regression.empty())
+      save_case(o.save_regression, row.r, mutant);
     std::cout.flush();
   };
   // Without --format (and --bound), a harness whose contract records `reached:` runs at exactly
@@ -252,6 +310,7 @@ int run_bmc(const Global& global, const BmcOptions& o) {
       ro.bound = bound_for(*h, f);
       ro.timeout_seconds = o.timeout;
       ro.mutant = mutant;
+      ro.solver = solver;
       Row row;
       row.r = o.exhaustive ? bmc::exhaustive(*h, f, ro) : bmc::prove(*h, f, ro);
       row.bound_text = (h->lemma ? "scalar" : fmt::format("d={}", ro.bound));
@@ -304,11 +363,18 @@ Command setup_bmc(CLI::App& parent, const Global& global) {
   app->add_option("--harness", o->harnesses, "Harness ID to run (repeatable; default: every non-lemma harness)");
   app->add_option("--format", o->formats, "f16, bf16, f32 or f64 (repeatable; default f16 bf16 f32)");
   app->add_option("--bound", o->bound, "Row length d (default: the contract's reached bound per format)");
-  app->add_option("--solver", o->solver, "z3 (the only solver wired in; cvc5/portfolio are refused)")->capture_default_str();
+  app->add_option("--solver", o->solver,
+                  "z3 (in-process), cvc5 (the cvc5 CLI on Z3's SMT-LIB2 export) or portfolio (both at once, the "
+                  "first definite answer counts; the row says which solver gave it)")
+      ->capture_default_str();
   app->add_option("--timeout", o->timeout, "Seconds per harness and format")->capture_default_str();
   app->add_option("--json", o->json, "Write a JSON report (schema attncheck-bmc/1) to FILE");
   app->add_option("--mutant", o->mutant, "Run on a broken kernel (attncheck bmc --list)");
   app->add_option("--replay", o->replay, "Replay comma-separated hex input bits on the concrete kernel");
+  app->add_option("--save-regression", o->save_regression,
+                  "Save every counterexample (real, i.e. failing on the concrete kernel) as a regression case in DIR");
+  app->add_option("--replay-regressions", o->replay_regressions,
+                  "Replay every DIR/*.case on the concrete kernel: the reference must pass, a named mutant must fail");
   app->add_flag("--exhaustive", o->exhaustive, "Enumerate every input on the concrete kernel (<= 24 input bits)");
   app->add_flag("!--no-lemmas", o->lemmas, "Skip the per-element lemmas (no 'all d' rows)");
   app->add_flag("--list", o->list, "List the harnesses, lemmas and mutants");

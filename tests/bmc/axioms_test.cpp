@@ -28,7 +28,7 @@ void expect_valid(std::uint64_t expected_inputs) {
   const validation_report r = validate_axioms<C>(threads());
   INFO(describe(r));
   CHECK(r.inputs == expected_inputs);
-  CHECK(r.axioms_checked.size() == static_cast<std::size_t>(exp_axiom_count + log_axiom_count + 2));
+  CHECK(r.axioms_checked.size() == static_cast<std::size_t>(exp_axiom_count + log_axiom_count + 2 + log_tangent_max));
   CHECK(r.failures.empty());
 }
 

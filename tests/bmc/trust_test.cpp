@@ -128,6 +128,7 @@ TEST_CASE("BMC-MUTANT-entropy_log_zero: caught by LEM-ASCL-003") { expect_caught
 TEST_CASE("BMC-MUTANT-entropy_sign_flipped: caught by BMC-ASCL-003, LEM-ASCL-003") {
   expect_caught("entropy_sign_flipped", 2);
 }
+TEST_CASE("BMC-MUTANT-entropy_normalised: caught by BMC-ASCL-004") { expect_caught("entropy_normalised", 1); }
 TEST_CASE("BMC-MUTANT-rmsnorm_no_eps: caught by KANI-QKN-001, KANI-QKN-002, KANI-ASCL-001") {
   expect_caught("rmsnorm_no_eps", 1);
 }
@@ -136,7 +137,7 @@ TEST_CASE("BMC-MUTANT-jvp_uncentred: caught by BMC-SLIP-001") { expect_caught("j
 TEST_CASE("BMC-TRUST-MUTANT-LIST: every registered mutant has its own test case above") {
   const std::vector<std::string> tested = {"softmax_no_max_subtraction", "row_max_is_min", "exp_step_unshifted",
                                            "scores_unscaled", "entropy_log_zero", "entropy_sign_flipped",
-                                           "rmsnorm_no_eps", "jvp_uncentred"};
+                                           "entropy_normalised", "rmsnorm_no_eps", "jvp_uncentred"};
   for (const mutant_def& m : mutants())
     CHECK_MESSAGE(std::find(tested.begin(), tested.end(), m.name) != tested.end(), m.name << " has no test case");
 }

@@ -57,6 +57,21 @@ log_thresholds find_log_thresholds(C (*log_fn)(C)) {
   return {to_double(log_fn(tiny)), to_double(log_fn(big))};
 }
 
+log_tangent log_tangent_at(int k, double log_rel) {
+  // Rounded up (towards +inf) from long double: the right-hand side only grows, so the axiom
+  // stays a consequence of the tangent inequality and log's error bound.
+  const auto up = [](long double v) {
+    const double d = static_cast<double>(v);
+    return static_cast<long double>(d) >= v ? d : std::nextafter(d, std::numeric_limits<double>::infinity());
+  };
+  const long double scale = 1.0L + static_cast<long double>(log_rel);
+  return {k, up(scale / k), up((std::log(static_cast<long double>(k)) - 1) * scale)};
+}
+
+std::string log_tangent_name(int k) {
+  return fmt::format("0 < x <= 1 => -x log(x) <= (1/{0} + x (ln {0} - 1))(1 + log_rel)", k);
+}
+
 template exp_thresholds find_exp_thresholds<f16>(f16 (*)(f16));
 template exp_thresholds find_exp_thresholds<bf16>(bf16 (*)(bf16));
 template exp_thresholds find_exp_thresholds<float>(float (*)(float));
@@ -78,6 +93,10 @@ void instantiate_for(session& s, std::vector<z3::expr>& out) {
   const auto push = [&](int, const char*, const sym_bool& b) { out.push_back(b.expr()); };
   for (const uf_application* a : exps) for_each_exp_axiom(V(a->arg), V(a->result), et, push);
   for (const uf_application* a : logs) for_each_log_axiom(V(a->arg), V(a->result), lt, push);
+  for (int k : s.log_tangents()) {
+    const log_tangent t = log_tangent_at(k, scalar_traits<C>::log_rel);
+    for (const uf_application* a : logs) out.push_back(log_tangent_axiom(V(a->arg), V(a->result), t).expr());
+  }
   for (std::size_t i = 0; i < exps.size(); ++i)
     for (std::size_t j = 0; j < exps.size(); ++j)
       if (i != j) out.push_back(exp_monotone(V(exps[i]->arg), V(exps[i]->result), V(exps[j]->arg), V(exps[j]->result)).expr());
@@ -100,6 +119,10 @@ std::vector<z3::expr> instantiate_axioms(session& s) {
           "{} on a {}-bit format: its axioms are validated only for f16, bf16 and f32 (every input); "
           "an unvalidated stub is not allowed",
           a.which == uf_application::fn::exp ? "exp" : "log", a.ebits + a.sbits));
+  for (int k : s.log_tangents())
+    if (k < 1 || k > log_tangent_max)
+      throw std::runtime_error(fmt::format("the log tangent axiom at 1/{} is not validated (only k = 1..{})", k,
+                                           log_tangent_max));
   std::vector<z3::expr> out;
   instantiate_for<f16>(s, out);
   instantiate_for<bf16>(s, out);
@@ -114,7 +137,11 @@ validation_report validate_axioms(unsigned threads, unary_fn<C> exp_fn, unary_fn
   const exp_thresholds et = find_exp_thresholds<C>(exp_fn);
   const log_thresholds lt = find_log_thresholds<C>(log_fn);
   constexpr int n_exp = exp_axiom_count, n_log = log_axiom_count;
-  constexpr int n_all = n_exp + n_log + 2;  // + the two monotonicity axioms
+  // + the two monotonicity axioms, then the log tangents at 1/k (k = 1..log_tangent_max)
+  constexpr int i_emono = n_exp + n_log, i_lmono = i_emono + 1, i_tangent = i_emono + 2;
+  constexpr int n_all = i_tangent + log_tangent_max;
+  std::vector<log_tangent> tangents;
+  for (int k = 1; k <= log_tangent_max; ++k) tangents.push_back(log_tangent_at(k, scalar_traits<C>::log_rel));
   struct tally {
     std::uint64_t count[n_all] = {};
     std::uint64_t first[n_all] = {};
@@ -153,9 +180,14 @@ validation_report validate_axioms(unsigned threads, unary_fn<C> exp_fn, unary_fn
         };
         for_each_exp_axiom(x, e, et, record(0));
         for_each_log_axiom(x, l, lt, record(n_exp));
+        // The tangent axioms are implications from 0 < x <= 1: only those inputs can break them
+        // (a quarter of the patterns; this keeps the 2^32-input f32 run short).
+        if (to_double(x) > 0 && to_double(x) <= 1)
+          for (int j = 0; j < log_tangent_max; ++j)
+            if (!bool(log_tangent_axiom(x, l, tangents[j])) && t.count[i_tangent + j]++ == 0) t.first[i_tangent + j] = b;
         if (k > k_lo && k <= k_hi) {  // monotone from the previous value
-          if (!bool(exp_monotone(xp, ep, x, e)) && t.count[n_all - 2]++ == 0) t.first[n_all - 2] = b;
-          if (!bool(log_monotone(xp, lp, x, l)) && t.count[n_all - 1]++ == 0) t.first[n_all - 1] = b;
+          if (!bool(exp_monotone(xp, ep, x, e)) && t.count[i_emono]++ == 0) t.first[i_emono] = b;
+          if (!bool(log_monotone(xp, lp, x, l)) && t.count[i_lmono]++ == 0) t.first[i_lmono] = b;
         }
         xp = x;
         ep = e;
@@ -167,13 +199,14 @@ validation_report validate_axioms(unsigned threads, unary_fn<C> exp_fn, unary_fn
   for (unsigned i = 1; i < tallies.size(); ++i) pool.emplace_back(work, i);
   work(0);
   for (auto& th : pool) th.join();
-  names[n_all - 2] = exp_monotone_name;
-  names[n_all - 1] = log_monotone_name;
+  names[i_emono] = exp_monotone_name;
+  names[i_lmono] = log_monotone_name;
+  for (int j = 0; j < log_tangent_max; ++j) names[i_tangent + j] = log_tangent_name(j + 1);
   // -0 and +0 compare equal, so x1 = +0 <= x2 = -0 is a pair too: check that direction once.
   {
     const C pz = lit<C>(0.0), nz = C(-pz);
-    if (!bool(exp_monotone(pz, exp_fn(pz), nz, exp_fn(nz)))) tallies[0].count[n_all - 2]++;
-    if (!bool(log_monotone(pz, log_fn(pz), nz, log_fn(nz)))) tallies[0].count[n_all - 1]++;
+    if (!bool(exp_monotone(pz, exp_fn(pz), nz, exp_fn(nz)))) tallies[0].count[i_emono]++;
+    if (!bool(log_monotone(pz, log_fn(pz), nz, log_fn(nz)))) tallies[0].count[i_lmono]++;
   }
 
   validation_report r;
@@ -182,7 +215,7 @@ validation_report validate_axioms(unsigned threads, unary_fn<C> exp_fn, unary_fn
   r.axioms_checked = names;
   for (int i = 0; i < n_all; ++i) {
     axiom_failure f;
-    f.function = i < n_exp || i == n_all - 2 ? "exp" : "log";
+    f.function = i < n_exp || i == i_emono ? "exp" : "log";
     f.axiom = names[i];
     for (const tally& t : tallies)
       if (t.count[i]) {

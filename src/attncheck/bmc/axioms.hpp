@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -81,6 +82,34 @@ auto exp_monotone(const V& x1, const V& e1, const V& x2, const V& e2) {
 template <class V>
 auto log_monotone(const V& x1, const V& e1, const V& x2, const V& e2) {
   return implies<decltype(x1 < x2)>(x1 >= lit<V>(0) && x1 <= x2, e1 <= e2);
+}
+
+// Gibbs' inequality through tangents, for entropy upper bounds: f(t) = -t ln t is concave, so
+// on [0, 1] it lies below its tangent at t = 1/k, f(t) <= 1/k + t(ln k - 1) (summed over a row
+// this gives H(p) <= ln k + (ln k - 1)(Σp - 1)). The computed log has relative error <= log_rel,
+// so for 0 < x <= 1: -x·log(x) <= (1/k + x(ln k - 1))(1 + log_rel) = c1 + x·c2. Both sides are
+// evaluated in binary64, where the product of two values of f16, bf16 or f32 is exact; c1, c2
+// are rounded up. The points k = 1..log_tangent_max are validated on every input of each format;
+// a harness asks for the ones it uses (symbolic_run::use_log_tangent).
+inline constexpr int log_tangent_max = 4;  // whole-vector entropy bounds reach d = 1 (bench/bmc_scaling.md)
+struct log_tangent {
+  int k = 1;
+  double c1 = 0, c2 = 0;
+};
+log_tangent log_tangent_at(int k, double log_rel);
+std::string log_tangent_name(int k);
+
+// Binary64 view of a value: exact (every f16, bf16, f32 value is a double).
+template <Scalar C> double wide_of(C x) { return to_double(x); }
+template <class C> sym<double> wide_of(const sym<C>& x) { return sym<double>::widen(x); }
+
+template <class V>
+auto log_tangent_axiom(const V& x, const V& e, const log_tangent& t) {
+  using B = decltype(x < x);
+  const auto X = wide_of(x), E = wide_of(e);
+  using W = std::remove_cv_t<decltype(X)>;
+  const B in_unit = x > lit<V>(0) && x <= lit<V>(1);
+  return implies<B>(in_unit, B(W(-(X * E)) <= W(lit<W>(t.c1) + W(X * lit<W>(t.c2)))));
 }
 
 // Every axiom instance for the exp/log applications recorded in the current session, named for

@@ -3,6 +3,8 @@
 #include "attncheck/bmc/engine.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -10,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "attncheck/bmc/axioms.hpp"
+#include "attncheck/bmc/cvc5_cli.hpp"
 
 namespace attncheck::bmc {
 namespace {
@@ -73,8 +76,10 @@ run_result prove_as(const harness_def& h, fmt_id f, const run_options& o) {
   r.id = h.id;
   r.format = f;
   r.bound = o.bound ? o.bound : h.default_bound;
-  r.solver = solver_version();
+  r.solver = o.solver == solver_choice::z3 ? solver_version() : o.solver == solver_choice::cvc5 ? cvc5_version() : "portfolio";
+  std::string answered_by;
   const auto finish = [&](verdict v, std::string reason) {
+    if (!answered_by.empty()) r.solver = answered_by;
     r.v = v;
     r.reason = std::move(reason);
     r.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
@@ -103,23 +108,119 @@ run_result prove_as(const harness_def& h, fmt_id f, const run_options& o) {
   // for floating point once push/pop is used.
   std::string last_reason;
   std::optional<z3::model> model;
-  const auto solve = [&](std::size_t n_assumptions, const z3::expr* negated_property) {
+  // Every declared constant (inputs and exp/log results): what cvc5 is asked the values of.
+  std::vector<z3::expr> consts = run.var_exprs();
+  for (const uf_application& a : s.applications()) consts.push_back(a.result);
+  std::vector<std::string> names;
+  for (const z3::expr& e : consts) names.push_back(e.to_string());
+  const bool fp_exp = f == fmt_id::f16 || f == fmt_id::bf16;  // cvc5 needs --fp-exp for 5/11 and 8/8
+  const auto remaining = [&] {
+    return std::max(1.0, o.timeout_seconds - std::chrono::duration<double>(clock_type::now() - t0).count());
+  };
+  const auto make_solver = [&](std::size_t n_assumptions, const z3::expr* negated_property) {
     // Z3's default solver: measured no slower here than its QF_FP solver on these formulas.
     z3::solver sol(c);
     z3::params p(c);
-    const double spent = std::chrono::duration<double>(clock_type::now() - t0).count();
-    p.set("timeout", static_cast<unsigned>(std::max(1.0, (o.timeout_seconds - spent) * 1000)));
+    p.set("timeout", static_cast<unsigned>(remaining() * 1000));
     sol.set(p);
     for (const z3::expr& a : axioms) sol.add(a);
     for (std::size_t i = 0; i < n_assumptions; ++i) sol.add(run.assumptions()[i]);
     if (negated_property) sol.add(*negated_property);
-    const z3::check_result res = sol.check();
-    if (res == z3::unknown) last_reason = sol.reason_unknown();
-    if (res == z3::sat) model = sol.get_model();
+    return sol;
+  };
+  // cvc5's answer as a check_result; a sat answer's values are pinned in a Z3 solver over the
+  // same formula, so the model the engine replays is one Z3 confirms (a disagreement is unknown).
+  const auto take_cvc5 = [&](const cvc5_answer& a, std::size_t n_assumptions, const z3::expr* negated_property) {
+    answered_by = cvc5_version();
+    if (a.result == cvc5_answer::status::unsat) return z3::unsat;
+    if (a.result == cvc5_answer::status::unknown) {
+      last_reason = a.reason;
+      return z3::unknown;
+    }
+    z3::solver pin = make_solver(n_assumptions, negated_property);
+    for (std::size_t i = 0; i < consts.size(); ++i) {
+      const z3::sort srt = consts[i].get_sort();
+      const unsigned eb = Z3_fpa_get_ebits(c, srt), sb = Z3_fpa_get_sbits(c, srt);
+      const auto bits = parse_fp_bits(a.value_text[i], eb, sb);
+      if (!bits) {
+        last_reason = "cannot read cvc5's value of " + names[i] + ": " + a.value_text[i];
+        return z3::unknown;
+      }
+      const z3::expr bv = c.bv_val(static_cast<std::uint64_t>(*bits), eb + sb);
+      pin.add(consts[i] == z3::expr(c, Z3_mk_fpa_to_fp_bv(c, bv, srt)));
+    }
+    if (pin.check() != z3::sat) {
+      last_reason = "cvc5's model is not a model of the formula for Z3 (solvers disagree)";
+      return z3::unknown;
+    }
+    model = pin.get_model();
+    return z3::sat;
+  };
+  const auto solve = [&](std::size_t n_assumptions, const z3::expr* negated_property) {
+    z3::solver sol = make_solver(n_assumptions, negated_property);
+    if (o.solver == solver_choice::z3) {
+      answered_by = solver_version();
+      const z3::check_result res = sol.check();
+      if (res == z3::unknown) last_reason = sol.reason_unknown();
+      if (res == z3::sat) model = sol.get_model();
+      return res;
+    }
+    cvc5_run cv;
+    try {
+      cv.start(cvc5_script(sol.to_smt2(), names), names.size(), fp_exp, remaining());
+    } catch (const std::runtime_error& e) {
+      answered_by = cvc5_version();
+      last_reason = e.what();
+      return z3::unknown;
+    }
+    if (o.solver == solver_choice::cvc5) return take_cvc5(cv.wait(), n_assumptions, negated_property);
+    // Portfolio: Z3 here, cvc5 in its process; a watcher stops Z3 as soon as cvc5 has a definite
+    // answer, and cvc5 is killed as soon as Z3 has one.
+    std::atomic<bool> z3_done{false};
+    std::optional<cvc5_answer> cv_answer;
+    clock_type::time_point cv_time{}, z3_time{};
+    std::thread watcher([&] {
+      while (!z3_done.load()) {
+        if (cv.finished()) {
+          cv_answer = cv.wait();
+          cv_time = clock_type::now();
+          if (cv_answer->result != cvc5_answer::status::unknown) c.interrupt();
+          return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    });
+    const z3::check_result zres = sol.check();
+    z3_time = clock_type::now();
+    z3_done = true;
+    watcher.join();
+    const bool cv_definite = cv_answer && cv_answer->result != cvc5_answer::status::unknown;
+    const std::string portfolio = "portfolio: ";
+    if (zres != z3::unknown && (!cv_definite || z3_time <= cv_time)) {
+      cv.kill();
+      if (cv_definite && (zres == z3::sat) != (cv_answer->result == cvc5_answer::status::sat)) {
+        last_reason = "Z3 and cvc5 disagree";
+        answered_by = portfolio + "z3 and cvc5";
+        return z3::unknown;
+      }
+      answered_by = portfolio + solver_version() + " first";
+      if (zres == z3::sat) model = sol.get_model();
+      return zres;
+    }
+    if (!cv_answer) cv_answer = cv.wait();  // Z3 gave up (timeout): cvc5 may still answer
+    const std::string z3_reason = zres == z3::unknown ? sol.reason_unknown() : "";
+    const z3::check_result res = take_cvc5(*cv_answer, n_assumptions, negated_property);
+    answered_by = portfolio + cvc5_version() + " first";
+    if (res == z3::unknown) {
+      answered_by = portfolio + "neither";
+      last_reason = fmt::format("z3: {}; {}: {}", z3_reason == "canceled" ? "timeout" : z3_reason, cvc5_version(), last_reason);
+    }
     return res;
   };
   const auto timeout_text = [&](const std::string& why) {
-    return why == "canceled" || why == "timeout" ? fmt::format("timeout after {:g} s", o.timeout_seconds) : why;
+    return why == "canceled" || why == "timeout" || why.rfind("timeout after", 0) == 0
+               ? fmt::format("timeout after {:g} s", o.timeout_seconds)
+               : why;
   };
 
   // Non-vacuity: the assumptions alone are satisfiable (then every assertion, which in a
@@ -243,6 +344,15 @@ std::string replay_command(const run_result& r, const mutant_def* mutant) {
   for (std::uint64_t b : r.input_bits) hex.push_back(fmt::format("{:x}", b));
   return fmt::format("attncheck bmc --harness {} --format {} --bound {} --replay {}{}", r.id, name_of(r.format), r.bound,
                      fmt::join(hex, ","), mutant ? " --mutant " + mutant->name : "");
+}
+
+const char* name_of(solver_choice s) {
+  switch (s) {
+    case solver_choice::z3: return "z3";
+    case solver_choice::cvc5: return "cvc5";
+    case solver_choice::portfolio: return "portfolio";
+  }
+  return "?";
 }
 
 std::string solver_version() {

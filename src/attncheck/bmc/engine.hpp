@@ -23,8 +23,14 @@ enum class verdict {
 };
 const char* name_of(verdict v);
 
+// Which solver answers: Z3 in-process, cvc5 as a child process on Z3's SMT-LIB2 export
+// (cvc5_cli.hpp), or both at once with the first definite answer (sat/unsat) taken.
+enum class solver_choice { z3, cvc5, portfolio };
+const char* name_of(solver_choice s);
+
 struct run_options {
   std::size_t bound = 0;       // 0: the harness's default
+  solver_choice solver = solver_choice::z3;
   double timeout_seconds = 60;
   const mutant_def* mutant = nullptr;
 };
@@ -35,7 +41,7 @@ struct run_result {
   std::size_t bound = 0;
   verdict v = verdict::unknown;
   std::string reason;        // unknown/unsupported/vacuous: why; counterexample: the failed checks
-  std::string solver;        // which solver answered ("z3 4.8.12")
+  std::string solver;        // which solver answered ("z3 4.8.12", "cvc5 1.0.3", "portfolio: cvc5 1.0.3 first")
   double seconds = 0;
   std::size_t assertions = 0, axioms = 0;
   bool assumptions_satisfiable = false;

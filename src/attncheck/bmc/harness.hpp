@@ -51,6 +51,8 @@ class symbolic_run {
     return v;
   }
   void assume(const cond& c) { assumptions_.push_back(c.expr()); }
+  // Add the validated tangent axiom of log at t = 1/k (axioms.hpp) to this query's log stubs.
+  void use_log_tangent(std::size_t k) { s_.use_log_tangent(static_cast<int>(k)); }
   void check(const cond& c, const std::string& what) { checks_.push_back({c.expr(), what, assumptions_.size()}); }
   wide widen(const scalar& x) const { return wide::widen(x); }
   wide wide_const(double v) const { return wide::constant_of(v); }
@@ -101,6 +103,8 @@ class concrete_run {
     return v;
   }
   void assume(bool c) { holds_ = holds_ && c; }
+  // The real log satisfies the tangent axioms (validated on every input): nothing to add.
+  void use_log_tangent(std::size_t) {}
   void check(bool c, const std::string& what) {
     ++checks_;
     if (holds_ && !c) failed_.push_back(what);

@@ -47,6 +47,9 @@ class session {
   z3::sort sort(unsigned ebits, unsigned sbits) { return ctx_.fpa_sort(ebits, sbits); }
   z3::expr apply(uf_application::fn f, unsigned ebits, unsigned sbits, const z3::expr& arg);
   const std::vector<uf_application>& applications() const { return apps_; }
+  // The validated tangent axioms of log (axioms.hpp, log_tangent_axiom) this query may use.
+  void use_log_tangent(int k) { log_tangents_.push_back(k); }
+  const std::vector<int>& log_tangents() const { return log_tangents_; }
   // A fresh constant of the given sort; names are made unique by the caller.
   z3::expr constant(const std::string& name, unsigned ebits, unsigned sbits) {
     return ctx_.constant(name.c_str(), sort(ebits, sbits));
@@ -55,6 +58,7 @@ class session {
  private:
   z3::context ctx_;
   std::vector<uf_application> apps_;
+  std::vector<int> log_tangents_;
   session* previous_;
 };
 
