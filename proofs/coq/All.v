@@ -5,7 +5,7 @@
     axioms of Coq's real numbers and classical logic (the list is in
     tools/check-coq-assumptions.sh). *)
 From Attncheck Require Export Sums SoftmaxKernel MaxSubtraction SoftmaxLipschitz QkNorm ScoresRounding
-  AttentionScaling.
+  AttentionScaling Equivariance.
 
 Definition all_theorems :=
   (@SoftmaxKernel.softmax_pos,
@@ -47,6 +47,12 @@ Definition all_theorems :=
    @AttentionScaling.lse_gibbs,
    @AttentionScaling.mean_monotone,
    @AttentionScaling.entropy_antitone_beta,
-   @AttentionScaling.scaling_never_lowers_entropy).
+   @AttentionScaling.scaling_never_lowers_entropy,
+   @Equivariance.softmax_perm,
+   @Equivariance.softmax_rows_cols_perm,
+   @Equivariance.softmax_rows_perm,
+   @Equivariance.attention_key_perm,
+   @Equivariance.attention_query_perm,
+   @Equivariance.self_attention_equivariant).
 
 Print Assumptions all_theorems.
