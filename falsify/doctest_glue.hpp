@@ -37,6 +37,10 @@ inline void falsify_test(const std::string& id) {
                   id << " [" << dtype_name(d) << "] " << check::verdict_name(o.verdict) << "\n"
                      << o.counterexample << o.message << "  Largest error seen: ratio " << o.worst_ratio
                      << " at " << o.worst_case << "\n  Replay: " << o.replay);
+    for (const std::string& f : o.findings) {
+      MESSAGE(id << " [" << dtype_name(d) << "]: " << f);
+      static_cast<void>(f);  // MESSAGE is empty where doctest is disabled (the CLI)
+    }
   }
   for (const check::MutantInfo& m : check::mutants()) {
     if (std::find(m.caught_by.begin(), m.caught_by.end(), id) == m.caught_by.end()) continue;

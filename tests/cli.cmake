@@ -5,3 +5,9 @@
 add_test(NAME cli.help COMMAND attncheck_cli --help)
 add_test(NAME cli.lint COMMAND attncheck_cli --contracts ${CMAKE_CURRENT_SOURCE_DIR}/contracts lint)
 set_tests_properties(cli.help cli.lint PROPERTIES LABELS cli)
+# The exhaustive search of FALSIFY-AEQ-007 reports what it measured (not only a verdict): the
+# gate must print the smallest distance between position-encoding rows, and the pair, per format.
+add_test(NAME cli.gate-prints-position-encoding-minimum
+         COMMAND attncheck_cli --contracts ${CMAKE_CURRENT_SOURCE_DIR}/contracts gate --test FALSIFY-AEQ-007 --cases 2)
+set_tests_properties(cli.gate-prints-position-encoding-minimum PROPERTIES LABELS cli
+                     PASS_REGULAR_EXPRESSION "FALSIFY-AEQ-007 \\[f32\\]: smallest distance between rows t < t' < 2\\^20 \\(exhaustive\\): d = 2: [0-9.e+-]+ at \\(t, t'\\) = \\([0-9]+, [0-9]+\\)[^\n]*\nFALSIFY-AEQ-007 \\[f64\\]: [^\n]*d = 8: [0-9.e+-]+ at[^\n]*\n.*2 passed, 0 failed")

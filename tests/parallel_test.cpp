@@ -29,6 +29,8 @@ Outcome sample(std::size_t i) {
   o.observations = i;
   o.certified.dd = 1, o.certified.mpfr = 2, o.certified.mpfi = 3, o.certified.uncertified = 4;
   o.replay = "attncheck gate --test " + o.test_id;
+  o.worst_case = "element " + std::to_string(i);
+  o.findings = {"smallest distance 2.8e-6", "at (12919, 325608)"};
   return o;
 }
 
@@ -43,6 +45,7 @@ TEST_CASE("parallel: an outcome survives the wire bit for bit, and a truncated o
   CHECK(std::signbit(back->worst_ratio));
   CHECK(std::isnan(back->median_ratio));
   CHECK(back->counterexample.size() == 11);
+  CHECK(back->findings == o.findings);
   CHECK_FALSE(decode_outcome(wire.substr(0, wire.size() - 1)));
   CHECK_FALSE(decode_outcome(wire + "x"));
 }

@@ -5,7 +5,7 @@
     axioms of Coq's real numbers and classical logic (the list is in
     tools/check-coq-assumptions.sh). *)
 From Attncheck Require Export Sums SoftmaxKernel MaxSubtraction SoftmaxLipschitz QkNorm ScoresRounding
-  AttentionScaling.
+  AttentionScaling Equivariance.
 From Attncheck Require Export AttentionExpressiveness.
 
 Definition all_theorems :=
@@ -54,6 +54,12 @@ Definition all_theorems :=
    @AttentionExpressiveness.average_two_values,
    @AttentionExpressiveness.noisy_key_ratio,
    @AttentionExpressiveness.two_heads_average,
-   @AttentionExpressiveness.seed_head_one).
+   @AttentionExpressiveness.seed_head_one,
+   @Equivariance.softmax_perm,
+   @Equivariance.softmax_rows_cols_perm,
+   @Equivariance.softmax_rows_perm,
+   @Equivariance.attention_key_perm,
+   @Equivariance.attention_query_perm,
+   @Equivariance.self_attention_equivariant).
 
 Print Assumptions all_theorems.

@@ -1,6 +1,7 @@
 // attncheck CLI: the terminal report of `attncheck gate`.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -101,6 +102,11 @@ std::string render_text(const GateReport& r) {
     t.rows.push_back(std::move(cells));
   }
   if (!r.quiet) s += t.render();
+
+  // Measured facts the checks reported (e.g. the smallest distance an exhaustive search found).
+  for (const GateRow& row : r.rows)
+    for (const std::string& f : row.outcome.findings) s += "\n" + row.outcome.test_id + " [" + row.dtype() + "]: " + f;
+  if (std::any_of(r.rows.begin(), r.rows.end(), [](const GateRow& row) { return !row.outcome.findings.empty(); })) s += "\n";
 
   for (const GateRow& row : r.rows)
     if (!row.passed()) s += problem_block(r, row);

@@ -144,6 +144,8 @@ KernelSet<T> audited_kernels(Backend& b, CallStats& st) {
   };
   // No ABI kind computes several heads at once; per-head properties are not applicable.
   k.rmsnorm_heads = [](const T*, const T*, std::size_t, std::size_t, T, T*) { throw KindAbsent("rmsnorm_heads"); };
+  // No ABI kind computes position encodings.
+  k.position_encoding = [](std::size_t, std::size_t, T*) { throw KindAbsent("position_encoding"); };
   return k;
 }
 

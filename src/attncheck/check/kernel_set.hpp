@@ -9,6 +9,7 @@
 #include "attncheck/kernels/attention.hpp"
 #include "attncheck/kernels/entropy.hpp"
 #include "attncheck/kernels/log_softmax.hpp"
+#include "attncheck/kernels/position_encoding.hpp"
 #include "attncheck/kernels/rmsnorm.hpp"
 #include "attncheck/kernels/scores.hpp"
 #include "attncheck/kernels/softmax.hpp"
@@ -29,6 +30,7 @@ struct KernelSet {
                      std::size_t d, std::size_t dv, bool causal, T* o)>
       attention;
   std::function<void(const T* x, const T* dx, std::size_t n, T* dy)> softmax_jvp;
+  std::function<void(std::size_t t, std::size_t d, T* row)> position_encoding;  // one row of Φ
 };
 
 // The built-in reference kernels: the templates of src/attncheck/kernels at T.
@@ -43,6 +45,7 @@ KernelSet<T> reference_kernels() {
   k.entropy = kernels::entropy<T>;
   k.attention = kernels::attention<T>;
   k.softmax_jvp = kernels::softmax_jvp<T>;
+  k.position_encoding = kernels::position_encoding<T>;
   return k;
 }
 

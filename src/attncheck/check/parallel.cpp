@@ -131,6 +131,13 @@ std::string wait_text(pid_t pid) {
 
 }  // namespace
 
+// A field added to Outcome and forgotten here would silently vanish under -j N (while -j 1
+// kept it). The size of Outcome on x86-64 with libstdc++ changes with every new field: when
+// this fires, add the field to both functions below and update the number.
+#if defined(__x86_64__) && defined(__GLIBCXX__)
+static_assert(sizeof(Outcome) == 312, "Outcome changed: put its new field on the wire (encode_outcome/decode_outcome)");
+#endif
+
 std::string encode_outcome(const Outcome& o) {
   std::string s;
   put_string(s, o.test_id);
@@ -152,6 +159,8 @@ std::string encode_outcome(const Outcome& o) {
   put_u64(s, o.certified.uncertified);
   put_string(s, o.worst_case);
   put_string(s, o.replay);
+  put_u64(s, o.findings.size());
+  for (const std::string& f : o.findings) put_string(s, f);
   return s;
 }
 
@@ -177,6 +186,8 @@ std::optional<Outcome> decode_outcome(std::string_view bytes) {
   o.certified.uncertified = r.u64();
   o.worst_case = r.str();
   o.replay = r.str();
+  const std::uint64_t findings = r.u64();
+  for (std::uint64_t k = 0; r.ok && k < findings; ++k) o.findings.push_back(r.str());
   if (!r.ok || !r.b.empty()) return std::nullopt;
   return o;
 }

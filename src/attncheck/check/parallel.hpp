@@ -44,7 +44,8 @@ std::vector<std::optional<Outcome>> run_parallel(std::size_t n, int jobs, const 
                                                  const ParallelHooks& hooks);
 
 // The wire form of an Outcome between a worker and the parent: every field, doubles by their
-// bits, so the parent's copy is identical to the worker's.
+// bits, so the parent's copy is identical to the worker's. A field added to Outcome must be
+// added here too (tests/parallel_test.cpp round-trips a fully populated one).
 std::string encode_outcome(const Outcome& o);
 std::optional<Outcome> decode_outcome(std::string_view bytes);
 

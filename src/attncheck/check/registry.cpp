@@ -30,6 +30,7 @@ struct WorstSeen {
   std::string where;
   std::vector<double> all;  // every observed ratio, for the median
   std::size_t unbounded = 0;
+  std::vector<std::string> findings;  // note_finding, each text once
 };
 thread_local WorstSeen* current_worst = nullptr;
 
@@ -135,6 +136,12 @@ void observe(double ratio, const std::string& where) {
   }
 }
 
+void note_finding(const std::string& text) {
+  if (!current_worst) return;
+  auto& f = current_worst->findings;
+  if (std::find(f.begin(), f.end(), text) == f.end()) f.push_back(text);
+}
+
 void note_unbounded() {
   if (current_worst) ++current_worst->unbounded;
 }
@@ -193,6 +200,7 @@ void run_rapidcheck(const std::function<void()>& body, const RunParams& params, 
   out.worst_case = worst.where;
   out.observations = worst.all.size();
   out.unbounded = worst.unbounded;
+  out.findings = worst.findings;
   if (!worst.all.empty()) {
     auto mid = worst.all.begin() + static_cast<std::ptrdiff_t>(worst.all.size() / 2);
     std::nth_element(worst.all.begin(), mid, worst.all.end());

@@ -41,6 +41,7 @@ struct Outcome {
   std::size_t unbounded = 0;      // observations whose derived allowance was infinite (γ_n >= 1)
   oracle::tiered::tier_counts certified;  // reference values from the tiered oracle, by tier
   std::string worst_case;         // where it was seen
+  std::vector<std::string> findings;  // measured facts a property reports on a pass (note_finding)
   std::string replay;             // the command that reruns exactly this check
 };
 
@@ -88,6 +89,10 @@ std::string replay_command(const Outcome& o, const RunParams& params);
 
 // Records error/allowed for the "largest error seen" report; where says what was measured.
 void observe(double ratio, const std::string& where);
+
+// Records a measured fact worth printing even when the property passes (e.g. the smallest
+// distance an exhaustive search found, and where): the gate prints it under its row.
+void note_finding(const std::string& text);
 
 // Records that a check had no finite derived allowance (the a-priori bound says nothing there):
 // such cases pass without testing anything, and the gate says how many there were.

@@ -1,0 +1,41 @@
+// attncheck: derived a-priori error bound of one attention output row, given the scores the
+// kernel computed (kernels/attention.hpp: ô_c = fl(Σ_j p̂_j v_jc), p̂ = softmax(ŝ)).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "attncheck/bounds/error_model.hpp"
+#include "attncheck/bounds/softmax.hpp"
+#include "attncheck/oracle/exact.hpp"
+
+namespace attncheck::bounds {
+
+// Derivation (proofs/attention_equivariance.tex, Lemma "output bound"). Let p = softmax(ŝ)
+// exactly, [lo_j, hi_j] the SM-BND-001 interval of p̂_j, w_j = max(hi_j − p_j, p_j − lo_j).
+// The output is a recursive dot product with separate multiply and add (dot_step):
+//   |fl(Σ p̂_j v_j) − Σ p̂_j v_j| <= γ_m Σ |p̂_j v_j| + m η   (Higham §3.1; η per subnormal product),
+//   |Σ p̂_j v_j − Σ p_j v_j|     <= Σ w_j |v_j|,               |p̂_j| <= hi_j,
+// so |ô_c − Σ_j p_j v_jc| <= Σ_j (w_j + γ_m hi_j)|v_jc| + m η. Every term is symmetric in j:
+// permuting the keys and values together permutes the summands and leaves the bound unchanged.
+// row: the oracle's softmax of the computed scores ŝ (length m); v: m x dv row-major, as reals.
+inline std::vector<real> attention_output_bound(const oracle::SoftmaxRow& row, const std::vector<real>& v, std::size_t dv,
+                                                const Model& md) {
+  const std::size_t m = row.p.size();
+  const SoftmaxBound sb = softmax_bound(row, md);
+  const real g = gamma(m, md.u);
+  std::vector<real> out(dv, 0);
+  for (std::size_t c = 0; c < dv; ++c) {
+    real s = static_cast<real>(m) * md.eta;
+    for (std::size_t j = 0; j < m; ++j) {
+      const real w = std::max(sb.hi[j] - row.p[j], row.p[j] - sb.lo[j]);
+      s += (w + g * sb.hi[j]) * std::abs(v[j * dv + c]);
+    }
+    out[c] = std::isfinite(g) ? s * evaluation_slack : std::numeric_limits<real>::infinity();
+  }
+  return out;
+}
+
+}  // namespace attncheck::bounds
