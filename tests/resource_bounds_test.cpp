@@ -156,3 +156,15 @@ TEST_CASE("an exec kernel that allocates without bound is stopped by the memory 
   CHECK((contains(report, "program crashed") || contains(report, "program exited with status")));
   CHECK(r.seconds < 120);
 }
+
+TEST_CASE("a contract line starting with ',' is refused before yaml-cpp, which would loop forever allocating") {
+  // Found by fuzz/contract_fuzz.cpp (fuzz/regressions/fuzz_contract/yaml-cpp-hang-leading-comma.yaml):
+  // yaml-cpp 0.7 grew to 5.6 GB in 20 s on this 35-byte file.
+  for (const std::string text : {",a", ",etadata2\n  decriptIon: \"Mssiine\"\np", "# c\n  ,a", "[a]\n,b"}) {
+    const auto t0 = clock_type::now();
+    const auto r = attncheck::contract::load_text(text, "comma.yaml");
+    CHECK(seconds_since(t0) < 1.0);
+    REQUIRE(r.diagnostics.size() == 1);
+    CHECK(contains(r.diagnostics[0].message, "a line starts with ','"));
+  }
+}

@@ -835,6 +835,22 @@ void parse_bytes(const std::string& path, const std::string& bytes, Parser& pars
                      bad->what, utf16 ? " (it looks like UTF-16)" : ""));
     return;
   }
+  // yaml-cpp 0.7 (Debian 12) loops forever, allocating without bound, on some lines that start
+  // with ',' (e.g. a file that is just ",a"; found by fuzz/contract_fuzz.cpp). Outside a flow
+  // list such a line is never meant, so it is refused before yaml-cpp sees it.
+  for (std::size_t start = 0, line = 1; start < bytes.size(); ++line) {
+    std::size_t end = bytes.find('\n', start);
+    if (end == std::string::npos) end = bytes.size();
+    const std::size_t first = bytes.find_first_not_of(" \t\r", start);
+    if (first < end && bytes[first] == ',') {
+      fail({path, static_cast<int>(line), static_cast<int>(first - start + 1)},
+           "a line starts with ',': a comma separates entries only inside [...] or {...}; join "
+           "this line to the previous one (such lines can hang the YAML parser, so they are "
+           "refused)");
+      return;
+    }
+    start = end + 1;
+  }
   const std::vector<YAML::Node> docs = YAML::LoadAll(bytes);
   if (docs.empty() || docs[0].IsNull()) {
     fail({path, 1, 1},
