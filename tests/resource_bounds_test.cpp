@@ -168,3 +168,14 @@ TEST_CASE("a contract line starting with ',' is refused before yaml-cpp, which w
     CHECK(contains(r.diagnostics[0].message, "a line starts with ','"));
   }
 }
+
+TEST_CASE("a bindings file with a line starting with ',' is refused (exit 2) instead of hanging yaml-cpp") {
+  Scratch s;
+  const fs::path p = s.dir / "comma.yaml";
+  std::ofstream(p) << "library: x.so\n,kernels: []\n";
+  const Run r = cli("audit --bindings '" + p.string() + "'");
+  INFO(r.output);
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "comma.yaml:2: a line starts with ','"));
+  CHECK(r.seconds < 10);
+}

@@ -74,6 +74,16 @@ std::string read_bindings_text(const std::string& text, const std::string& path,
   if (text.size() > max_bindings_bytes)
     return path + ": the text has " + std::to_string(text.size()) + " bytes, more than the " +
            std::to_string(max_bindings_bytes >> 20) + " MiB a bindings file may have";
+  // yaml-cpp 0.7 loops forever, allocating without bound, on some lines starting with ',' (found
+  // by fuzzing the contract loader, which refuses them the same way): refused before it parses.
+  for (std::size_t start = 0, line = 1; start < text.size(); ++line) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::size_t first = text.find_first_not_of(" \t\r", start);
+    if (first < end && text[first] == ',')
+      return path + ":" + std::to_string(line) + ": a line starts with ','; a comma separates entries only inside [...] or {...}";
+    start = end + 1;
+  }
   try {
     return parse_bindings(YAML::Load(text), path, out);
   } catch (const YAML::ParserException& e) {
