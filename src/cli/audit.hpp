@@ -1,6 +1,7 @@
 // attncheck CLI: `attncheck audit` — what the command, its bindings file and its JSON writer share.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,14 @@ struct AuditSource {
 // Parses KIND:DTYPE:SYMBOL (library) or KIND:DTYPE (exec); returns an error text or "".
 std::string parse_kernel_spec(const std::string& spec, bool with_symbol, audit::Binding& out);
 
+// A bindings file names a library and a few kernels; anything this large is not one, and is refused
+// unread (issue 9's resource bounds) rather than parsed for minutes.
+inline constexpr std::uintmax_t max_bindings_bytes = std::uintmax_t{1} << 20;
+
 // Reads a bindings YAML file (docs/audit.md); returns an error text or "".
 std::string read_bindings(const std::string& path, AuditSource& out);
+// The same for the file's text already in memory, reported under `path` (fuzzing, tests).
+std::string read_bindings_text(const std::string& text, const std::string& path, AuditSource& out);
 
 struct AuditReportInfo {
   std::string version, source, seed, masked;

@@ -1,6 +1,8 @@
 // attncheck CLI: the kernel specs of `attncheck audit` (--kernel KIND:DTYPE[:SYMBOL] and the
 // bindings YAML file).
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include <yaml-cpp/yaml.h>
 
@@ -10,7 +12,11 @@
 
 namespace attncheck::cli {
 
+// The checks of the parsed tree; yaml-cpp throws on a value of the wrong shape (caught by the caller).
+static std::string parse_bindings(const YAML::Node& root, const std::string& path, AuditSource& out);
+
 namespace {
+
 std::vector<std::string> kind_names() {
   std::vector<std::string> v;
   for (audit::Kind k : audit::all_kinds) v.emplace_back(audit::kind_name(k));
@@ -50,12 +56,46 @@ std::string parse_kernel_spec(const std::string& spec, bool with_symbol, audit::
 }
 
 std::string read_bindings(const std::string& path, AuditSource& out) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::Exception& e) {
-    return path + ": " + e.what();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return path + ": no such file: check the --bindings path";
+  if (!std::filesystem::is_regular_file(path, ec)) return path + ": is not a regular file: name a bindings YAML file";
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec && size > max_bindings_bytes)
+    return path + ": the file has " + std::to_string(size) + " bytes, more than the " + std::to_string(max_bindings_bytes >> 20) +
+           " MiB a bindings file may have: check that this is the file you meant";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return path + ": cannot be opened: check its permissions";
+  std::ostringstream text;
+  text << in.rdbuf();
+  return read_bindings_text(text.str(), path, out);
+}
+
+std::string read_bindings_text(const std::string& text, const std::string& path, AuditSource& out) {
+  if (text.size() > max_bindings_bytes)
+    return path + ": the text has " + std::to_string(text.size()) + " bytes, more than the " +
+           std::to_string(max_bindings_bytes >> 20) + " MiB a bindings file may have";
+  // yaml-cpp 0.7 loops forever, allocating without bound, on some lines starting with ',' (found
+  // by fuzzing the contract loader, which refuses them the same way): refused before it parses.
+  for (std::size_t start = 0, line = 1; start < text.size(); ++line) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::size_t first = text.find_first_not_of(" \t\r", start);
+    if (first < end && text[first] == ',')
+      return path + ":" + std::to_string(line) + ": a line starts with ','; a comma separates entries only inside [...] or {...}";
+    start = end + 1;
   }
+  try {
+    return parse_bindings(YAML::Load(text), path, out);
+  } catch (const YAML::ParserException& e) {
+    return path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg;
+  } catch (const YAML::Exception& e) {
+    // A value of the wrong shape (a list where a name belongs, nesting too deep, ...).
+    const std::string where = e.mark.is_null() ? path : path + ":" + std::to_string(e.mark.line + 1);
+    return where + ": " + e.msg + " (see docs/audit.md for the bindings format)";
+  }
+}
+
+static std::string parse_bindings(const YAML::Node& root, const std::string& path, AuditSource& out) {
   if (!root.IsMap()) return path + ": expected a map with keys library, kernels (and optionally masked)";
   for (const auto& kv : root) {
     const auto key = kv.first.as<std::string>();

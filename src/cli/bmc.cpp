@@ -118,6 +118,11 @@ int list_harnesses() {
   return exit_pass;
 }
 
+// The longest row (d) a harness is encoded at. The symbolic run and the exp/log axioms are built
+// in full before Z3's timeout applies, growing linearly with d; tools/bmc-scaling.sh shows the
+// solver timing out long before this, so a larger d buys nothing but the risk of exhausting memory.
+constexpr std::size_t max_bound = 64;
+
 std::optional<std::vector<std::uint64_t>> parse_bits(const std::string& text) {
   std::vector<std::uint64_t> out;
   std::stringstream ss(text);
@@ -192,6 +197,12 @@ int run_bmc(const Global& global, const BmcOptions& o) {
     std::cerr << "error: --timeout must be a positive number of seconds\n";
     return exit_usage;
   }
+  if (o.bound > max_bound) {
+    std::cerr << "error: --bound " << o.bound << " is larger than " << max_bound << ", the longest row attncheck bmc encodes: "
+              << "the formula is built in full before --timeout can act, so d = " << o.bound
+              << " would exhaust memory rather than time out (the contracts record bounds up to 8)\n";
+    return exit_usage;
+  }
   const bmc::mutant_def* mutant = nullptr;
   if (!o.mutant.empty()) {
     mutant = bmc::find_mutant(o.mutant);
@@ -241,7 +252,17 @@ int run_bmc(const Global& global, const BmcOptions& o) {
     loaded = load_or_report(global.contracts_dir, false);
     if (!loaded) return exit_usage;
     for (const auto& c : loaded->contracts)
-      for (const auto& h : c.harnesses) recorded[h.id] = &h;
+      for (const auto& h : c.harnesses) {
+        recorded[h.id] = &h;
+        std::vector<int> bounds{h.bound};
+        for (const auto& [f, b] : h.reached) bounds.push_back(b);
+        for (int b : bounds)
+          if (b > 0 && static_cast<std::size_t>(b) > max_bound) {
+            std::cerr << h.where.file << ":" << h.where.line << ": error: " << h.id << " records bound " << b
+                      << ", larger than " << max_bound << ", the longest row attncheck bmc encodes\n";
+            return exit_usage;
+          }
+      }
   }
   const auto bound_for = [&](const bmc::harness_def& h, bmc::fmt_id f) -> std::size_t {
     if (o.bound) return o.bound;

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,6 +43,17 @@ Command setup_bmc(CLI::App& parent, const Global& global);
 Command setup_graph(CLI::App& parent, const Global& global);
 Command setup_docs(CLI::App& parent, const Global& global);
 Command setup_report(CLI::App& parent, const Global& global);
+
+// The whole command line: global options and every subcommand, built apart from main() so that the
+// fuzzer (fuzz/cli_fuzz.cpp) drives exactly the parser users drive. Parse with cli->app.parse().
+struct Cli {
+  CLI::App app;
+  Global global;
+  CLI::Option* contracts = nullptr;  // --contracts
+  std::vector<Command> commands;
+  Cli();
+};
+std::unique_ptr<Cli> make_cli();
 
 // The default contracts directory: $ATTNCHECK_CONTRACTS, else the source tree's contracts/.
 std::string default_contracts_dir();

@@ -25,35 +25,19 @@ void mute_rapidcheck_banner() {
 
 int main(int argc, char** argv) {
   using namespace attncheck::cli;
-  CLI::App app{"attncheck " ATTNCHECK_VERSION " - the mathematics of attention as checked contracts", "attncheck"};
-  app.set_version_flag("--version", "attncheck " ATTNCHECK_VERSION);
-  app.require_subcommand(1);
-
-  Global global;
-  global.contracts_dir = default_contracts_dir();
-  CLI::Option* contracts = app.add_option("--contracts", global.contracts_dir,
-                                          "Directory of contract YAML files (default: $ATTNCHECK_CONTRACTS, "
-                                          "else the source tree's contracts/)")
-                               ->capture_default_str();
-  app.footer("Run 'attncheck SUBCOMMAND --help' for the options of a subcommand.\n"
-             "Exit status: 0 all passed, 1 a check failed, 2 usage or contract errors.");
-
-  const Command commands[] = {setup_gate(app, global), setup_list(app, global), setup_show(app, global),
-                              setup_lint(app, global), setup_coverage(app, global), setup_audit(app, global),
-                              setup_bmc(app, global),
-                              setup_graph(app, global), setup_docs(app, global),
-                              setup_report(app, global)};
+  const std::unique_ptr<Cli> cli = make_cli();
+  CLI::App& app = cli->app;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);  // prints help/version to stdout, errors to stderr
     return code == 0 ? exit_pass : exit_usage;
   }
-  global.contracts_given = contracts->count() > 0;
+  cli->global.contracts_given = cli->contracts->count() > 0;
   mute_rapidcheck_banner();
 
   try {
-    for (const Command& c : commands)
+    for (const Command& c : cli->commands)
       if (c.app->parsed()) return c.run();
   } catch (const std::exception& e) {
     // A bug or an environment failure, not a verdict: say so rather than crash with a core dump.

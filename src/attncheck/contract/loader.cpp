@@ -816,7 +816,64 @@ struct Loaded {
   Extras extras;
 };
 
-Loaded load_one(const std::string& path, std::vector<Diagnostic>& out) {
+// Parses the bytes of one contract file (already read, or handed in by load_text) into result.
+void parse_bytes(const std::string& path, const std::string& bytes, Parser& parser, Loaded& result) {
+  const auto fail = [&](Location where, std::string message) {
+    parser.report(Severity::error, std::move(where), std::move(message));
+  };
+  if (const auto bad = check_encoding(bytes)) {
+    // Report the offending byte where an editor shows it (byte columns, as yaml-cpp counts).
+    const auto before = std::string_view(bytes).substr(0, bad->offset);
+    const auto line = 1 + std::count(before.begin(), before.end(), '\n');
+    const auto nl = before.rfind('\n');
+    const auto column = bad->offset - (nl == std::string_view::npos ? 0 : nl + 1) + 1;
+    const bool utf16 = bytes.size() >= 2 && (bytes.compare(0, 2, "\xff\xfe") == 0 ||
+                                             bytes.compare(0, 2, "\xfe\xff") == 0);
+    fail({path, static_cast<int>(line), static_cast<int>(column)},
+         fmt::format("the file is not YAML text: {}{}; save it as UTF-8 text (or remove the "
+                     "junk)",
+                     bad->what, utf16 ? " (it looks like UTF-16)" : ""));
+    return;
+  }
+  // yaml-cpp 0.7 (Debian 12) loops forever, allocating without bound, on some lines that start
+  // with ',' (e.g. a file that is just ",a"; found by fuzz/contract_fuzz.cpp). Outside a flow
+  // list such a line is never meant, so it is refused before yaml-cpp sees it.
+  for (std::size_t start = 0, line = 1; start < bytes.size(); ++line) {
+    std::size_t end = bytes.find('\n', start);
+    if (end == std::string::npos) end = bytes.size();
+    const std::size_t first = bytes.find_first_not_of(" \t\r", start);
+    if (first < end && bytes[first] == ',') {
+      fail({path, static_cast<int>(line), static_cast<int>(first - start + 1)},
+           "a line starts with ',': a comma separates entries only inside [...] or {...}; join "
+           "this line to the previous one (such lines can hang the YAML parser, so they are "
+           "refused)");
+      return;
+    }
+    start = end + 1;
+  }
+  const std::vector<YAML::Node> docs = YAML::LoadAll(bytes);
+  if (docs.empty() || docs[0].IsNull()) {
+    fail({path, 1, 1},
+         "the file is empty (no YAML document): a contract needs at least metadata with "
+         "version and description");
+  } else if (!docs[0].IsMap()) {
+    fail(parser.at(docs[0]),
+         fmt::format("the document root is {}: a contract file is a map with the keys {}",
+                     kind_name(docs[0]), top_keys));
+  } else {
+    if (docs.size() > 1)
+      fail(parser.at(docs[1]),
+           fmt::format("the file holds {} YAML documents (separated by ---): a contract "
+                       "file holds one; move the others to their own files",
+                       docs.size()));
+    result.contract = parser.parse(docs[0]);
+    result.extras = std::move(parser.extras);
+  }
+}
+
+// One file, from disk (text == nullptr) or from memory, with every failure as a diagnostic.
+Loaded load_one(const std::string& path, std::vector<Diagnostic>& out,
+                const std::string* text = nullptr) {
   Loaded result;
   std::vector<Diagnostic> diags;
   Parser parser(path, diags);
@@ -825,51 +882,34 @@ Loaded load_one(const std::string& path, std::vector<Diagnostic>& out) {
   };
   try {
     std::error_code ec;
-    const auto status = fs::status(path, ec);
+    const auto status = text ? fs::file_status(fs::file_type::regular) : fs::status(path, ec);
+    std::uintmax_t size = text ? text->size() : 0;
+    if (!text && fs::is_regular_file(status)) {
+      size = fs::file_size(path, ec);
+      if (ec) size = 0;  // unreadable: the open below says so
+    }
     if (!fs::exists(status)) {
       fail({path, 0, 0}, "no such file: check the path (contracts are <dir>/<stem>.yaml)");
     } else if (fs::is_directory(status)) {
       fail({path, 0, 0}, "is a directory, not a contract file: load it as a directory");
     } else if (!fs::is_regular_file(status)) {
       fail({path, 0, 0}, "is not a regular file: name a .yaml contract file");
+    } else if (size > max_file_bytes) {
+      // Refused before reading: a YAML tree costs tens of bytes per input byte, so a file this
+      // large would take minutes and gigabytes before any diagnostic could appear.
+      fail({path, 0, 0},
+           fmt::format("the file has {} bytes, more than the {} MiB a contract file may have "
+                       "(the bundled contracts have under 16 KiB): check that this is the file "
+                       "you meant",
+                       size, max_file_bytes >> 20));
+    } else if (text) {
+      parse_bytes(path, *text, parser, result);
     } else if (std::ifstream in(path, std::ios::binary); !in) {
       fail({path, 0, 0}, "cannot be opened: check its permissions");
     } else {
       std::ostringstream buffer;
       buffer << in.rdbuf();
-      const std::string bytes = buffer.str();
-      if (const auto bad = check_encoding(bytes)) {
-        // Report the offending byte where an editor shows it (byte columns, as yaml-cpp counts).
-        const auto before = std::string_view(bytes).substr(0, bad->offset);
-        const auto line = 1 + std::count(before.begin(), before.end(), '\n');
-        const auto nl = before.rfind('\n');
-        const auto column = bad->offset - (nl == std::string_view::npos ? 0 : nl + 1) + 1;
-        const bool utf16 = bytes.size() >= 2 && (bytes.compare(0, 2, "\xff\xfe") == 0 ||
-                                                 bytes.compare(0, 2, "\xfe\xff") == 0);
-        fail({path, static_cast<int>(line), static_cast<int>(column)},
-             fmt::format("the file is not YAML text: {}{}; save it as UTF-8 text (or remove the "
-                         "junk)",
-                         bad->what, utf16 ? " (it looks like UTF-16)" : ""));
-      } else {
-        const std::vector<YAML::Node> docs = YAML::LoadAll(bytes);
-        if (docs.empty() || docs[0].IsNull()) {
-          fail({path, 1, 1},
-               "the file is empty (no YAML document): a contract needs at least metadata with "
-               "version and description");
-        } else if (!docs[0].IsMap()) {
-          fail(parser.at(docs[0]),
-               fmt::format("the document root is {}: a contract file is a map with the keys {}",
-                           kind_name(docs[0]), top_keys));
-        } else {
-          if (docs.size() > 1)
-            fail(parser.at(docs[1]),
-                 fmt::format("the file holds {} YAML documents (separated by ---): a contract "
-                             "file holds one; move the others to their own files",
-                             docs.size()));
-          result.contract = parser.parse(docs[0]);
-          result.extras = std::move(parser.extras);
-        }
-      }
+      parse_bytes(path, buffer.str(), parser, result);
     }
   } catch (const YAML::DeepRecursion& e) {
     fail({path, e.mark.line + 1, e.mark.column + 1},
@@ -984,6 +1024,13 @@ void check_directory(const std::string& dir, const std::vector<Contract>& cs,
 LoadResult load_file(const std::string& path) {
   LoadResult r;
   Loaded one = load_one(path, r.diagnostics);
+  if (one.contract) r.contracts.push_back(std::move(*one.contract));
+  return r;
+}
+
+LoadResult load_text(const std::string& bytes, const std::string& name) {
+  LoadResult r;
+  Loaded one = load_one(name, r.diagnostics, &bytes);
   if (one.contract) r.contracts.push_back(std::move(*one.contract));
   return r;
 }

@@ -1,0 +1,69 @@
+// libFuzzer target: the exec-protocol decoder (src/attncheck/audit/protocol.cpp, docs/audit-protocol.md)
+// on a byte stream as a peer program could send it. Byte 0 picks the dtype and byte 1 the element
+// count of the call a RESULT answers; the rest is a sequence of frames. Every malformed frame must be
+// refused with ProtocolError; any other exception or a crash is a finding. A CALL that decodes must
+// survive encode -> decode unchanged (the encoder and decoder agree on the layout).
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "attncheck/audit/protocol.hpp"
+
+namespace p = attncheck::audit::protocol;
+using attncheck::audit::Call;
+
+namespace {
+bool same(const Call& a, const Call& b) {
+  return a.kind == b.kind && a.dtype == b.dtype && a.n == b.n && a.m == b.m && a.d == b.d && a.dv == b.dv &&
+         std::memcmp(&a.eps, &b.eps, sizeof a.eps) == 0 && a.causal == b.causal && a.inputs == b.inputs &&
+         a.output_count == b.output_count;
+}
+
+void check_call(const std::vector<unsigned char>& payload) {
+  Call c;
+  try {
+    c = p::decode_call(payload);
+  } catch (const p::ProtocolError&) {
+    return;
+  }
+  const auto frame = p::encode_call(c);
+  const std::vector<unsigned char> again(frame.begin() + p::header_bytes, frame.end());
+  if (!same(c, p::decode_call(again))) {
+    std::fprintf(stderr, "CALL changed on encode -> decode\n");
+    std::abort();
+  }
+}
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size < 2) return 0;
+  const auto dtype = attncheck::audit::dtype_from_code(static_cast<std::uint8_t>(1 + data[0] % 4));
+  const std::uint64_t count = data[1];
+  std::size_t at = 2;
+  while (size - at >= p::header_bytes) {
+    unsigned char head[p::header_bytes];
+    std::memcpy(head, data + at, sizeof head);
+    at += sizeof head;
+    p::Header h;
+    try {
+      h = p::decode_header(head);
+    } catch (const p::ProtocolError&) {
+      return 0;  // the backend stops reading this peer here
+    }
+    if (h.length > size - at) return 0;  // the peer went quiet mid-frame: a timeout, not a decode
+    const std::vector<unsigned char> payload(data + at, data + at + h.length);
+    at += h.length;
+    if (h.type == p::Type::call) {
+      check_call(payload);
+    } else if (h.type == p::Type::result) {
+      try {
+        const auto r = p::decode_result(payload, *dtype, count);
+        if (r.status == 0 && r.output.size() != count * attncheck::audit::dtype_size(*dtype)) std::abort();
+      } catch (const p::ProtocolError&) {
+      }
+    }
+  }
+  return 0;
+}
