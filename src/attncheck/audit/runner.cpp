@@ -138,6 +138,10 @@ const std::vector<std::pair<std::string, std::string>>& replaced_tests() {
       {"FALSIFY-SM-008",
        "replaced by AUDIT-NAN-001, AUDIT-MASK-001/002 and AUDIT-INF-001: the gate demands NaN for +inf and fully "
        "masked rows, an audited kernel may follow either documented policy"},
+      {"FALSIFY-AEQ-002",
+       "states the reference kernel's left-to-right summation (swapping the first two summands only exchanges the "
+       "operands of one addition, so its bits cannot change); an audited kernel may sum in any order (NumPy sums "
+       "pairwise), and FALSIFY-AEQ-001 checks every permutation of its rows within the derived bound"},
   };
   return v;
 }
