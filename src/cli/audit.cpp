@@ -19,6 +19,7 @@
 #include "cli/gate.hpp"
 #include "cli/progress.hpp"
 #include "cli/report_files.hpp"
+#include "cli/report_html.hpp"
 
 namespace attncheck::cli {
 
@@ -33,7 +34,7 @@ struct AuditOptions {
   int memory_mib = 1024;
   std::string masked;
   std::string tolerance;  // "" = not given: the bindings file's, else derived
-  std::string json, junit, sarif, markdown;
+  std::string json, junit, sarif, markdown, html;
   bool no_timings = false;
   bool replay = false;
   bool quiet = false;
@@ -339,10 +340,12 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
   }
   std::cout << render_text(report) << std::flush;
   ReportFiles files;
-  if (!o.json.empty()) {
+  if (!o.json.empty() || !o.html.empty()) {
     AuditReportInfo info{ATTNCHECK_VERSION, backend->describe(), hex_u64(req.params.seed), masked,
                          req.params.tolerance.text(), req.params.cases, o.timeout};
-    files.emplace_back(o.json, render_audit_json(info, rows, report));
+    const std::string json = render_audit_json(info, rows, report);
+    if (!o.json.empty()) files.emplace_back(o.json, json);
+    if (!o.html.empty() && !add_html_report(files, o.html, json)) return exit_usage;
   }
   if (!o.junit.empty()) files.emplace_back(o.junit, render_junit(report));
   if (!o.sarif.empty()) files.emplace_back(o.sarif, render_sarif(report));
@@ -384,6 +387,9 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                   "Also write a SARIF 2.1.0 report to FILE: one result per failing check and obligation, at the "
                   "obligation's line in its contract YAML (AUDIT-* obligations: docs/audit.md)");
   app->add_option("--markdown", o->markdown, "Also write a Markdown summary to FILE (e.g. $GITHUB_STEP_SUMMARY)");
+  app->add_option("--html", o->html,
+                  "Also write one self-contained HTML page to FILE: verdicts and plots, rendered from this run's JSON "
+                  "report (as `attncheck report --html` would)");
   app->add_flag("--no-timings", o->no_timings,
                 "Leave every time out of the reports (the JSON \"timings\" object; \"seconds\" are 0), so the same seed "
                 "and kernels give byte-identical reports");

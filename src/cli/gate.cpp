@@ -16,6 +16,7 @@
 #include "cli/cli.hpp"
 #include "cli/progress.hpp"
 #include "cli/report_files.hpp"
+#include "cli/report_html.hpp"
 
 namespace attncheck::cli {
 
@@ -33,7 +34,7 @@ struct GateOptions {
   int cases = 200;
   std::string mutant;
   std::string tolerance = "derived";
-  std::string json, junit, sarif, markdown;
+  std::string json, junit, sarif, markdown, html;
   bool list_mutants = false;
   bool no_timings = false;
   bool quiet = false;
@@ -395,6 +396,7 @@ int run_gate(const GateOptions& o, const Global& global) {
   if (!o.junit.empty()) files.emplace_back(o.junit, render_junit(report));
   if (!o.sarif.empty()) files.emplace_back(o.sarif, render_sarif(report));
   if (!o.markdown.empty()) files.emplace_back(o.markdown, render_markdown(report));
+  if (!o.html.empty() && !add_html_report(files, o.html, render_json(report))) return exit_usage;
   if (!write_reports(files)) {
     if (interrupted()) {
       std::cerr << "attncheck: interrupted by signal " << interrupted() << " while writing reports; those not yet written were not\n";
@@ -430,6 +432,9 @@ Command setup_gate(CLI::App& parent, const Global& global) {
                   "Also write a SARIF 2.1.0 report to FILE: one result per failing check and obligation, at the "
                   "obligation's line in its contract YAML");
   app->add_option("--markdown", o->markdown, "Also write a Markdown summary to FILE (e.g. $GITHUB_STEP_SUMMARY)");
+  app->add_option("--html", o->html,
+                  "Also write one self-contained HTML page to FILE: verdicts and plots, rendered from this run's JSON "
+                  "report (as `attncheck report --html` would)");
   app->add_flag("--list-mutants", o->list_mutants, "List the built-in mutants and the tests that must catch them");
   app->add_flag("--no-timings", o->no_timings,
                 "Leave every time out of the reports (the JSON \"timings\" object; \"seconds\" are 0), so the same seed "

@@ -9,6 +9,21 @@
 
 namespace attncheck::cli {
 
+bool add_html_report(ReportFiles& files, const std::string& path, const std::string& json) {
+  std::string error;
+  const auto report = parse_report(json, path, &error);
+  if (!report) {  // the run's own JSON always reads; if not, that is a bug to report, not to hide
+    std::cerr << "error: --html: the run's JSON report could not be read back: " << error << "\n";
+    return false;
+  }
+  const HtmlReport page = render_html(*report);
+  // A plot that could not be drawn (e.g. no gnuplot) is said here and in the page; the run's
+  // verdict and exit status stay those of its checks.
+  for (const auto& w : page.warnings) std::cerr << "warning: --html: plot not drawn: " << w << "\n";
+  files.emplace_back(path, page.html);
+  return true;
+}
+
 namespace {
 struct ReportOptions {
   std::string html, from;

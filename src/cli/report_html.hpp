@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/report_files.hpp"
 #include "cli/report_reader.hpp"
 
 namespace attncheck::cli {
@@ -20,5 +21,10 @@ struct HtmlReport {
 // error/allowance), the worst ratio of every check per scalar format, and the measured/bound
 // ratios of the softmax-filtering bound's stages when that contract was run.
 HtmlReport render_html(const ReportData& report);
+
+// gate/audit --html: renders the page from the run's own JSON report text (so the page shows what
+// the JSON says) and queues it with the run's other report files. False, after saying why, only
+// if that JSON cannot be read back.
+bool add_html_report(ReportFiles& files, const std::string& path, const std::string& json);
 
 }  // namespace attncheck::cli

@@ -49,9 +49,13 @@ std::optional<ReportData> read_report(const std::string& path, std::string* erro
   }
   std::stringstream text;
   text << in.rdbuf();
+  return parse_report(text.str(), path, error);
+}
+
+std::optional<ReportData> parse_report(const std::string& text, const std::string& path, std::string* error) {
   YAML::Node root;
   try {
-    root = YAML::Load(text.str());
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     *error = "'" + path + "' is not valid JSON (line " + std::to_string(e.mark.line + 1) + "): " + e.msg;
     return std::nullopt;

@@ -37,5 +37,8 @@ struct ReportData {
 // The report at path, or nullopt with *error saying what is wrong (unreadable, not JSON, not an
 // attncheck gate or audit report, a result without contract/test/verdict).
 std::optional<ReportData> read_report(const std::string& path, std::string* error);
+// The same from the report's text; path only names it in messages. gate/audit --html render the
+// page from their own JSON this way, so the HTML shows exactly what the JSON report says.
+std::optional<ReportData> parse_report(const std::string& text, const std::string& path, std::string* error);
 
 }  // namespace attncheck::cli

@@ -35,7 +35,7 @@ file(MAKE_DIRECTORY ${ATTNCHECK_DOCS_WORK})
 add_test(NAME cli.report.gate-json COMMAND ${ATTNCHECK_EXPECT} 1 "(^|\n)[0-9]+ passed, [1-9][0-9]* failed"
          -- $<TARGET_FILE:attncheck_cli> ${ATTNCHECK_BUNDLED} gate --contract softmax-kernel-v1
             --contract softmax-filtering-bound-v1 --mutant softmax_sum_skips_last --cases 30 --no-timings
-            --json ${ATTNCHECK_DOCS_WORK}/gate.json)
+            --json ${ATTNCHECK_DOCS_WORK}/gate.json --html ${ATTNCHECK_DOCS_WORK}/gate.html)
 set_tests_properties(cli.report.gate-json PROPERTIES FIXTURES_SETUP attncheck-gate-json)
 
 # attncheck docs: the committed pages match the YAML (and that check can fail); the status columns.
@@ -59,6 +59,11 @@ add_test(NAME cli.report.chromium COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests
 add_test(NAME cli.report.chromium-catches COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/docs/check_html_catches.sh
          ${ATTNCHECK_DOCS_WORK}/report.html ${ATTNCHECK_PLOTS})
 set_tests_properties(cli.report.chromium cli.report.chromium-catches PROPERTIES FIXTURES_REQUIRED attncheck-report-html)
+# gate --html renders the page from the run's own JSON: it must be the page `report --html` makes
+# from that JSON, byte for byte (so the HTML and the JSON of a run always agree).
+add_test(NAME cli.report.gate-html-agrees COMMAND ${CMAKE_COMMAND} -E compare_files
+         ${ATTNCHECK_DOCS_WORK}/gate.html ${ATTNCHECK_DOCS_WORK}/report.html)
+set_tests_properties(cli.report.gate-html-agrees PROPERTIES FIXTURES_REQUIRED "attncheck-gate-json;attncheck-report-html" LABELS cli)
 # Bad input: a file that is not a report, a missing file, no gnuplot (the page is still written).
 add_test(NAME cli.report.not-a-report COMMAND ${ATTNCHECK_EXPECT} 2 "has schema '', not attncheck-gate/N"
          -- $<TARGET_FILE:attncheck_cli> report --from ${CMAKE_CURRENT_SOURCE_DIR}/contracts/qk-norm-v1.yaml
