@@ -22,10 +22,15 @@ inline std::vector<real> softmax_jvp_bound(const oracle::SoftmaxRow& r, const st
   for (std::size_t j = 0; j < n; ++j) {
     A[j] = std::max(sb.hi[j] - r.p[j], r.p[j] - sb.lo[j]);
     mu += r.p[j] * dx[j];
+    // A term with dx_j = 0 is exactly 0 in the kernel (p̂_j·0), however large A_j is: skip it,
+    // or an infinite A_j (γ_n >= 1 on a long bf16 row) would make 0·∞ = NaN an allowance that
+    // every result fails (seed 1 found it: FALSIFY-SLIP-002 [bf16] with dx = -0·1).
+    if (dx[j] == 0) continue;
     s1 += A[j] * std::abs(dx[j]);
     s2 += (r.p[j] + A[j]) * std::abs(dx[j]);
   }
-  const real dmu = (s1 + gamma(n, md.u) * s2 + static_cast<real>(n) * md.eta) * evaluation_slack;
+  const real g = s2 > 0 ? gamma(n, md.u) * s2 : 0;  // μ̂ sums exact zeros when s2 = 0
+  const real dmu = (s1 + g + static_cast<real>(n) * md.eta) * evaluation_slack;
   const real r2 = (1 + md.u) * (1 + md.u);
   std::vector<real> out(n);
   for (std::size_t i = 0; i < n; ++i) {
