@@ -1,3 +1,8 @@
-// attncheck: doctest entry point of the falsification suite (falsify/<stem>.cpp + mutants).
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+// attncheck: entry point of the falsification suite (falsify/<stem>.cpp + mutants), whose doctest
+// implementation comes from falsify/doctest_runtime.cpp (shared with the CLI).
 #include <doctest/doctest.h>
+
+int main(int argc, char** argv) {
+  doctest::Context context(argc, argv);
+  return context.run();
+}

@@ -63,7 +63,9 @@ set_tests_properties(proofs.links proofs.links-catches-broken PROPERTIES LABELS 
 
 # `attncheck coverage` reads what the tests above recorded (build-latex.sh and build-coq.sh copy
 # the sources they built to pdf/checked and coq/checked): this build's proofs/ is its default.
-target_compile_definitions(attncheck_cli PRIVATE ATTNCHECK_PROOFS_RECORD="${ATTNCHECK_PROOFS_OUT}")
+# Only on the file that reads it: a path in a target-wide define defeats ccache across worktrees.
+set_property(SOURCE src/cli/coverage_cmd.cpp APPEND PROPERTY COMPILE_DEFINITIONS
+  ATTNCHECK_PROOFS_RECORD="${ATTNCHECK_PROOFS_OUT}")
 set_tests_properties(proofs.coq.build PROPERTIES FIXTURES_SETUP proofs_record)
 foreach(tex ${ATTNCHECK_TEX})
   get_filename_component(stem ${tex} NAME_WE)

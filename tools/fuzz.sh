@@ -3,7 +3,9 @@
 # every committed regression input, then runs each fuzzer with the given libFuzzer options and
 # prints its executions, time and crashes. Exit 1 if any fuzzer crashed or a regression came back.
 #   tools/fuzz.sh -max_total_time=40      # CI (tools/run.sh test): 40 s per fuzzer
-#   tools/fuzz.sh -runs=2500000           # tools/fuzz-long.sh
+#   tools/fuzz.sh -runs=2500000           # every fuzzer for 2.5 M executions
+# ATTNCHECK_FUZZ_TARGETS="fuzz_cli fuzz_protocol" runs only those (tools/fuzz-long.sh gives each
+# target its own budget this way).
 # A crash leaves its input in build-fuzz/crashes/; commit it under fuzz/regressions/<target>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,7 +35,8 @@ mkdir -p "$build/crashes" "$build/logs"
 status=0
 total_runs=0
 start_all=$(date +%s)
-for target in fuzz_contract fuzz_bindings fuzz_protocol fuzz_cli; do
+for target in ${ATTNCHECK_FUZZ_TARGETS:-fuzz_contract fuzz_bindings fuzz_protocol fuzz_cli}; do
+  [ -n "${seeds[$target]:-}" ] || { echo "fuzz: unknown target $target" >&2; exit 2; }
   mkdir -p "$build/corpus/$target"
   log="$build/logs/$target.log"
   start=$(date +%s)
