@@ -64,7 +64,7 @@ std::string coq_status(const std::string& theorem, const std::string& root, cons
   if (!std::regex_search(*text, std::regex("(Theorem|Lemma|Corollary|Proposition)\\s+" + name + "[\\s:]")))
     return "not declared in proofs/coq/" + file;
   const auto all = read(src / "All.v");
-  if (!all || all->find("@" + theorem + ",") == std::string::npos && all->find("@" + theorem + ")") == std::string::npos)
+  if (!all || (all->find("@" + theorem + ",") == std::string::npos && all->find("@" + theorem + ")") == std::string::npos))
     return "not bundled in proofs/coq/All.v (its axioms are not checked)";
   const std::string s = recorded(src / file, rec / file);
   if (s != "checked") return s;
