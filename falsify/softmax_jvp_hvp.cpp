@@ -1,6 +1,6 @@
 // attncheck: falsification tests of softmax-jvp-v1's attention Hessian-vector products
-// (contracts/softmax-jvp-v1.yaml), judged against order-2 autodiff of kernels::attention at MPFR
-// (oracle/autodiff.hpp). For L = ⟨W, attention(Q, K, V)⟩ and directions a, b in (Q, K, V):
+// (contracts/softmax-jvp-v1.yaml), judged against the mixed second partial of kernels::attention
+// from two-variable autodiff jets at MPFR (oracle/autodiff_hvp.hpp). For L = ⟨W, attention(Q, K, V)⟩ and directions a, b in (Q, K, V):
 // SJVP-EQV-006 aᵀ∇²L b = the autodiff value, SJVP-INV-002 symmetry aᵀ∇²L b = bᵀ∇²L a,
 // SJVP-INV-003 ∇²_VV L = 0 (L is linear in V), SJVP-INV-004 shifting every key, or every value,
 // by one common vector is a null direction of ∇²L.
@@ -17,7 +17,7 @@
 
 #include "attncheck/bounds/error_model.hpp"
 #include "attncheck/kernels/attention_hvp.hpp"
-#include "attncheck/oracle/autodiff.hpp"
+#include "attncheck/oracle/autodiff_hvp.hpp"
 #include "attncheck/scalar/running_error.hpp"
 #include "falsify/doctest_glue.hpp"
 #include "falsify/support.hpp"
@@ -26,7 +26,7 @@ namespace attncheck::falsify {
 namespace {
 
 using real = bounds::real;
-constexpr const char* hvp_oracle = "order-2 autodiff jets of attention over MPFR, polarized";
+constexpr const char* hvp_oracle = "two-variable autodiff jets of attention over MPFR";
 
 // What a direction moves: everything, or Q, K or V alone.
 enum class Along { all = 0, q = 1, k = 2, v = 3 };
@@ -122,7 +122,7 @@ void expect_within(const char* id, const std::string& what, const HvpCase<T>& c,
   r.kernel(got).exact(exact, how).error(err, allowed, "running error bound of the reference").raise();
 }
 
-// (g) aᵀ∇²L b from the kernel set vs the polarized order-2 jets of the reference attention.
+// (g) aᵀ∇²L b from the kernel set vs the two-variable jets of the reference attention.
 struct Sjvp008 {
   static constexpr const char* id = "FALSIFY-SJVP-008";
   static constexpr const char* title = "the attention HVP aᵀ∇²⟨W, O⟩b is within its running error bound of order-2 autodiff of attention";
@@ -166,7 +166,7 @@ struct Sjvp010 {
     c.a = draw_direction(c, Along::v);
     c.b = draw_direction(c, Along::v);
     const mpfr200 ex = hvp_exact(c);
-    if (ex != 0) fail(std::string(id) + " failed: the order-2 jets of attention give a non-zero V–V curvature " + decimal(static_cast<double>(oracle::dbl(ex))));
+    if (ex != 0) fail(std::string(id) + " failed: the autodiff jets of attention give a non-zero V–V curvature " + decimal(static_cast<double>(oracle::dbl(ex))));
     expect_within<T>(id, call<T>("aᵀ∇²_VV L b"), c, hvp(k, c, c.a, c.b), 0, reference_bound(c, c.a, c.b),
                      "0: attention is linear in V");
   }

@@ -13,8 +13,7 @@
 // compile faster (it is another template argument of the same backend: the same code is
 // instantiated), so the oracle keeps the one oracle type. The compile-time cost is one set of
 // autodiff templates per jet order, and only two orders are used: jet<1> (JVPs: softmax, scores,
-// attention) and jet<2> (second directional derivatives: log_softmax for lse, attention for its
-// Hessian-vector products). Measured with
+// attention) and jet<2> (second directional derivatives: log_softmax for lse). Measured with
 // g++ 12 -O2 -g: about 6 s per translation unit for jet<1> alone, 8.5 s for both. Nothing
 // instantiates jets over double: a kernel in a hardware format is judged against these values
 // with the derived bounds of bounds/, never against a lower-precision derivative.
@@ -136,46 +135,6 @@ inline Directional attention_along(const std::vector<mpfr200>& q, const std::vec
   std::vector<jet<1>> o(n * dv_dim);
   kernels::attention(Q.data(), K.data(), V.data(), n, m, d, dv_dim, causal, o.data());
   return unpack(o);
-}
-
-// d²/dt² ⟨W, O(Q + tQ̇, K + tK̇, V + tV̇)⟩ at t = 0 = aᵀ∇²L a for L = ⟨W, O⟩, a = (Q̇, K̇, V̇):
-// kernels::attention on order-2 jets, contracted with the constant W (w: n x dv_dim). A template
-// (N = 2) only so that files including this header do not compile the order-2 attention.
-template <std::size_t N = 2>
-mpfr200 attention_loss_curvature(const std::vector<mpfr200>& q, const std::vector<mpfr200>& k,
-                                        const std::vector<mpfr200>& v, const std::vector<mpfr200>& w,
-                                        const std::vector<mpfr200>& dq, const std::vector<mpfr200>& dk,
-                                        const std::vector<mpfr200>& dv, std::size_t n, std::size_t m, std::size_t d,
-                                        std::size_t dv_dim, bool causal) {
-  static_assert(N >= 2, "the curvature needs order-2 jets");
-  const auto Q = along<N>(q, dq), K = along<N>(k, dk), V = along<N>(v, dv);
-  std::vector<jet<N>> o(n * dv_dim);
-  kernels::attention(Q.data(), K.data(), V.data(), n, m, d, dv_dim, causal, o.data());
-  jet<N> loss(mpfr200(0));
-  for (std::size_t i = 0; i < o.size(); ++i) loss = loss + jet<N>(w[i]) * o[i];
-  return loss.derivative(2);
-}
-
-// The attention HVP aᵀ∇²L b for L = ⟨W, attention(Q, K, V)⟩ by polarization of the curvature
-// along a + b and a − b: (D²L[a + b] − D²L[a − b])/4 = aᵀ∇²L b (∇²L symmetric). The two
-// directions are formed at MPFR (each entry rounded by at most 2^-200 relative, far below any allowance).
-template <std::size_t N = 2>
-mpfr200 attention_hvp_ad(const std::vector<mpfr200>& q, const std::vector<mpfr200>& k,
-                                const std::vector<mpfr200>& v, const std::vector<mpfr200>& w,
-                                const std::vector<mpfr200>& aq, const std::vector<mpfr200>& ak,
-                                const std::vector<mpfr200>& av, const std::vector<mpfr200>& bq,
-                                const std::vector<mpfr200>& bk, const std::vector<mpfr200>& bv, std::size_t n,
-                                std::size_t m, std::size_t d, std::size_t dv_dim, bool causal) {
-  const auto combine = [](const std::vector<mpfr200>& x, const std::vector<mpfr200>& y, int sign) {
-    std::vector<mpfr200> r(x.size());
-    for (std::size_t i = 0; i < x.size(); ++i) r[i] = sign > 0 ? mpfr200(x[i] + y[i]) : mpfr200(x[i] - y[i]);
-    return r;
-  };
-  const mpfr200 plus = attention_loss_curvature<N>(q, k, v, w, combine(aq, bq, 1), combine(ak, bk, 1), combine(av, bv, 1),
-                                                n, m, d, dv_dim, causal);
-  const mpfr200 minus = attention_loss_curvature<N>(q, k, v, w, combine(aq, bq, -1), combine(ak, bk, -1),
-                                                 combine(av, bv, -1), n, m, d, dv_dim, causal);
-  return mpfr200((plus - minus) / 4);
 }
 
 // For properties: the exact JVP of softmax at a row of T along a direction of T (both lifted
