@@ -45,8 +45,9 @@ check::Outcome run_with(const check::PropertyInfo& p, KernelSet<T> ks, check::Ru
   return o;
 }
 
-// Bit i: Kind with value i (1..7); bit 8: rmsnorm_heads (no ABI kind).
+// Bit i: Kind with value i (1..7); bit 8: rmsnorm_heads, bit 9: attention_hvp (no ABI kinds).
 constexpr unsigned heads_bit = 1u << 8;
+constexpr unsigned hvp_bit = 1u << 9;
 unsigned bit(Kind k) { return 1u << static_cast<unsigned>(k); }
 
 template <class F>
@@ -70,6 +71,7 @@ unsigned probe(const check::PropertyInfo& p, check::RunParams params) {
   k.entropy = recorded(k.entropy, used, bit(Kind::entropy));
   k.attention = recorded(k.attention, used, bit(Kind::attention));
   k.softmax_jvp = recorded(k.softmax_jvp, used, bit(Kind::softmax_jvp));
+  k.attention_hvp = recorded(k.attention_hvp, used, hvp_bit);
   params.cases = probe_cases;
   run_with<T>(p, k, params);
   return used;
@@ -80,6 +82,7 @@ std::vector<std::string> used_names(unsigned used) {
   for (Kind k : all_kinds)
     if (used & bit(k)) v.emplace_back(kind_name(k));
   if (used & heads_bit) v.emplace_back("rmsnorm_heads");
+  if (used & hvp_bit) v.emplace_back("attention_hvp");
   return v;
 }
 
@@ -95,6 +98,7 @@ void run_contract_test(Backend& b, const check::PropertyInfo& p, const AuditRequ
   for (Kind k : all_kinds)
     if ((used & bit(k)) && !b.has(k, dtype_of<T>())) missing.emplace_back(kind_name(k));
   if (used & heads_bit) missing.emplace_back("rmsnorm_heads (no ABI kind: several heads in one call)");
+  if (used & hvp_bit) missing.emplace_back("attention_hvp (no ABI kind)");
   if (used == 0 || !missing.empty()) {
     std::string names;
     for (const auto& m : missing) names += (names.empty() ? "" : ", ") + m;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "attncheck/kernels/attention.hpp"
+#include "attncheck/kernels/attention_hvp.hpp"
 #include "attncheck/kernels/entropy.hpp"
 #include "attncheck/kernels/log_softmax.hpp"
 #include "attncheck/kernels/position_encoding.hpp"
@@ -30,6 +31,10 @@ struct KernelSet {
                      std::size_t d, std::size_t dv, bool causal, T* o)>
       attention;
   std::function<void(const T* x, const T* dx, std::size_t n, T* dy)> softmax_jvp;
+  // aᵀ∇²L b for L = ⟨W, attention(Q, K, V)⟩ (w: n x dv), along directions a and b
+  std::function<T(const T* q, const T* k, const T* v, const T* w, kernels::HeadDirection<T> a,
+                  kernels::HeadDirection<T> b, std::size_t n, std::size_t m, std::size_t d, std::size_t dv, bool causal)>
+      attention_hvp;
   std::function<void(std::size_t t, std::size_t d, T* row)> position_encoding;  // one row of Φ
 };
 
@@ -45,6 +50,7 @@ KernelSet<T> reference_kernels() {
   k.entropy = kernels::entropy<T>;
   k.attention = kernels::attention<T>;
   k.softmax_jvp = kernels::softmax_jvp<T>;
+  k.attention_hvp = kernels::attention_hvp<T>;
   k.position_encoding = kernels::position_encoding<T>;
   return k;
 }
