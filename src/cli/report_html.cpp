@@ -180,8 +180,13 @@ void add_kernel_plots(const std::vector<const ReportRow*>& ran, std::vector<Plot
     }
     if (shown == 0) continue;
     std::vector<XYLayer> layers;
+    bool below = false;
     if (hi > 0) {
-      const double first = std::floor(std::log10(lo) * 4) / 4, last = std::max(first + 0.25, std::min(308.0, std::ceil(std::log10(hi) * 4 + 1e-9) / 4));
+      // At most 12 decades below the largest ratio (or below 1): smaller ratios, from outputs far
+      // below their allowance (underflowing entries), go into the leftmost bin.
+      const double floor_at = std::min(0.0, std::ceil(std::log10(hi))) - 12;
+      if (std::log10(lo) < floor_at) below = true;
+      const double first = std::max(floor_at, std::floor(std::log10(lo) * 4) / 4), last = std::max(first + 0.25, std::min(308.0, std::ceil(std::log10(hi) * 4 + 1e-9) / 4));
       const int bins = static_cast<int>(std::lround((last - first) * 4));
       for (const auto& d : dtypes) {
         if (!ratios.count(d)) continue;
@@ -208,6 +213,7 @@ void add_kernel_plots(const std::vector<const ReportRow*>& ran, std::vector<Plot
                           "(bins of a quarter decade). Right of the dashed line at 1 an element is outside its allowance. " +
                           provenance(all, shown);
     if (zeros) caption += " " + std::to_string(zeros) + " of them had error 0 (or no positive allowance) and have no place on the log axis.";
+    if (below) caption += " Ratios more than 12 decades below the largest (or below 1) are counted in the leftmost bin.";
     plots.push_back({plot_id("plot-error-histogram-", kernel), "Error histogram: " + kernel, caption,
                      xy_plot_script("Kernel " + kernel + ": error / allowance per element", axes, layers)});
 
@@ -244,6 +250,19 @@ void add_kernel_plots(const std::vector<const ReportRow*>& ran, std::vector<Plot
     XYAxes ax;
     ax.xlabel = "|x_i - max x| (how far the element's input lies below the row maximum; log scale, 0 at the left)";
     ax.ylabel = "absolute error of the element (log scale)";
+    // At most 30 decades of y: errors of entries that underflow would squeeze the rest into a line.
+    std::size_t clipped = 0;
+    const auto is_error = [](const XYLayer& l) { return l.title.size() > 6 && l.title.substr(l.title.size() - 6) == " error"; };
+    if (y_hi > 0) {
+      const double bottom = std::max(y_lo / 2, y_hi * 1e-30);
+      x_lo = std::numeric_limits<double>::infinity(), x_hi = 0;  // the x range of what is drawn
+      for (const auto& l : points)
+        for (const auto& r : l.rows) {
+          if (is_error(l) && r[1] < bottom) ++clipped;
+          else if (r[1] >= bottom && r[0] >= tiny) x_lo = std::min(x_lo, r[0]), x_hi = std::max(x_hi, r[0]);
+        }
+      ax.yrange = "[" + decimal(bottom, 6) + ":" + above(y_hi) + "]";
+    }
     // Gaps span many decades (rows near overflow): log x. The row maximum itself (gap 0) is drawn
     // at a tick labelled 0, a factor 4 left of the smallest positive gap.
     ax.log_x = true;
@@ -255,11 +274,12 @@ void add_kernel_plots(const std::vector<const ReportRow*>& ran, std::vector<Plot
     ax.xrange = "[" + decimal(zero_at / 2, 6) + ":" + above(x_hi) + "]";
     ax.settings = {"set format x \"%g\"", "set xtics add (\"0\" " + decimal(zero_at, 17) + ")"};
     ax.log_y = true;
-    if (y_hi > 0) ax.yrange = "[" + decimal(y_lo / 2, 6) + ":" + above(y_hi) + "]";
+
     std::string cap = "Kernel " + kernel + ": the error of each sampled output element (●) against how far its input lies below the "
                       "row maximum, with the derived allowance of the same element (+) in the same colour; every ● should lie below "
                       "its +. " + provenance(gap, gap_shown);
     if (gap_zero) cap += " " + std::to_string(gap_zero) + " elements were exact (error 0, or below the smallest normal double) and are not drawn.";
+    if (clipped) cap += " " + std::to_string(clipped) + " errors more than 30 decades below the largest lie under the plotted range (and the x axis ends at the last point drawn).";
     plots.push_back({plot_id("plot-error-vs-gap-", kernel), "Error against |x_i - max x|: " + kernel, cap,
                      xy_plot_script("Kernel " + kernel + ": error against |x_i - max x|, with the derived allowance", ax, points)});
   }
