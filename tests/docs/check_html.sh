@@ -53,6 +53,9 @@ if [ ! -s "$work/shot.png" ]; then
   echo "check_html: $browser wrote no screenshot" >&2
   tail -20 "$work/shot-log.txt" >&2
   failed=1
+elif ! command -v python3 >/dev/null; then
+  echo "check_html: python3 is needed to check the screenshot (tools/install-deps.sh installs it)" >&2
+  failed=1
 elif ! python3 "$(dirname "$0")/png_not_blank.py" "$work/shot.png" >"$work/shot-check.txt" 2>&1; then
   echo "check_html: the screenshot is blank or unreadable:" >&2
   cat "$work/shot-check.txt" >&2
