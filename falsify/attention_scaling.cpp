@@ -228,6 +228,9 @@ struct Ascl005 {
                            bounds::entropy_of_softmax_allowance(oracle::certified::softmax_row(b), md);
     const double excess = to_double(hb) - to_double(hz);
     observe(ratio(std::max(0.0, excess), allowed), "H(2^j z) - H(z), m = " + std::to_string(z.size()));
+    // The HTML report's entropy against inverse temperature: H at β = 1 and at β = 2^j, within [0, ln m].
+    check::sample("entropy-vs-beta", "softmax+entropy", {"beta", "entropy_at_beta", "entropy_at_1", "ln_n"},
+                  {std::ldexp(1.0, j), to_double(hb), to_double(hz), std::log(static_cast<double>(z.size()))});
     if (!(excess <= allowed))
       Report<T>(id, "entropy<" + scalar_name<T>() + ">(softmax(2^" + std::to_string(j) + "·z)) vs (softmax(z)), m = " + std::to_string(z.size()))
           .input("z", z).line("H(softmax(z)) = " + decimal(to_double(hz)) + ", H(softmax(2^j z)) = " + decimal(to_double(hb)))

@@ -24,9 +24,11 @@ void expect_softmax_accurate(const std::string& id, const KernelSet<T>& k, const
     r.softmax(x.data(), out.data(), x.size());
     return out;
   }, ex.p);
+  const double top = row_top(x);
   for (std::size_t i = 0; i < y.size(); ++i)
     expect_close<T>(id, "softmax<" + scalar_name<T>() + ">, element " + std::to_string(i) + " of " + std::to_string(y.size()),
-                    "Input", x, y[i], ex.p[i], std::max(b.hi[i] - ex.p[i], ex.p[i] - b.lo[i]), &ex.p_ref[i], base);
+                    "Input", x, y[i], ex.p[i], std::max(b.hi[i] - ex.p[i], ex.p[i] - b.lo[i]), &ex.p_ref[i], base,
+                    top - to_double(x[i]));
 }
 
 }  // namespace attncheck::falsify

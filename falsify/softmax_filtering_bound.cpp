@@ -156,6 +156,11 @@ Report<T> head_report(const char* id, const std::string& what, const Head<T>& h)
 
 const char* kind(bool adversarial) { return adversarial ? "adversarial" : "random"; }
 
+// One per-case ratio measured/bound of a stage, for the HTML report's tightness distribution.
+void sample_tightness(const char* stage, double r, bool adversarial) {
+  check::sample("tightness", stage, {"ratio", "adversarial"}, {r, adversarial ? 1.0 : 0.0});
+}
+
 struct Sfb001 {
   static constexpr const char* id = "FALSIFY-SFB-001";
   static constexpr const char* title = "stage 1: ‖softmax(S + Δ_S) − softmax(S)‖_F <= ‖Δ_S‖_F/2 (row-wise), measured/bound observed";
@@ -167,6 +172,7 @@ struct Sfb001 {
     const M200 dS = linalg::subtract(exact(h.s2), exact(h.s)), dA = linalg::subtract(exact(a2), exact(a));
     const real ds = frob(dS), da = frob(dA), allowed = (ds / 2 + wa + wa2) * bounds::evaluation_slack;
     observe(ratio(da, ds / 2), std::string("stage 1 ‖ΔA‖_F/(‖Δ_S‖_F/2), ") + kind(h.adversarial) + " head");
+    if (ds > 0) sample_tightness("stage 1", ratio(da, ds / 2), h.adversarial);
     if (!(da <= allowed))
       head_report(id, "softmax<" + scalar_name<T>() + "> rows", h).line("‖ΔA‖_F = " + decimal(static_cast<double>(da)) + ", ‖Δ_S‖_F/2 = " + decimal(static_cast<double>(ds / 2)))
           .error(da - ds / 2, allowed - ds / 2).raise();
@@ -182,8 +188,14 @@ struct Sfb002 {
     const auto c = run_chain(id, k, h);
     const real nv = to_double(c.sv.d.s[0]), nwo = to_double(c.swo.d.s[0]);
     // Tightness is observed where the bound is positive (a zero ΔA or an underflowed ŝ_1 has none).
-    if (c.da * nv > 0) observe(ratio(c.dav, c.da * nv), std::string("stage 2 ‖ΔAV‖_F/(‖ΔA‖_F‖V‖₂), ") + kind(h.adversarial) + " head");
-    if (c.dav * nwo > 0) observe(ratio(c.dy_exact_chain, c.dav * nwo), std::string("stage 3 ‖ΔAVW_O‖_F/(‖ΔAV‖_F‖W_O‖₂), ") + kind(h.adversarial) + " head");
+    if (c.da * nv > 0) {
+      observe(ratio(c.dav, c.da * nv), std::string("stage 2 ‖ΔAV‖_F/(‖ΔA‖_F‖V‖₂), ") + kind(h.adversarial) + " head");
+      sample_tightness("stage 2", ratio(c.dav, c.da * nv), h.adversarial);
+    }
+    if (c.dav * nwo > 0) {
+      observe(ratio(c.dy_exact_chain, c.dav * nwo), std::string("stage 3 ‖ΔAVW_O‖_F/(‖ΔAV‖_F‖W_O‖₂), ") + kind(h.adversarial) + " head");
+      sample_tightness("stage 3", ratio(c.dy_exact_chain, c.dav * nwo), h.adversarial);
+    }
     const real a2 = c.da * (nv + c.sv.b.value) * bounds::evaluation_slack, a3 = c.dav * (nwo + c.swo.b.value) * bounds::evaluation_slack;
     if (!(c.dav <= a2) || !(c.dy_exact_chain <= a3))
       head_report(id, "svd<" + scalar_name<T>() + "> spectral norms in stages 2/3", h)
@@ -201,7 +213,10 @@ struct Sfb003 {
   static void check(const KernelSet<T>& k) {
     const auto h = draw_head<T>();
     const auto c = run_chain(id, k, h);
-    if (c.bound > 0) observe(ratio(c.dy, c.bound), std::string("end to end ‖ΔY‖_F/bound, ") + kind(h.adversarial) + " head");
+    if (c.bound > 0) {
+      observe(ratio(c.dy, c.bound), std::string("end to end ‖ΔY‖_F/bound, ") + kind(h.adversarial) + " head");
+      sample_tightness("end to end", ratio(c.dy, c.bound), h.adversarial);
+    }
     const real allowed = c.bound_allowed * bounds::evaluation_slack;
     if (!(c.dy <= allowed))
       head_report(id, "the head in " + scalar_name<T>(), h)
@@ -228,7 +243,10 @@ struct Sfb004 {
             .line("end-to-end bound " + decimal(static_cast<double>(c.bound)))
             .error(d, allowed).raise();
     }
-    if (c.bound > 0) observe(ratio(worst, c.bound), std::string("Weyl max|Δσ_i|/bound, ") + kind(h.adversarial) + " head");
+    if (c.bound > 0) {
+      observe(ratio(worst, c.bound), std::string("Weyl max|Δσ_i|/bound, ") + kind(h.adversarial) + " head");
+      sample_tightness("Weyl", ratio(worst, c.bound), h.adversarial);
+    }
   }
 };
 

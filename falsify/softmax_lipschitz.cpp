@@ -24,9 +24,10 @@ struct Slip001 {
     const auto ex = oracle::certified::softmax_jvp(x, dx);
     const auto allowed = bounds::softmax_jvp_bound(oracle::certified::softmax_row(x), widen(dx), bounds::model_of<T>());
     const long double base = baseline_error<T>([&](const KernelSet<T>& r) { return jvp(r, x, dx); }, ex);
+    const double top = row_top(x);
     for (std::size_t i = 0; i < dy.size(); ++i)
       expect_close<T>(id, "softmax_jvp<" + scalar_name<T>() + ">, element " + std::to_string(i) + " of " + std::to_string(dy.size()),
-                      "x", x, dy[i], ex[i], allowed[i], &ex.ref[i], base);
+                      "x", x, dy[i], ex[i], allowed[i], &ex.ref[i], base, top - to_double(x[i]));
   }
 };
 
@@ -104,6 +105,8 @@ struct Slip004 {
     const double allowed = (std::sqrt(a1) + std::sqrt(a2)) * bounds::evaluation_slack;
     const double excess = lhs - half;
     observe(ratio(std::max(0.0, excess), allowed), "‖Δsoftmax‖ - ‖δ‖/2, n = " + std::to_string(x.size()));
+    // The HTML report's "double cone": every point lies below the line ‖δ‖/2 (plus the allowance).
+    check::sample("lipschitz", "softmax", {"delta_norm", "change_norm", "allowance"}, {2 * half, lhs, allowed});
     if (!(excess <= allowed))
       Report<T>(id, "softmax<" + scalar_name<T>() + ">, n = " + std::to_string(x.size())).input("x", x).input("x + δ", x2)
           .line("‖Δsoftmax‖₂ = " + decimal(lhs) + ", ‖δ‖₂/2 = " + decimal(half)).error(excess, allowed).raise();

@@ -2,7 +2,10 @@
 // failure report (bits first, then values, the exact value, the error and the allowance).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -67,6 +70,19 @@ std::vector<oracle::real> widen(const std::vector<T>& x) {
   std::vector<oracle::real> r;
   for (const T& v : x) r.push_back(to_double(v));
   return r;
+}
+
+// max x over a row, NaN when the row holds a NaN: top - x_i (rounded to double) is where an element
+// sits in its row, the x axis of the report's error plots (softmax's error grows with it).
+template <class T>
+double row_top(const std::vector<T>& x) {
+  double top = -std::numeric_limits<double>::infinity();
+  for (const T& v : x) {
+    const double d = to_double(v);
+    if (d != d) return d;
+    top = std::max(top, d);
+  }
+  return top;
 }
 
 inline double ratio(long double err, long double allowed) {
@@ -146,7 +162,8 @@ long double mode_allowance(long double derived, long double exact, long double b
   return derived;
 }
 
-// Checks |got - exact| <= allowed for one element; records the ratio; fails with the report.
+// Checks |got - exact| <= allowed for one element; records the ratio and a sample point (with gap,
+// the element's |x_i - max x| in a row, as "error-vs-gap"); fails with the report.
 // derived_allowed is the derived bound. With ref (the tiered oracle's element for exact,
 // oracle/certified.hpp) this is an accuracy comparison against the oracle: the current tolerance
 // mode decides the allowance (baseline_err: see baseline_error) and the report shows the
@@ -155,11 +172,18 @@ template <class T>
 void expect_close(const std::string& id, const std::string& what, const std::string& input_name,
                   const std::vector<T>& input, T got, long double exact, long double derived_allowed,
                   const oracle::tiered::element<T>* ref = nullptr,
-                  long double baseline_err = std::numeric_limits<long double>::quiet_NaN()) {
+                  long double baseline_err = std::numeric_limits<long double>::quiet_NaN(),
+                  std::optional<double> gap = std::nullopt) {
   const long double allowed = ref ? mode_allowance<T>(derived_allowed, exact, baseline_err) : derived_allowed;
   const long double err = std::abs(static_cast<long double>(to_double(got)) - exact);
   const double r = ratio(err, allowed);
   observe(r, what);
+  // For the HTML report's per-kernel plots; the kernel is what `what` names first ("softmax<f32>, ...").
+  const std::string_view kernel = std::string_view(what).substr(0, what.find_first_of("<,"));
+  if (gap)
+    check::sample("error-vs-gap", kernel, {"gap", "error", "allowance"}, {*gap, static_cast<double>(err), static_cast<double>(allowed)});
+  else
+    check::sample("error", kernel, {"error", "allowance"}, {static_cast<double>(err), static_cast<double>(allowed)});
   // The exact value is known to within ref->radius (the oracle's resolution, below 2^-90 of
   // it): fail only when the error certainly exceeds the allowance, so an error within the
   // radius of the allowance passes. Never a false alarm; the benefit of the doubt is 2^-90.

@@ -237,6 +237,22 @@ TEST_CASE("CLI: gate -j N gives the same text and JSON as -j 1") {
   CHECK(one.status == three.status);
   CHECK(one.output == three.output);
   CHECK(read(dir.file("one.json")) == read(dir.file("three.json")));
+  CHECK(contains(read(dir.file("one.json")), "{\"series\": \"error-vs-gap\", \"subject\": \"softmax\""));
+}
+
+TEST_CASE("CLI: gate -j 2 carries every sample series across the worker pipe, as -j 1 records them") {
+  TempDir dir;
+  const std::string args = bundled + "gate --test FALSIFY-SLIP-004,FALSIFY-ASCL-005,FALSIFY-SFB-001,FALSIFY-SM-004 --dtype f32,f64 "
+                                     "--cases 25 --no-timings --json ";
+  const Run one = attncheck(args + "'" + dir.file("one.json") + "' -j 1");
+  const Run two = attncheck(args + "'" + dir.file("two.json") + "' -j 2");
+  CHECK(one.status == 0);
+  CHECK(one.status == two.status);
+  const std::string json = read(dir.file("one.json"));
+  CHECK(json == read(dir.file("two.json")));
+  for (const char* series : {"lipschitz", "entropy-vs-beta", "tightness", "error-vs-gap"})
+    CHECK_MESSAGE(contains(json, std::string("{\"series\": \"") + series + "\""), series);
+  CHECK(contains(json, "\"points\": [["));
 }
 
 TEST_CASE("CLI: gate --shard i/N: the shards together run every check exactly once") {

@@ -31,6 +31,10 @@ Outcome sample(std::size_t i) {
   o.replay = "attncheck gate --test " + o.test_id;
   o.worst_case = "element " + std::to_string(i);
   o.findings = {"smallest distance 2.8e-6", "at (12919, 325608)"};
+  // Variable-length series, one of them empty, values that only survive by their bits.
+  SampleSeries a{"error-vs-gap", "softmax", {"gap", "error", "allowance"}, {}, 1000 + i, i};
+  for (std::size_t k = 0; k < 3 * (i + 1); ++k) a.points.push_back(k % 3 ? 0x1.fffffffffffffp-1 * static_cast<double>(k) : -0.0);
+  o.samples = {a, SampleSeries{"tightness", "stage 1", {"ratio"}, {}, 0, 0}};
   return o;
 }
 
@@ -46,6 +50,12 @@ TEST_CASE("parallel: an outcome survives the wire bit for bit, and a truncated o
   CHECK(std::isnan(back->median_ratio));
   CHECK(back->counterexample.size() == 11);
   CHECK(back->findings == o.findings);
+  REQUIRE(back->samples.size() == 2);
+  CHECK(back->samples[0].points == o.samples[0].points);
+  CHECK(std::signbit(back->samples[0].points[0]));
+  CHECK(back->samples[0].columns == o.samples[0].columns);
+  CHECK(back->samples[1].subject == "stage 1");
+  CHECK(back->samples[0].offered == 1005);
   CHECK_FALSE(decode_outcome(wire.substr(0, wire.size() - 1)));
   CHECK_FALSE(decode_outcome(wire + "x"));
 }

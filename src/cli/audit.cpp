@@ -380,7 +380,7 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                   "bindings file's");
   app->add_option("--masked", o->masked, "What a fully masked softmax row (all -inf) must give: zeros, nan or either (default either)");
   app->add_option("--json", o->json,
-                  "Also write a JSON report to FILE (schema attncheck-audit/1, schema_version 2: docs/audit.md, "
+                  "Also write a JSON report to FILE (schema attncheck-audit/1, schema_version 3: docs/audit.md, "
                   "docs/report-schema.json)");
   app->add_option("--junit", o->junit, "Also write a JUnit XML report to FILE (one testcase per check and dtype; N/A ones skipped)");
   app->add_option("--sarif", o->sarif,

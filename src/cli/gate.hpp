@@ -92,12 +92,13 @@ std::string render_junit(const GateReport& report);
 std::string render_sarif(const GateReport& report);
 std::string render_markdown(const GateReport& report);
 
-// The JSON shared by the gate's and the audit's reports (schema_version 2, docs/report-schema.json).
-inline constexpr int report_schema_version = 2;
+// The JSON shared by the gate's and the audit's reports (schema_version 3, docs/report-schema.json).
+inline constexpr int report_schema_version = 3;
 std::string render_run_json(const GateReport& report);            // the "run" object, indented by 2
 std::string render_obligations_json(const GateReport& report, const std::vector<std::pair<std::string, std::string>>& na);
 std::string render_timings_json(const GateReport& report);        // the "timings" object
 std::string render_row_extras_json(const GateReport& report, const GateRow& row);  // ", \"location\": ..."
+std::string render_samples_json(const std::vector<check::SampleSeries>& samples);   // a row's "samples" list
 
 // The row's verdict as reports name it.
 std::string verdict_text(const GateRow& row);

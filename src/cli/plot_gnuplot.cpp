@@ -98,7 +98,7 @@ std::string dot_plot_script(const std::string& title, const std::vector<DotRow>&
 }
 
 std::string strip_plot_script(const std::string& title, const std::vector<std::string>& groups,
-                              const std::vector<StripPoint>& points) {
+                              const std::vector<StripPoint>& points, const std::string& xlabel) {
   const int height = 140 + 50 * static_cast<int>(groups.size());
   std::string s = header(title, 900, height);
   s += "$d << EOD\n";
@@ -114,13 +114,50 @@ std::string strip_plot_script(const std::string& title, const std::vector<std::s
   s += "EOD\n";
   const auto [lo, hi] = log_range(values);
   s += "set logscale x\nset xrange [" + num(lo) + ":" + num(hi) + "]\n";
-  s += "set xlabel \"worst error / allowance of each check (log scale; 1 = the allowance)\"\n";
+  s += "set xlabel " + quoted(xlabel) + "\n";
   s += "set yrange [" + num(groups.size() - 0.5) + ":-0.5]\nset ytics (";
   for (std::size_t i = 0; i < groups.size(); ++i) s += (i ? ", " : "") + quoted(label(groups[i])) + " " + std::to_string(i);
   s += ") scale 0\nunset key\n";
   s += "set arrow from 1, graph 0 to 1, graph 1 nohead dashtype 2 linecolor rgb \"#b00020\"\n";
   s += "plot $d using 1:2 with points pointtype 7 pointsize 0.7 linecolor rgb \"#1f77b4\"\n";
   return s;
+}
+
+std::string dtype_colour(const std::string& dtype) {
+  if (dtype == "f16") return "#d62728";
+  if (dtype == "bf16") return "#ff7f0e";
+  if (dtype == "f32") return "#1f77b4";
+  if (dtype == "f64") return "#2ca02c";
+  return "#7f7f7f";
+}
+
+std::string xy_plot_script(const std::string& title, const XYAxes& axes, const std::vector<XYLayer>& layers) {
+  std::string s = header(title, axes.width, axes.height);
+  s += "set grid ytics\n";
+  std::vector<std::string> terms;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const XYLayer& l = layers[i];
+    if (l.rows.empty()) continue;
+    const std::string block = "$d" + std::to_string(i);
+    s += block + " << EOD\n";
+    for (const auto& row : l.rows) {
+      for (std::size_t k = 0; k < row.size(); ++k) s += (k ? "\t" : "") + num(row[k]);
+      s += "\n";
+    }
+    s += "EOD\n";
+    terms.push_back(block + " using " + l.using_ + " with " + l.style + (l.title.empty() ? " notitle" : " title " + quoted(l.title)));
+  }
+  if (axes.log_x) s += "set logscale x\n";
+  if (axes.log_y) s += "set logscale y\n";
+  if (!axes.xrange.empty()) s += "set xrange " + axes.xrange + "\n";
+  if (!axes.yrange.empty()) s += "set yrange " + axes.yrange + "\n";
+  s += "set xlabel " + quoted(axes.xlabel) + "\nset ylabel " + quoted(axes.ylabel) + "\n";
+  for (const auto& line : axes.settings) s += line + "\n";
+  for (const auto& f : axes.functions) terms.push_back(f);
+  if (terms.empty()) terms.push_back("NaN notitle");  // nothing to draw: gnuplot still needs a plot command
+  s += "plot ";
+  for (std::size_t i = 0; i < terms.size(); ++i) s += (i ? ", \\\n     " : "") + terms[i];
+  return s + "\n";
 }
 
 std::optional<std::string> gnuplot_svg(const std::string& script, const std::string& id_prefix, std::string* error) {

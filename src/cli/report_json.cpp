@@ -1,9 +1,10 @@
 // attncheck CLI: the JSON report of `attncheck gate --json FILE` (schema "attncheck-gate/1",
-// schema_version 2, docs/report-schema.json), and the parts the audit's report shares with it.
+// schema_version 3, docs/report-schema.json), and the parts the audit's report shares with it.
 // Hand-written rather than a JSON library: the shape is fixed and small, and the output must be
 // byte-stable for a given seed (fixed key order, fixed number formatting, times only in the
 // "timings" object that --no-timings leaves out).
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -94,6 +95,33 @@ int severity(const std::string& verdict) {
 }
 }  // namespace
 
+// The shortest decimal that reads back as exactly this double (std::to_chars): exact, and about
+// a third shorter than %.17g, which matters at a few hundred points per check. Only finite values
+// are ever sampled (check::sample drops the others), so no "inf" is needed here.
+std::string sample_number(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+std::string render_samples_json(const std::vector<check::SampleSeries>& samples) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const check::SampleSeries& x = samples[i];
+    s += (i ? ", " : "") + std::string("{\"series\": ") + quoted(x.name) + ", \"subject\": " + quoted(x.subject) +
+         ", \"columns\": " + string_list(x.columns) + ", \"offered\": " + std::to_string(x.offered) +
+         ", \"nonfinite\": " + std::to_string(x.nonfinite) + ", \"points\": [";
+    const std::size_t w = std::max<std::size_t>(1, x.columns.size());
+    for (std::size_t k = 0; k < x.points.size(); ++k) {
+      if (k % w == 0) s += k ? "], [" : "[";
+      else s += ", ";
+      s += sample_number(x.points[k]);
+    }
+    s += x.points.empty() ? "]}" : "]]}";
+  }
+  return s + "]";
+}
+
 std::string verdict_text(const GateRow& row) { return std::string(check::verdict_name(row.outcome.verdict)); }
 
 std::string render_row_extras_json(const GateReport& r, const GateRow& row) {
@@ -106,7 +134,8 @@ std::string render_row_extras_json(const GateReport& r, const GateRow& row) {
     s += (i ? ", " : "") + std::string("{\"label\": ") + quoted(v.label) + ", \"bits\": " + string_list(v.bits) +
          ", \"values\": " + string_list(v.values) + ", \"elided\": " + std::to_string(v.elided) + "}";
   }
-  return s + "]";
+  s += "]";
+  return s + ", \"samples\": " + render_samples_json(row.outcome.samples);
 }
 
 std::string render_obligations_json(const GateReport& r, const std::vector<std::pair<std::string, std::string>>& na) {

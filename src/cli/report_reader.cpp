@@ -4,6 +4,7 @@
 #include "cli/report_reader.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -39,7 +40,50 @@ long long integer(const YAML::Node& n, const char* key) {
   }
 }
 
+// A result's "samples": malformed entries (a point of the wrong width, a value that is not a
+// number) make the whole report unreadable rather than a plot silently wrong.
+bool read_samples(const YAML::Node& x, std::vector<ReportSeries>& out, std::string* why) {
+  const YAML::Node list = x["samples"];
+  if (!list) return true;
+  if (!list.IsSequence()) return *why = "\"samples\" is not a list", false;
+  for (const auto& e : list) {
+    ReportSeries s;
+    s.name = str(e, "series");
+    s.subject = str(e, "subject");
+    s.offered = static_cast<unsigned long long>(integer(e, "offered"));
+    s.nonfinite = static_cast<unsigned long long>(integer(e, "nonfinite"));
+    if (const YAML::Node c = e["columns"]; c && c.IsSequence())
+      for (const auto& n : c) s.columns.push_back(n.IsScalar() ? n.Scalar() : "");
+    const YAML::Node pts = e["points"];
+    if (s.name.empty() || s.columns.empty() || !pts || !pts.IsSequence())
+      return *why = "a \"samples\" entry lacks series, columns or points", false;
+    for (const auto& p : pts) {
+      if (!p.IsSequence() || p.size() != s.columns.size())
+        return *why = "a point of series \"" + s.name + "\" does not have " + std::to_string(s.columns.size()) + " values", false;
+      std::vector<double> v;
+      for (const auto& n : p) {
+        // strtod, not stod: a subnormal (e.g. 5e-324) is a valid value, which stod refuses (ERANGE).
+        const std::string t = n.IsScalar() ? n.Scalar() : "";
+        char* end = nullptr;
+        const double d = std::strtod(t.c_str(), &end);
+        if (t.empty() || end != t.c_str() + t.size() || !std::isfinite(d))
+          return *why = "a value of series \"" + s.name + "\" is not a finite number: '" + t + "'", false;
+        v.push_back(d);
+      }
+      s.points.push_back(std::move(v));
+    }
+    out.push_back(std::move(s));
+  }
+  return true;
+}
+
 }  // namespace
+
+int ReportSeries::column(const std::string& c) const {
+  for (std::size_t i = 0; i < columns.size(); ++i)
+    if (columns[i] == c) return static_cast<int>(i);
+  return -1;
+}
 
 std::optional<ReportData> read_report(const std::string& path, std::string* error) {
   std::ifstream in(path, std::ios::binary);
@@ -106,6 +150,13 @@ std::optional<ReportData> parse_report(const std::string& text, const std::strin
     row.counterexample = str(x, "counterexample");
     row.message = str(x, "message");
     row.replay = str(x, "replay");
+    if (const YAML::Node k = x["kinds"]; k && k.IsSequence())
+      for (const auto& n : k) row.kinds.push_back(n.IsScalar() ? n.Scalar() : "");
+    std::string why;
+    if (!read_samples(x, row.samples, &why)) {
+      *error = "'" + path + "': result " + std::to_string(i + 1) + " (" + row.test + "): " + why;
+      return std::nullopt;
+    }
     r.rows.push_back(std::move(row));
   }
   return r;

@@ -10,6 +10,16 @@
 
 namespace attncheck::cli {
 
+// One sampled series of a result ("samples", schema_version 3): points as rows of columns.
+struct ReportSeries {
+  std::string name, subject;
+  std::vector<std::string> columns;
+  std::vector<std::vector<double>> points;
+  unsigned long long offered = 0, nonfinite = 0;
+  // The index of a column, or -1.
+  int column(const std::string& c) const;
+};
+
 struct ReportRow {
   std::string contract;
   std::vector<std::string> obligations;
@@ -23,6 +33,8 @@ struct ReportRow {
   // error / allowance: 0 when nothing was measured, +inf when written as "inf" (NaN or overflow)
   double worst_ratio = 0, median_ratio = 0;
   std::string worst_case, counterexample, message, replay;
+  std::vector<std::string> kinds;     // audit: the kernel kinds the check calls
+  std::vector<ReportSeries> samples;  // empty in reports before schema_version 3
 };
 
 struct ReportData {

@@ -8,6 +8,9 @@
 #   console.error, or a Content-Security-Policy violation (a network fetch) all fail the test.
 #   Chromium logs every console message at INFO level, so "anything else" is the only sound rule;
 #   the self-check line must be present, which shows console capture works.
+# - a screenshot of the page (Chromium's --screenshot, the top 1000x1600 pixels: the header, the
+#   summary and the first plots) is not blank: png_not_blank.py wants more than one colour and at
+#   least 0.5% of the pixels off the background, so a page that renders but shows nothing fails.
 # Runs as root in CI: --no-sandbox is required there (Chromium refuses to start sandboxed as root).
 set -uo pipefail
 html="$1"
@@ -43,6 +46,21 @@ if [ $status -ne 0 ]; then
 fi
 
 failed=0
+timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
+  --user-data-dir="$work/profile-shot" --hide-scrollbars --window-size=1000,1600 --virtual-time-budget=10000 \
+  --screenshot="$work/shot.png" "file://$(realpath "$html")" >"$work/shot-log.txt" 2>&1
+if [ ! -s "$work/shot.png" ]; then
+  echo "check_html: $browser wrote no screenshot" >&2
+  tail -20 "$work/shot-log.txt" >&2
+  failed=1
+elif ! command -v python3 >/dev/null; then
+  echo "check_html: python3 is needed to check the screenshot (tools/install-deps.sh installs it)" >&2
+  failed=1
+elif ! python3 "$(dirname "$0")/png_not_blank.py" "$work/shot.png" >"$work/shot-check.txt" 2>&1; then
+  echo "check_html: the screenshot is blank or unreadable:" >&2
+  cat "$work/shot-check.txt" >&2
+  failed=1
+fi
 canary="$(grep -o '"attncheck-report: [0-9]* of [0-9]* plots rendered"' "$work/log.txt" | head -1)"
 if [ -z "$canary" ]; then
   echo "check_html: the page's self-check did not log (script blocked or console capture broken)" >&2
@@ -70,5 +88,5 @@ if [ "${drawn:-x}" != "${#expected[@]}" ] || [ "$figures" != "${#expected[@]}" ]
   echo "check_html: ${drawn:-no} of $figures plots rendered, expected ${#expected[@]} (${expected[*]})" >&2
   failed=1
 fi
-[ $failed -eq 0 ] && echo "check_html: $html rendered in $browser: ${#expected[@]} plots, no console messages"
+[ $failed -eq 0 ] && echo "check_html: $html rendered in $browser: ${#expected[@]} plots, no console messages, $(cat "$work/shot-check.txt")"
 exit $failed

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Shows that check_html.sh can fail: it must reject three broken copies of a good report
 #   check_html_catches.sh GOOD.html PLOT-ID...
-# (a plot hidden so it renders nothing, a script error, and a plot id the page lacks).
+# (a plot hidden so it renders nothing, a script error, a plot id the page lacks, and a page whose
+# plots all render but that shows nothing: only the screenshot check sees that one).
 set -uo pipefail
 here="$(dirname "$0")"
 good="$1"
@@ -29,7 +30,9 @@ expect_rejected() {  # name regex page ids...
 sed 's|</head>|<style>#'"$1"' svg { display: none; }</style></head>|' "$good" >"$work/hidden.html"
 sed 's|</body>|<script>window.addEventListener("load", function () { undefinedFunction(); });</script></body>|' \
   "$good" >"$work/error.html"
+sed 's|</head>|<style>body { visibility: hidden; }</style></head>|' "$good" >"$work/blank.html"
 failed=0
+expect_rejected "blank" "the screenshot is blank" "$work/blank.html" "$@" || failed=1
 expect_rejected "hidden-plot" "plot $1 is in the page but did not render" "$work/hidden.html" "$@" || failed=1
 expect_rejected "script-error" "Uncaught ReferenceError" "$work/error.html" "$@" || failed=1
 expect_rejected "missing-plot" "plot plot-not-in-the-page is missing" "$good" "$@" plot-not-in-the-page || failed=1

@@ -28,9 +28,9 @@ page="$work/live/softmax-kernel-v1.md"
 grep -Eq '\| SM-INV-001 \|.*\| LaTeX checked; Coq 0/1 checked \| FAIL FALSIFY-SM-001 \[(f16|bf16|f32|f64)\]' "$page" ||
   fail "SM-INV-001 should show LaTeX checked and the failing FALSIFY-SM-001 of the report"
 grep -Eq '^\| FALSIFY-SM-001 \|.*\| FAIL [a-z0-9 ]*' "$page" || fail "FALSIFY-SM-001 should show FAIL"
-# attention-scaling-v1 was not in the gate run and its proof is not in the record.
-grep -Eq '\| ASCL-BND-001 \|.*\| LaTeX not built in this record; Coq 0/4 checked \| not in the report \|$' \
-  "$work/live/attention-scaling-v1.md" || fail "ASCL-BND-001 should be unchecked and not in the report"
+# qk-norm-v1 was not in the gate run and its proof is not in the record.
+grep -Eq '\| QKN-BND-001 \|.*\| LaTeX not built in this record; Coq 0/1 checked \| not in the report \|$' \
+  "$work/live/qk-norm-v1.md" || fail "QKN-BND-001 should be unchecked and not in the report"
 # An edited source makes the recorded proof stale, never checked.
 echo "% edited" >>"$work/record/pdf/checked/softmax_kernel.tex"
 "$attncheck" --contracts "$contracts" docs --out "$work/stale" --proofs-record "$work/record" >/dev/null 2>&1 ||

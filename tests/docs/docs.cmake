@@ -29,12 +29,14 @@ set_tests_properties(cli.graph.text cli.graph.dot cli.graph.mermaid cli.graph.cy
                      cli.graph.unknown-legacy PROPERTIES LABELS cli)
 
 # A real gate run against a wrong kernel (it must fail), whose JSON report feeds the docs status
-# test and the HTML report tests. Small: two contracts, 30 cases, about 10 s.
+# test and the HTML report tests. Small: four contracts (those whose checks record the per-case
+# samples every plot needs), 30 cases, about 10 s.
 set(ATTNCHECK_DOCS_WORK ${CMAKE_CURRENT_BINARY_DIR}/docs-tests)
 file(MAKE_DIRECTORY ${ATTNCHECK_DOCS_WORK})
 add_test(NAME cli.report.gate-json COMMAND ${ATTNCHECK_EXPECT} 1 "(^|\n)[0-9]+ passed, [1-9][0-9]* failed"
          -- $<TARGET_FILE:attncheck_cli> ${ATTNCHECK_BUNDLED} gate --contract softmax-kernel-v1
-            --contract softmax-filtering-bound-v1 --mutant softmax_sum_skips_last --cases 30 --no-timings
+            --contract softmax-filtering-bound-v1 --contract softmax-lipschitz-v1 --contract attention-scaling-v1
+            --mutant softmax_sum_skips_last --cases 30 --no-timings
             --json ${ATTNCHECK_DOCS_WORK}/gate.json --html ${ATTNCHECK_DOCS_WORK}/gate.html)
 set_tests_properties(cli.report.gate-json PROPERTIES FIXTURES_SETUP attncheck-gate-json)
 
@@ -49,8 +51,16 @@ set_tests_properties(cli.docs.status PROPERTIES FIXTURES_REQUIRED attncheck-gate
 set_tests_properties(cli.docs.pages-match-yaml cli.docs.pages-catch-drift cli.docs.status PROPERTIES LABELS cli)
 
 # attncheck report --html: rendered from the real report, opened in headless Chromium.
-set(ATTNCHECK_PLOTS plot-tightness-per-obligation plot-tightness-per-format plot-softmax-filtering-bound)
-add_test(NAME cli.report.html COMMAND ${ATTNCHECK_EXPECT} 0 "wrote .*report.html \\([0-9]+ results, 3 plots\\)"
+# Every plot the page must show: the summary plots, per kernel the error histogram (and, for row
+# kernels, error against |x_i - max x|), the Lipschitz cone, entropy against β and the
+# softmax-filtering bound's per-case tightness.
+set(ATTNCHECK_PLOTS plot-tightness-per-obligation plot-tightness-per-format plot-softmax-filtering-bound
+    plot-error-histogram-softmax plot-error-vs-gap-softmax plot-error-histogram-scores
+    plot-error-histogram-log-softmax plot-error-vs-gap-log-softmax
+    plot-error-histogram-softmax-jvp plot-error-vs-gap-softmax-jvp
+    plot-lipschitz-cone plot-entropy-vs-beta plot-sfb-tightness-distribution)
+list(LENGTH ATTNCHECK_PLOTS ATTNCHECK_PLOT_COUNT)
+add_test(NAME cli.report.html COMMAND ${ATTNCHECK_EXPECT} 0 "wrote .*report.html \\([0-9]+ results, ${ATTNCHECK_PLOT_COUNT} plots\\)"
          -- $<TARGET_FILE:attncheck_cli> report --from ${ATTNCHECK_DOCS_WORK}/gate.json
             --html ${ATTNCHECK_DOCS_WORK}/report.html)
 set_tests_properties(cli.report.html PROPERTIES FIXTURES_REQUIRED attncheck-gate-json FIXTURES_SETUP attncheck-report-html)

@@ -4,7 +4,7 @@
   schema       real gate and audit JSON reports validate against docs/report-schema.json, and
                their counterexample_values are the exact values of the printed bit patterns
   determinism  same seed and inputs with --no-timings: byte-identical JSON (gate and audit)
-  agree        a failing audit's JSON, JUnit, SARIF and Markdown name the same checks, verdicts,
+  agree        a failing audit's JSON, JUnit, SARIF, Markdown and HTML name the same checks, verdicts,
                counterexample values and replay commands; the SARIF has the 2.1.0 structure and
                points at the line of the contract YAML that states each obligation
   terminal     colours only on a terminal and never with NO_COLOR, a progress line on a terminal
@@ -15,6 +15,7 @@
 Usage: check_reports.py MODE --cli PATH --source DIR --testlib PATH
 """
 import argparse
+import html
 import json
 import math
 import os
@@ -112,7 +113,7 @@ def mode_schema(tmp):
         errors = sorted(validator.iter_errors(report), key=lambda e: list(e.path))
         for e in errors[:10]:
             check(False, "%s: %s at %s" % (name, e.message[:300], "/".join(map(str, e.path))))
-        check(report["schema_version"] == 2, name + ": schema_version 2")
+        check(report["schema_version"] == 3, name + ": schema_version 3")
         check(("timings" in report) == ("no-timings" not in name), name + ": timings present exactly without --no-timings")
         reports[name] = report
     # The schema must be able to fail: a report with an undocumented key or a wrong type is refused.
@@ -159,9 +160,9 @@ def strip_md(s):
 
 
 def mode_agree(tmp):
-    paths = {k: os.path.join(tmp, "report." + k) for k in ["json", "xml", "sarif", "md"]}
+    paths = {k: os.path.join(tmp, "report." + k) for k in ["json", "xml", "sarif", "md", "html"]}
     p = run(audit_args() + ["--json", paths["json"], "--junit", paths["xml"], "--sarif", paths["sarif"],
-                            "--markdown", paths["md"]], expect=1)
+                            "--markdown", paths["md"], "--html", paths["html"]], expect=1)
     report = json.loads(read(paths["json"]))
     # A check is (test, dtype, kind): an AUDIT-* obligation runs once per kernel kind, and the
     # other reports name the kind in the contract column ("audit:softmax").
@@ -265,6 +266,28 @@ def mode_agree(tmp):
         if len(cells) >= 5 and cells[0] in ("PASS", "FAIL", "ERROR", "GAVE-UP"):
             md_all.add((cells[3], cells[4], kind_of(cells[1]), cells[0]))
     check(md_all == {k + (r["verdict"],) for k, r in ran.items()}, "Markdown full table = JSON checks that ran")
+
+    # HTML: the verdict table has every result with its verdict, each failure has a section with
+    # its counterexample and replay command, and the per-kernel plots of the audited softmax are
+    # drawn from the JSON's samples.
+    page = read(paths["html"]).decode()
+    text = html.unescape(page)
+    rows = re.findall(r"<tr><td>([^<]*)</td><td>[^<]*</td><td>(?:<a [^>]*>)?([^<]*)(?:</a>)?</td><td>([^<]*)</td>"
+                      r"<td class=\"[a-z]+\">([^<]*)</td>", page)
+    check(sorted((html.unescape(t), d, v) for _, t, d, v in rows) ==
+          sorted((r["test"], r["dtype"], r["verdict"]) for r in report["results"]), "HTML verdict table = JSON results")
+    heads = set(re.findall(r'<h3 id="[^"]*"><span class="fail">([^<]*)</span> (\S+) \[(\w+)\]</h3>', page))
+    check(heads == {(r["verdict"], t, d) for (t, d, _), r in failing.items()}, "HTML failure sections = JSON failures")
+    for (t, d, kind), r in failing.items():
+        check(r["replay"] in text, "HTML replay of %s [%s]" % (t, d))
+        for v in r["counterexample_values"]:
+            for b in v["bits"]:
+                check(b in text, "HTML counterexample bits of %s [%s]" % (t, d))
+    sampled = {x["subject"] for r in report["results"] for x in r["samples"] if x["series"] in ("error", "error-vs-gap")}
+    check("softmax" in sampled, "the audit's JSON samples the softmax kernel's errors")
+    for kernel in sampled:
+        check('id="plot-error-histogram-%s"' % kernel in page, "HTML error histogram of the audited %s" % kernel)
+    check('id="plot-error-vs-gap-softmax"' in page, "HTML error against |x_i - max x| of the audited softmax")
 
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")

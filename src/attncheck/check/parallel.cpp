@@ -135,7 +135,7 @@ std::string wait_text(pid_t pid) {
 // kept it). The size of Outcome on x86-64 with libstdc++ changes with every new field: when
 // this fires, add the field to both functions below and update the number.
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(Outcome) == 312, "Outcome changed: put its new field on the wire (encode_outcome/decode_outcome)");
+static_assert(sizeof(Outcome) == 336, "Outcome changed: put its new field on the wire (encode_outcome/decode_outcome)");
 #endif
 
 std::string encode_outcome(const Outcome& o) {
@@ -161,6 +161,19 @@ std::string encode_outcome(const Outcome& o) {
   put_string(s, o.replay);
   put_u64(s, o.findings.size());
   for (const std::string& f : o.findings) put_string(s, f);
+  // The sample series are variable-length: a count, then per series its strings, its counters,
+  // its column names and its values (count, then each double by its bits).
+  put_u64(s, o.samples.size());
+  for (const SampleSeries& x : o.samples) {
+    put_string(s, x.name);
+    put_string(s, x.subject);
+    put_u64(s, x.offered);
+    put_u64(s, x.nonfinite);
+    put_u64(s, x.columns.size());
+    for (const std::string& c : x.columns) put_string(s, c);
+    put_u64(s, x.points.size());
+    for (double v : x.points) put_double(s, v);
+  }
   return s;
 }
 
@@ -188,6 +201,23 @@ std::optional<Outcome> decode_outcome(std::string_view bytes) {
   o.replay = r.str();
   const std::uint64_t findings = r.u64();
   for (std::uint64_t k = 0; r.ok && k < findings; ++k) o.findings.push_back(r.str());
+  // Counts are checked against the bytes left before anything is reserved: a corrupt count
+  // cannot make the parent allocate more than the message holds.
+  const std::uint64_t series = r.u64();
+  for (std::uint64_t k = 0; r.ok && k < series; ++k) {
+    SampleSeries x;
+    x.name = r.str();
+    x.subject = r.str();
+    x.offered = r.u64();
+    x.nonfinite = r.u64();
+    const std::uint64_t columns = r.u64();
+    for (std::uint64_t c = 0; r.ok && c < columns; ++c) x.columns.push_back(r.str());
+    const std::uint64_t values = r.u64();
+    if (!r.ok || values > r.b.size() / 8) return std::nullopt;
+    x.points.reserve(values);
+    for (std::uint64_t v = 0; v < values; ++v) x.points.push_back(r.f64());
+    o.samples.push_back(std::move(x));
+  }
   if (!r.ok || !r.b.empty()) return std::nullopt;
   return o;
 }

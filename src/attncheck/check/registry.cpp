@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -24,8 +25,55 @@ std::vector<MutantInfo>& mutant_store() {
   return v;
 }
 
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// One series being sampled: a bounded reservoir keeping the max_sample_points offered points of
+// smallest priority, where priority = splitmix64(seed of the series, index of the offer). That is
+// a uniform sample of every offer, and a pure function of the check's seed and its offers.
+struct Reservoir {
+  SampleSeries series;
+  std::uint64_t key = 0;  // mixes the check's seed with the series' name and subject
+  struct Kept {
+    std::uint64_t priority, index;
+    std::vector<double> values;
+    bool operator<(const Kept& o) const { return priority < o.priority || (priority == o.priority && index < o.index); }
+  };
+  std::vector<Kept> heap;  // a max-heap on priority while sampling
+
+  void offer(std::initializer_list<double> values) {
+    const std::uint64_t index = series.offered++;
+    for (double v : values)
+      if (!std::isfinite(v)) {
+        ++series.nonfinite;
+        return;
+      }
+    const Kept k{splitmix64(key ^ splitmix64(index)), index, {}};
+    if (heap.size() == max_sample_points && !(k < heap.front())) return;
+    if (heap.size() == max_sample_points) {
+      std::pop_heap(heap.begin(), heap.end());
+      heap.pop_back();
+    }
+    heap.push_back(k);
+    heap.back().values.assign(values.begin(), values.end());
+    std::push_heap(heap.begin(), heap.end());
+  }
+  // The kept points in the order they were offered.
+  SampleSeries finish() {
+    std::sort(heap.begin(), heap.end(), [](const Kept& a, const Kept& b) { return a.index < b.index; });
+    for (const Kept& k : heap) series.points.insert(series.points.end(), k.values.begin(), k.values.end());
+    return std::move(series);
+  }
+};
+
 // Largest error/allowed ratio seen during one run, over every case RapidCheck tried.
 struct WorstSeen {
+  std::uint64_t seed = 0;              // the check's derived seed: keys the sample reservoirs
+  std::vector<Reservoir> samples;      // in the order of their first offer
   double ratio = 0;
   std::string where;
   std::vector<double> all;  // every observed ratio, for the median
@@ -43,12 +91,6 @@ class ShrinkCounter final : public rc::detail::TestListener {
   void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
 };
 
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 }  // namespace
 
 std::string_view verdict_name(Verdict v) {
@@ -142,6 +184,26 @@ void note_finding(const std::string& text) {
   if (std::find(f.begin(), f.end(), text) == f.end()) f.push_back(text);
 }
 
+void sample(std::string_view name, std::string_view subject, std::initializer_list<std::string_view> columns,
+            std::initializer_list<double> values) {
+  if (!current_worst) return;
+  auto& all = current_worst->samples;
+  auto it = std::find_if(all.begin(), all.end(), [&](const Reservoir& r) { return r.series.name == name && r.series.subject == subject; });
+  if (it == all.end()) {
+    Reservoir r;
+    r.series.name = name;
+    r.series.subject = subject;
+    r.series.columns.assign(columns.begin(), columns.end());
+    std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over "name/subject"
+    for (unsigned char c : std::string(name) + "/" + std::string(subject)) h = (h ^ c) * 0x100000001b3ull;
+    r.key = splitmix64(current_worst->seed ^ h);
+    all.push_back(std::move(r));
+    it = all.end() - 1;
+  }
+  if (it->series.columns.size() != values.size()) throw std::logic_error("sample: series " + std::string(name) + " offered a point of another width");
+  it->offer(values);
+}
+
 void note_unbounded() {
   if (current_worst) ++current_worst->unbounded;
 }
@@ -157,6 +219,7 @@ void run_rapidcheck(const std::function<void()>& body, const RunParams& params, 
   meta.id = out.test_id;
   meta.description = out.test_id;
   WorstSeen worst;
+  worst.seed = out.seed;
   current_worst = &worst;
   ShrinkCounter shrinks;
   // Shrinking a 4096-entry row re-runs the 200-bit oracle thousands of times. After the first
@@ -201,6 +264,8 @@ void run_rapidcheck(const std::function<void()>& body, const RunParams& params, 
   out.observations = worst.all.size();
   out.unbounded = worst.unbounded;
   out.findings = worst.findings;
+  out.samples.clear();
+  for (Reservoir& r : worst.samples) out.samples.push_back(r.finish());
   if (!worst.all.empty()) {
     auto mid = worst.all.begin() + static_cast<std::ptrdiff_t>(worst.all.size() / 2);
     std::nth_element(worst.all.begin(), mid, worst.all.end());

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,20 @@ struct RunParams {
 };
 
 enum class Verdict { pass, fail, gave_up, error };
+
+// A bounded, deterministic sample of per-case measurements of one check, for the report's plots
+// (docs/report-schema.json, "samples"). At most max_sample_points points are kept, chosen from
+// every point offered during the run by a priority derived from the check's seed and the point's
+// index, so the same seed keeps the same points whichever process runs the check.
+struct SampleSeries {
+  std::string name;                  // what is measured: "error", "error-vs-gap", "lipschitz", ...
+  std::string subject;               // what it is about: a kernel ("softmax") or a stage ("stage 1")
+  std::vector<std::string> columns;  // the meaning of each value of a point
+  std::vector<double> points;        // columns.size() values per point, points in the order offered
+  std::uint64_t offered = 0;         // points offered during the run (kept or not)
+  std::uint64_t nonfinite = 0;       // offered points with a NaN or infinite value: never kept
+};
+inline constexpr std::size_t max_sample_points = 160;
 std::string_view verdict_name(Verdict v);
 
 struct Outcome {
@@ -42,6 +57,7 @@ struct Outcome {
   oracle::tiered::tier_counts certified;  // reference values from the tiered oracle, by tier
   std::string worst_case;         // where it was seen
   std::vector<std::string> findings;  // measured facts a property reports on a pass (note_finding)
+  std::vector<SampleSeries> samples;  // per-case measurements for plots (sample), by first offer
   std::string replay;             // the command that reruns exactly this check
 };
 
@@ -93,6 +109,11 @@ void observe(double ratio, const std::string& where);
 // Records a measured fact worth printing even when the property passes (e.g. the smallest
 // distance an exhaustive search found, and where): the gate prints it under its row.
 void note_finding(const std::string& text);
+
+// Offers one point of the series (name, subject) for the report's plots; columns names its values
+// (the same on every offer of a series). Cheap when the point is not kept: nothing is copied.
+void sample(std::string_view name, std::string_view subject, std::initializer_list<std::string_view> columns,
+            std::initializer_list<double> values);
 
 // Records that a check had no finite derived allowance (the a-priori bound says nothing there):
 // such cases pass without testing anything, and the gate says how many there were.
