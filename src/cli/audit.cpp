@@ -350,7 +350,7 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
   }
   if (interrupted()) {
     report.notes.push_back("interrupted: " + std::to_string(report.rows.size()) +
-                           " checks finished (the one in progress was discarded); no report file was written");
+                           " checks finished (those in progress were discarded); no report file was written");
     std::cout << render_text(report) << std::flush;
     std::cerr << "attncheck: interrupted by signal " << interrupted() << "; no report file was written\n";
     return interrupted_exit_status();
@@ -420,8 +420,8 @@ Command setup_audit(CLI::App& parent, const Global& global) {
   app->add_flag("--replay", o->replay,
                 "Re-run one check (exactly one --test and one --dtype, as printed in a report's Replay line) and show "
                 "every element of a faulting input");
-  app->footer("Reports are written atomically once the audit has finished. SIGINT/SIGTERM stops after the check in\n"
-              "progress (which is discarded), prints what finished and writes no report (exit 128+signal).\n"
+  app->footer("Reports are written atomically once the audit has finished. SIGINT/SIGTERM stops after the checks in\n"
+              "progress (which are discarded), prints what finished and writes no report (exit 128+signal).\n"
               "Exit status: 0 every applicable check passed, 1 a check failed (or ERROR/GAVE-UP), 2 usage or loading errors.");
   return {app, [o, &global] { return run_audit_command(*o, global); }};
 }
