@@ -48,6 +48,11 @@ typedef uint16_t attncheck_bf16_bits;
  * attention:   o = softmax(q k^T / sqrt(d)) v row by row; q is n x d, k is m x d, v is m x dv,
  *              o is n x dv; when causal != 0, key j is visible to query i iff j <= i.
  * softmax_jvp: dy = (Diag(p) - p p^T) dx with p = softmax(x), i < n.
+ *
+ * Special values (softmax and log_softmax; docs/audit.md, AUDIT-MASK-* and AUDIT-INF-001): a -inf
+ * entry is masked (softmax 0, log_softmax -inf, exactly); a fully masked row gives all 0 (log_softmax
+ * all -inf) or all NaN, as the audit's masked-row policy for the kernel says; a row with k entries
+ * +inf gives all NaN or the limit (1/k there and 0 elsewhere; log_softmax -ln k and -inf).
  */
 #define ATTNCHECK_ABI_DECLARE(T, S, SFX)                                                          \
   typedef int (*attncheck_softmax_##SFX##_fn)(const T* x, T* y, size_t n);                        \

@@ -15,6 +15,7 @@
 #include "attncheck/audit/exec_backend.hpp"
 #include "attncheck/audit/library_backend.hpp"
 #include "attncheck/check/format.hpp"
+#include "attncheck/check/parallel.hpp"
 #include "cli/cli.hpp"
 #include "cli/gate.hpp"
 #include "cli/progress.hpp"
@@ -38,6 +39,7 @@ struct AuditOptions {
   bool no_timings = false;
   bool replay = false;
   bool quiet = false;
+  int jobs = 0;  // 0: one worker per core
 };
 
 std::string shell_quoted(const std::string& s) {
@@ -99,13 +101,14 @@ bool resolve_source(const AuditOptions& o, AuditSource& src) {
         return false;
       }
   if (!o.masked.empty()) {
-    bool ok = false;
-    for (auto p : {audit::MaskedPolicy::zeros, audit::MaskedPolicy::nan, audit::MaskedPolicy::either})
-      if (audit::masked_policy_name(p) == o.masked) src.masked = p, ok = true;
-    if (!ok) {
+    // The command line applies to every kernel, over the bindings file's policies.
+    const auto p = audit::parse_masked_policy(o.masked);
+    if (!p) {
       std::cerr << "error: unknown --masked '" << o.masked << "'; use zeros, nan or either\n";
       return false;
     }
+    src.masked = *p;
+    src.kernel_masked.clear();
   }
   return true;
 }
@@ -162,6 +165,10 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
     std::cerr << "error: --memory must be at least 16 MiB (got " << o.memory_mib << ")\n";
     return exit_usage;
   }
+  if (o.jobs < 0) {
+    std::cerr << "error: -j/--jobs must be at least 1 (or 0 for one worker per core; got " << o.jobs << ")\n";
+    return exit_usage;
+  }
   if (o.replay && (o.tests.size() != 1 || o.dtypes.size() != 1)) {
     std::cerr << "error: --replay re-runs one check: give exactly one --test and one --dtype (copy the Replay line of the report)\n";
     return exit_usage;
@@ -213,43 +220,49 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
   req.params.seed = *seed;
   req.params.cases = o.cases;
   req.policy.masked = src.masked;
+  for (const auto& [kernel, p] : src.kernel_masked) req.kernel_policies[kernel].masked = p;
   req.full_inputs = o.replay;
   req.stop = [] { return interrupted() != 0; };
 
   audit::Limits limits;
   limits.timeout_seconds = o.timeout;
   limits.memory_bytes = static_cast<std::size_t>(o.memory_mib) << 20;
-  std::unique_ptr<audit::Backend> backend;
-  try {
+  // Starts the kernel process(es): here, to report loading errors before anything runs, and once
+  // more in each worker process of -j N (a fork server or program serves one process only).
+  const auto make_backend = [src, limits]() -> std::unique_ptr<audit::Backend> {
     if (!src.exec.empty()) {
       std::vector<std::pair<audit::Kind, Dtype>> ks;
       for (const auto& b : src.bindings) ks.emplace_back(b.kind, b.dtype);
-      backend = std::make_unique<audit::ExecBackend>(src.exec, ks, limits);
-    } else {
-      backend = std::make_unique<audit::LibraryBackend>(src.library, src.bindings, limits);
+      return std::make_unique<audit::ExecBackend>(src.exec, ks, limits);
     }
+    return std::make_unique<audit::LibraryBackend>(src.library, src.bindings, limits);
+  };
+  std::unique_ptr<audit::Backend> backend;
+  try {
+    backend = make_backend();
   } catch (const audit::LoadError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return exit_usage;
   }
+  req.jobs = o.jobs > 0 ? o.jobs : check::default_jobs();
+  req.worker_backend = make_backend;
 
   const auto t0 = std::chrono::steady_clock::now();
   const std::string started = utc_now();
   std::unique_ptr<Progress> line;
-  const auto progress = [&line, &o](std::size_t i, std::size_t n, const std::string& what) {
+  audit::Progress progress;
+  progress.started = [&line, &o](std::size_t i, std::size_t n, const std::string& what) {
     if (!line) line = std::make_unique<Progress>(o.quiet, n, 0);
-    if (i > 0) line->finished(0);
-    if (what.empty()) line->clear();
-    else line->show(i, what);
+    line->show(i, what);
+  };
+  progress.finished = [&line] {
+    if (line) line->finished(0);
   };
   stop_on_interrupt();
+  // Interrupted: run_audit drops the checks that finished after the signal, which may have seen
+  // their kernel process get it too (a terminal's Ctrl-C reaches the whole process group).
   auto rows = audit::run_audit(*backend, req, progress);
   if (line) line->clear();
-  if (interrupted() && !rows.empty() && rows.back().state == audit::RowState::ran) {
-    // The check in progress when the signal came may have seen its kernel process get the same
-    // signal (a terminal's Ctrl-C reaches the whole process group): its verdict is not to be trusted.
-    rows.pop_back();
-  }
 
   // Replay lines: the same kernels, only this check, same seed and cases.
   for (auto& r : rows) {
@@ -319,7 +332,11 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
   }
   report.skipped = static_cast<int>(report.skipped_rows.size());
   const std::string masked = std::string(audit::masked_policy_name(src.masked));
-  std::cout << "audit of " << backend->describe() << "  timeout " << decimal(o.timeout, 6) << " s  masked rows: " << masked
+  std::string masked_text = masked;  // the default, then the kernels with their own policy
+  for (const auto& [kernel, p] : src.kernel_masked)
+    masked_text += std::string(", ") + std::string(audit::kind_name(kernel.first)) + ":" + std::string(dtype_name(kernel.second)) + " " +
+                   std::string(audit::masked_policy_name(p));
+  std::cout << "audit of " << backend->describe() << "  timeout " << decimal(o.timeout, 6) << " s  masked rows: " << masked_text
             << "  tolerance " << req.params.tolerance.text() << "\n";
   if (report.rows.empty() && interrupted()) {
     std::cerr << "attncheck: interrupted by signal " << interrupted() << " before any check finished; no report file was written\n";
@@ -333,7 +350,7 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
   }
   if (interrupted()) {
     report.notes.push_back("interrupted: " + std::to_string(report.rows.size()) +
-                           " checks finished (the one in progress was discarded); no report file was written");
+                           " checks finished (those in progress were discarded); no report file was written");
     std::cout << render_text(report) << std::flush;
     std::cerr << "attncheck: interrupted by signal " << interrupted() << "; no report file was written\n";
     return interrupted_exit_status();
@@ -378,7 +395,9 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                   "How accuracy against the oracle is judged: derived (default), ulp:N, abs:A,rel:R or baseline:K "
                   "(error <= K x that of attncheck's plain reference kernel at the same format); overrides the "
                   "bindings file's");
-  app->add_option("--masked", o->masked, "What a fully masked softmax row (all -inf) must give: zeros, nan or either (default either)");
+  app->add_option("--masked", o->masked,
+                  "What a fully masked row (all -inf) must give, for every kernel: zeros (log_softmax: all -inf), nan or "
+                  "either (default either); replaces the bindings file's masked: policies (per kernel there)");
   app->add_option("--json", o->json,
                   "Also write a JSON report to FILE (schema attncheck-audit/1, schema_version 3: docs/audit.md, "
                   "docs/report-schema.json)");
@@ -394,11 +413,15 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                 "Leave every time out of the reports (the JSON \"timings\" object; \"seconds\" are 0), so the same seed "
                 "and kernels give byte-identical reports");
   app->add_flag("-q,--quiet", o->quiet, "No progress line and no table: only failures, notes and the summary line");
+  app->add_option("-j,--jobs", o->jobs,
+                  "Worker processes (0 = one per core, the default); each starts its own kernel process. The "
+                  "reports are the same for every N (with --no-timings, byte for byte)")
+      ->capture_default_str();
   app->add_flag("--replay", o->replay,
                 "Re-run one check (exactly one --test and one --dtype, as printed in a report's Replay line) and show "
                 "every element of a faulting input");
-  app->footer("Reports are written atomically once the audit has finished. SIGINT/SIGTERM stops after the check in\n"
-              "progress (which is discarded), prints what finished and writes no report (exit 128+signal).\n"
+  app->footer("Reports are written atomically once the audit has finished. SIGINT/SIGTERM stops after the checks in\n"
+              "progress (which are discarded), prints what finished and writes no report (exit 128+signal).\n"
               "Exit status: 0 every applicable check passed, 1 a check failed (or ERROR/GAVE-UP), 2 usage or loading errors.");
   return {app, [o, &global] { return run_audit_command(*o, global); }};
 }

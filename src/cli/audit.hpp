@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,7 +17,9 @@ struct AuditSource {
   std::string library;                  // --lib or the bindings file's library (resolved path)
   std::string exec;                     // --exec command
   std::vector<audit::Binding> bindings; // for --exec the symbol is empty
-  audit::MaskedPolicy masked = audit::MaskedPolicy::either;
+  audit::MaskedPolicy masked = audit::MaskedPolicy::either;  // the file's top-level masked, or --masked
+  // Per kernel (a kernel entry's masked:); --masked on the command line replaces them all.
+  std::map<std::pair<audit::Kind, Dtype>, audit::MaskedPolicy> kernel_masked;
   std::string tolerance;                // the bindings file's tolerance mode ("" = not given)
 };
 

@@ -24,11 +24,10 @@ std::vector<std::string> kind_names() {
 }
 
 std::string parse_masked(const std::string& s, audit::MaskedPolicy& out) {
-  for (auto p : {audit::MaskedPolicy::zeros, audit::MaskedPolicy::nan, audit::MaskedPolicy::either})
-    if (audit::masked_policy_name(p) == s) {
-      out = p;
-      return "";
-    }
+  if (const auto p = audit::parse_masked_policy(s)) {
+    out = *p;
+    return "";
+  }
   return "unknown masked-row policy '" + s + "'; use zeros, nan or either";
 }
 }  // namespace
@@ -96,7 +95,7 @@ std::string read_bindings_text(const std::string& text, const std::string& path,
 }
 
 static std::string parse_bindings(const YAML::Node& root, const std::string& path, AuditSource& out) {
-  if (!root.IsMap()) return path + ": expected a map with keys library, kernels (and optionally masked)";
+  if (!root.IsMap()) return path + ": expected a map with keys library, kernels (and optionally masked, tolerance)";
   for (const auto& kv : root) {
     const auto key = kv.first.as<std::string>();
     if (key != "library" && key != "kernels" && key != "masked" && key != "tolerance")
@@ -108,7 +107,8 @@ static std::string parse_bindings(const YAML::Node& root, const std::string& pat
   if (lib.is_relative()) lib = std::filesystem::path(path).parent_path() / lib;  // relative to the bindings file
   out.library = lib.string();
   if (root["masked"]) {
-    if (auto e = parse_masked(root["masked"].as<std::string>(), out.masked); !e.empty()) return path + ": " + e;
+    if (auto e = parse_masked(root["masked"].as<std::string>(), out.masked); !e.empty())
+      return path + ":" + std::to_string(root["masked"].Mark().line + 1) + ": " + e;
   }
   // One tolerance mode per audit (check/tolerance.hpp): at the top, or on kernels, all the same.
   auto take_tolerance = [&](const std::string& at, const std::string& t) -> std::string {
@@ -133,14 +133,19 @@ static std::string parse_bindings(const YAML::Node& root, const std::string& pat
       const auto key = kv.first.as<std::string>();
       if (key == "tolerance") {
         if (auto e = take_tolerance(at, kv.second.as<std::string>()); !e.empty()) return e;
-      } else if (key != "kind" && key != "dtype" && key != "symbol") {
-        return at + ": unknown key '" + key + "' (known: kind, dtype, symbol, tolerance)";
+      } else if (key != "kind" && key != "dtype" && key != "symbol" && key != "masked") {
+        return at + ": unknown key '" + key + "' (known: kind, dtype, symbol, masked, tolerance)";
       }
     }
     if (!k["kind"] || !k["dtype"] || !k["symbol"]) return at + ": a kernel entry needs kind, dtype and symbol";
     audit::Binding b;
     const std::string spec = k["kind"].as<std::string>() + ":" + k["dtype"].as<std::string>() + ":" + k["symbol"].as<std::string>();
     if (auto e = parse_kernel_spec(spec, true, b); !e.empty()) return at + ": " + e;
+    if (k["masked"]) {
+      audit::MaskedPolicy p{};
+      if (auto e = parse_masked(k["masked"].as<std::string>(), p); !e.empty()) return at + ": " + e;
+      out.kernel_masked[{b.kind, b.dtype}] = p;
+    }
     out.bindings.push_back(b);
   }
   return "";

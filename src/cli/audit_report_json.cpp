@@ -43,6 +43,7 @@ std::string result(const audit::AuditRow& r, const GateReport& report) {
   s += ", \"counterexample\": " + json_quoted(o.counterexample);
   s += ", \"message\": " + json_quoted(o.message);
   s += ", \"replay\": " + json_quoted(o.replay);
+  if (!r.masked_policy.empty()) s += ", \"masked_policy\": " + json_quoted(r.masked_policy);
   GateRow g;
   g.contract = r.contract;
   g.obligations = r.obligations;

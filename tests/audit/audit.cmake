@@ -24,3 +24,10 @@ if(NOT ATTNCHECK_PYTHON3)
   find_program(ATTNCHECK_PYTHON3 NAMES python3)
 endif()
 target_compile_definitions(attncheck_audit_tests PRIVATE ATTNCHECK_PYTHON3="${ATTNCHECK_PYTHON3}")
+
+# -j 1 and -j 2 give byte-identical JSON (and text) reports with --no-timings (issue 9).
+add_test(NAME "audit: -j 1 and -j 2 give byte-identical reports"
+         COMMAND ${CMAKE_COMMAND} -DCLI=$<TARGET_FILE:attncheck_cli> -DLIB=$<TARGET_FILE:attncheck_audit_testkernels>
+                 -DCONTRACTS=${CMAKE_CURRENT_SOURCE_DIR}/contracts -DOUT=${CMAKE_CURRENT_BINARY_DIR}/audit-jobs
+                 -P ${CMAKE_CURRENT_LIST_DIR}/jobs_identical.cmake)
+set_tests_properties("audit: -j 1 and -j 2 give byte-identical reports" PROPERTIES LABELS audit TIMEOUT 600)

@@ -24,6 +24,8 @@ struct Run {
   std::string output;                           // stdout and stderr
   std::map<std::string, std::string> verdicts;  // "TEST [dtype]" -> PASS / FAIL / N/A / ...
   std::map<std::string, std::string> detail;    // "TEST [dtype]" -> counterexample + message
+  std::map<std::string, std::string> by_kind;   // "TEST kind [dtype]" -> verdict (AUDIT-* rows of several kinds)
+  std::map<std::string, std::string> masked;    // "TEST kind [dtype]" -> the row's masked_policy, if any
   std::string json;
 };
 
@@ -54,14 +56,19 @@ Run audit(const std::string& args) {
   const int status = ::pclose(pipe);
   r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   std::ifstream in(json);
-  const std::regex row(R"re("test": "([^"]+)", "kinds": \[[^\]]*\], "dtype": "([^"]+)", "verdict": "([^"]+)")re");
+  const std::regex row(R"re("test": "([^"]+)", "kinds": \[("[^"]*")?[^\]]*\], "dtype": "([^"]+)", "verdict": "([^"]+)")re");
+  const std::regex policy(R"re("masked_policy": "([^"]+)")re");
   const std::regex text(R"re("counterexample": "((?:[^"\\]|\\.)*)", "message": "((?:[^"\\]|\\.)*)")re");
   for (std::string line; std::getline(in, line);) {
     r.json += line + "\n";
     std::smatch m, t;
     if (!std::regex_search(line, m, row)) continue;
-    const std::string key = m[1].str() + " [" + m[2].str() + "]";
-    r.verdicts[key] = m[3];
+    const std::string key = m[1].str() + " [" + m[3].str() + "]";
+    r.verdicts[key] = m[4];
+    const std::string first_kind = m[2].matched ? m[2].str().substr(1, m[2].length() - 2) : "";
+    const std::string kind_key = m[1].str() + " " + first_kind + " [" + m[3].str() + "]";
+    r.by_kind[kind_key] = m[4];
+    if (std::smatch pm; std::regex_search(line, pm, policy)) r.masked[kind_key] = pm[1];
     if (std::regex_search(line, t, text)) r.detail[key] = unescape(t[1].str()) + unescape(t[2].str());
   }
   fs::remove(json);
@@ -264,6 +271,97 @@ TEST_CASE("fully masked rows: uniform fails every policy, zeros pass 'zeros' and
   CHECK(audit(lib + "--kernel softmax:f32:zeros_softmax_f32 --masked nan " + t).verdicts["AUDIT-MASK-001 [f32]"] == "FAIL");
   CHECK(audit(lib + "--kernel softmax:f32:ok_softmax_f32 --masked nan " + t).verdicts["AUDIT-MASK-001 [f32]"] == "PASS");
   CHECK(audit(lib + "--kernel softmax:f32:ok_softmax_f32 --masked zeros " + t).verdicts["AUDIT-MASK-001 [f32]"] == "FAIL");
+}
+
+TEST_CASE("masked-row policies per kernel: a bindings file gives each kernel its own, --masked replaces them all") {
+  const fs::path dir = fs::temp_directory_path() / ("attncheck-audit-policies-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+  // zeros_softmax_f32 gives zeros, ok_softmax_f64 and ok_log_softmax_f32 give NaN on a fully
+  // masked row. The log_softmax kernel has no masked: of its own and takes the top-level one.
+  const auto bindings = [&](const std::string& name, const std::string& top, const std::string& p32, const std::string& p64) {
+    return write(name, std::string("library: ") + ATTNCHECK_AUDIT_TESTLIB + "\nmasked: " + top + "\nkernels:\n" +
+                           "  - {kind: softmax, dtype: f32, symbol: zeros_softmax_f32, masked: " + p32 + "}\n" +
+                           "  - {kind: softmax, dtype: f64, symbol: ok_softmax_f64, masked: " + p64 + "}\n" +
+                           "  - {kind: log_softmax, dtype: f32, symbol: ok_log_softmax_f32}\n");
+  };
+  const std::string t = "--cases 30 --test AUDIT-MASK-001";
+  Run right = audit("--bindings '" + bindings("right.yaml", "nan", "zeros", "nan") + "' " + t);
+  INFO(right.output);
+  CHECK(right.status == 0);
+  CHECK(right.by_kind.size() == 3);
+  CHECK(right.by_kind["AUDIT-MASK-001 softmax [f32]"] == "PASS");
+  CHECK(right.by_kind["AUDIT-MASK-001 softmax [f64]"] == "PASS");
+  CHECK(right.by_kind["AUDIT-MASK-001 log_softmax [f32]"] == "PASS");
+  CHECK(right.masked["AUDIT-MASK-001 softmax [f32]"] == "zeros");
+  CHECK(right.masked["AUDIT-MASK-001 softmax [f64]"] == "nan");
+  CHECK(right.masked["AUDIT-MASK-001 log_softmax [f32]"] == "nan");
+  CHECK(contains(right.json, "\"masked_policy\": \"nan\",\n"));  // the top-level default
+  CHECK(contains(right.output, "masked rows: nan, softmax:f32 zeros, softmax:f64 nan"));
+  // Each kernel with the other's policy: all three fail (log_softmax by the top-level zeros).
+  Run wrong = audit("--bindings '" + bindings("wrong.yaml", "zeros", "nan", "zeros") + "' " + t);
+  INFO(wrong.output);
+  CHECK(wrong.status == 1);
+  CHECK(wrong.by_kind["AUDIT-MASK-001 softmax [f32]"] == "FAIL");
+  CHECK(wrong.by_kind["AUDIT-MASK-001 softmax [f64]"] == "FAIL");
+  CHECK(wrong.by_kind["AUDIT-MASK-001 log_softmax [f32]"] == "FAIL");
+  // --masked applies to every kernel, over the file's policies.
+  Run either = audit("--bindings '" + bindings("wrong2.yaml", "zeros", "nan", "zeros") + "' --masked either " + t);
+  INFO(either.output);
+  CHECK(either.status == 0);
+  CHECK(either.masked["AUDIT-MASK-001 softmax [f32]"] == "either");
+  Run all_nan = audit(lib + "--kernel softmax:f32:zeros_softmax_f32 --kernel softmax:f64:ok_softmax_f64 --masked nan " + t);
+  CHECK(all_nan.by_kind["AUDIT-MASK-001 softmax [f32]"] == "FAIL");
+  CHECK(all_nan.by_kind["AUDIT-MASK-001 softmax [f64]"] == "PASS");
+  // A misspelt policy on a kernel is an error naming its line.
+  Run bad = audit("--bindings '" + bindings("bad.yaml", "nan", "zero", "nan") + "'");
+  CHECK(bad.status == 2);
+  CHECK(contains(bad.output, "bad.yaml:4: unknown masked-row policy 'zero'"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("log_softmax special values: masked entries give -inf, fully masked rows follow the policy, +inf rows give NaN or the limit") {
+  const std::string t = "--cases 60 --test AUDIT-MASK-001,AUDIT-MASK-002,AUDIT-INF-001 ";
+  const auto verdicts = [&](const std::string& symbol, const std::string& extra = "") {
+    Run r = audit(lib + "--kernel log_softmax:f32:" + symbol + " " + t + extra);
+    INFO(r.output);
+    CHECK(r.verdicts.size() == 3);
+    return r.verdicts["AUDIT-MASK-001 [f32]"] + " " + r.verdicts["AUDIT-MASK-002 [f32]"] + " " + r.verdicts["AUDIT-INF-001 [f32]"];
+  };
+  // The plain kernel: NaN for a fully masked row and for +inf (inf - inf), -inf for masked entries.
+  CHECK(verdicts("ok_log_softmax_f32") == "PASS PASS PASS");
+  CHECK(verdicts("ok_log_softmax_f32", "--masked nan") == "PASS PASS PASS");
+  CHECK(verdicts("ok_log_softmax_f32", "--masked zeros") == "FAIL PASS PASS");
+  // log 0 = -inf everywhere on a fully masked row is the 'zeros' policy in log space.
+  CHECK(verdicts("neginf_log_softmax_f32", "--masked zeros") == "PASS PASS PASS");
+  CHECK(verdicts("neginf_log_softmax_f32", "--masked nan") == "FAIL PASS PASS");
+  CHECK(verdicts("bug_log_softmax_masked_uniform_f32") == "FAIL PASS PASS");
+  CHECK(verdicts("bug_log_softmax_masked_finite_f32") == "FAIL FAIL PASS");
+  // The limit (-ln k on the k +inf entries, -inf elsewhere) is accepted; ignoring +inf is not.
+  CHECK(verdicts("limit_log_softmax_f32") == "PASS PASS PASS");
+  CHECK(verdicts("bug_log_softmax_inf_ignored_f32") == "PASS PASS FAIL");
+}
+
+TEST_CASE("attention key order: permuting keys and values together is allowed the derived rounding, a position bias is caught") {
+  const std::string t = "--cases 200 --test AUDIT-ATT-001,AUDIT-ATT-002,AUDIT-ATT-003,AUDIT-ATT-004 ";
+  Run ok = audit(lib + "--kernel attention:f32:ok_attention_f32 --kernel attention:f64:ok_attention_f64 " + t);
+  INFO(ok.output);
+  CHECK(ok.status == 0);
+  CHECK(ok.verdicts["AUDIT-ATT-004 [f32]"] == "PASS");
+  CHECK(ok.verdicts["AUDIT-ATT-004 [f64]"] == "PASS");
+  // The sum is reordered, so the allowance is used but not exceeded: a real rounding difference.
+  CHECK(std::regex_search(ok.json, std::regex(R"re("test": "AUDIT-ATT-004", [^\n]*"dtype": "f32"[^\n]*"worst_ratio": (?!0,))re")));
+  Run bias = audit(lib + "--kernel attention:f32:bug_attention_positional_f32 " + t);
+  INFO(bias.output);
+  CHECK(bias.status == 1);
+  CHECK(bias.verdicts["AUDIT-ATT-001 [f32]"] == "PASS");
+  CHECK(bias.verdicts["AUDIT-ATT-002 [f32]"] == "PASS");
+  CHECK(bias.verdicts["AUDIT-ATT-003 [f32]"] == "PASS");
+  CHECK(bias.verdicts["AUDIT-ATT-004 [f32]"] == "FAIL");
+  CHECK(contains(bias.detail["AUDIT-ATT-004 [f32]"], "after permuting keys and values"));
 }
 
 TEST_CASE("rows with +inf: a finite distribution that ignores the +inf entry fails") {

@@ -282,3 +282,84 @@ int bug_softmax_inf_ignored_f32(const float* x, float* y, size_t n) {
   for (size_t i = 0; i < n; ++i) y[i] = y[i] / s;
   return 0;
 }
+
+/* ---- log_softmax: masked rows and +inf (AUDIT-MASK-001/002, AUDIT-INF-001) --------------------- */
+
+static int all_neg_inf_f32(const float* x, size_t n) {
+  int all = 1;
+  for (size_t i = 0; i < n; ++i) all &= x[i] == -INFINITY;
+  return all;
+}
+
+/* Correct, but fully masked rows give log 0 = -inf everywhere (the 'zeros' policy in log space). */
+int neginf_log_softmax_f32(const float* x, float* y, size_t n) {
+  if (all_neg_inf_f32(x, n)) {
+    for (size_t i = 0; i < n; ++i) y[i] = -INFINITY;
+    return 0;
+  }
+  return ok_log_softmax_f32(x, y, n);
+}
+
+/* Fully masked rows come back as the log of a uniform row (-ln n): no policy accepts that. */
+int bug_log_softmax_masked_uniform_f32(const float* x, float* y, size_t n) {
+  if (all_neg_inf_f32(x, n)) {
+    for (size_t i = 0; i < n; ++i) y[i] = -logf((float)n);
+    return 0;
+  }
+  return ok_log_softmax_f32(x, y, n);
+}
+
+/* Clamps inputs at -100 "to avoid infinities": a masked entry comes back finite. */
+int bug_log_softmax_masked_finite_f32(const float* x, float* y, size_t n) {
+  float* c = malloc((n ? n : 1) * sizeof(float));
+  if (!c) return 1;
+  for (size_t i = 0; i < n; ++i) c[i] = x[i] < -100.0f ? -100.0f : x[i];
+  const int rc = ok_log_softmax_f32(c, y, n);
+  free(c);
+  return rc;
+}
+
+/* Correct, and rows with k entries +inf give the limit: -ln k on them, -inf elsewhere. */
+int limit_log_softmax_f32(const float* x, float* y, size_t n) {
+  size_t k = 0;
+  int nan = 0;
+  for (size_t i = 0; i < n; ++i) k += x[i] == INFINITY, nan |= x[i] != x[i];
+  if (k == 0 || nan) return ok_log_softmax_f32(x, y, n);
+  for (size_t i = 0; i < n; ++i) y[i] = x[i] == INFINITY ? -logf((float)k) : -INFINITY;
+  return 0;
+}
+
+/* Treats +inf entries as masked: a finite log-distribution that ignores the dominating entry. */
+int bug_log_softmax_inf_ignored_f32(const float* x, float* y, size_t n) {
+  float* c = malloc((n ? n : 1) * sizeof(float));
+  if (!c) return 1;
+  for (size_t i = 0; i < n; ++i) c[i] = x[i] == INFINITY ? -INFINITY : x[i];
+  const int rc = ok_log_softmax_f32(c, y, n);
+  free(c);
+  return rc;
+}
+
+/* ---- attention: key order (AUDIT-ATT-004) ----------------------------------------------------- */
+
+/* Adds a position bias -j/4 to the score of key j: a convex combination of the visible values
+ * that ignores no mask and treats queries alike, but weights keys by where they stand. */
+int bug_attention_positional_f32(const float* q, const float* k, const float* v, size_t n, size_t m, size_t d,
+                                 size_t dv, int causal, float* o) {
+  float* s = malloc((m ? m : 1) * sizeof(float));
+  float* p = malloc((m ? m : 1) * sizeof(float));
+  if (!s || !p) { free(s); free(p); return 1; }
+  const float scale = sqrtf((float)d);
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = 0; j < m; ++j)
+      s[j] = (!causal || j <= i) ? dot_f32(q + i * d, k + j * d, d) / scale - 0.25f * (float)j : -INFINITY;
+    ok_softmax_f32(s, p, m);
+    for (size_t c = 0; c < dv; ++c) {
+      float acc = 0;
+      for (size_t j = 0; j < m; ++j) acc = acc + (float)(p[j] * v[j * dv + c]);
+      o[i * dv + c] = m > 0 ? acc : NAN;
+    }
+  }
+  free(s);
+  free(p);
+  return 0;
+}

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "attncheck/bounds/attention_output.hpp"
+#include "attncheck/bounds/scores.hpp"
 #include "attncheck/bounds/softmax.hpp"
 #include "attncheck/kernels/softmax.hpp"
 #include "falsify/support.hpp"
@@ -20,11 +22,18 @@ std::string_view masked_policy_name(MaskedPolicy p) {
   return "?";
 }
 
+std::optional<MaskedPolicy> parse_masked_policy(std::string_view s) {
+  for (auto p : {MaskedPolicy::zeros, MaskedPolicy::nan, MaskedPolicy::either})
+    if (masked_policy_name(p) == s) return p;
+  return std::nullopt;
+}
+
 namespace {
 
 using falsify::draw_row;
 using falsify::draw_vector;
 using falsify::Report;
+using oracle::real;
 
 template <class T>
 bool is_nan(T v) { const double d = to_double(v); return d != d; }
@@ -243,58 +252,74 @@ void nan_propagates(Kind k, const KernelSet<T>& ks, const Policy&) {
     }
 }
 
-// AUDIT-MASK-001: a row of -inf has no softmax; the policy says what is accepted.
+// AUDIT-MASK-001: a row of -inf has no softmax; the kernel's policy says what is accepted. For
+// log_softmax the same policies read in log space: `zeros` is log 0 = -inf in every entry.
 template <class T>
-void fully_masked(Kind, const KernelSet<T>& ks, const Policy& pol) {
+void fully_masked(Kind k, const KernelSet<T>& ks, const Policy& pol) {
   const std::size_t n = static_cast<std::size_t>(*rc::gen::inRange(1, 65));
   const std::vector<T> x(n, T(-std::numeric_limits<double>::infinity()));
   std::vector<T> y(n);
-  ks.softmax(x.data(), y.data(), n);
+  const bool log_space = k == Kind::log_softmax;
+  (log_space ? ks.log_softmax : ks.softmax)(x.data(), y.data(), n);
   bool all_zero = true, all_nan = true;
   for (const T& v : y) {
-    all_zero &= to_double(v) == 0.0;
+    all_zero &= log_space ? to_double(v) == -std::numeric_limits<double>::infinity() : to_double(v) == 0.0;
     all_nan &= is_nan(v);
   }
   const bool ok = pol.masked == MaskedPolicy::zeros ? all_zero : pol.masked == MaskedPolicy::nan ? all_nan : (all_zero || all_nan);
+  const std::string zeros = log_space ? "all -inf (log 0)" : "all zeros";
   if (!ok)
-    Report<T>("AUDIT-MASK-001", what<T>(Kind::softmax) + " of a fully masked row of " + std::to_string(n))
+    Report<T>("AUDIT-MASK-001", what<T>(k) + " of a fully masked row of " + std::to_string(n))
         .input("Output", y)
         .line("Every input is -inf. Policy '" + std::string(masked_policy_name(pol.masked)) + "' accepts " +
-              (pol.masked == MaskedPolicy::zeros ? "all zeros" : pol.masked == MaskedPolicy::nan ? "all NaN" : "all zeros or all NaN") +
-              " (--masked zeros|nan|either).")
+              (pol.masked == MaskedPolicy::zeros ? zeros : pol.masked == MaskedPolicy::nan ? "all NaN" : zeros + " or all NaN") +
+              " (--masked, or masked: in the bindings file).")
         .raise();
 }
 
-// AUDIT-MASK-002: -inf entries beside finite ones give exactly 0, and the finite entries are the
-// softmax of the finite sub-row within its derived bound.
+// Inserts `count` copies of v at random places of x; returns the new row.
 template <class T>
-void partly_masked(Kind, const KernelSet<T>& ks, const Policy&) {
-  auto finite = draw_row<T>(256);
-  const std::size_t masks = static_cast<std::size_t>(*rc::gen::inRange(1, 9));
-  std::vector<T> x = finite;
-  for (std::size_t i = 0; i < masks; ++i) {
+std::vector<T> insert_copies(std::vector<T> x, std::size_t count, double v) {
+  for (std::size_t i = 0; i < count; ++i) {
     const std::size_t at = *rc::gen::inRange<std::size_t>(0, x.size() + 1);
-    x.insert(x.begin() + static_cast<std::ptrdiff_t>(at), T(-std::numeric_limits<double>::infinity()));
+    x.insert(x.begin() + static_cast<std::ptrdiff_t>(at), T(v));
   }
+  return x;
+}
+
+// AUDIT-MASK-002: -inf entries beside finite ones give exactly 0 (log_softmax: exactly -inf),
+// and the finite entries are the softmax (log_softmax) of the finite sub-row within its derived
+// bound: a masked entry contributes exp(-inf) = 0 to the sum, so the rest is that of the sub-row.
+template <class T>
+void partly_masked(Kind k, const KernelSet<T>& ks, const Policy&) {
+  const auto finite = draw_row<T>(256);
+  const std::size_t masks = static_cast<std::size_t>(*rc::gen::inRange(1, 9));
+  const std::vector<T> x = insert_copies(finite, masks, -std::numeric_limits<double>::infinity());
+  const bool log_space = k == Kind::log_softmax;
   std::vector<T> y(x.size());
-  ks.softmax(x.data(), y.data(), x.size());
+  (log_space ? ks.log_softmax : ks.softmax)(x.data(), y.data(), x.size());
   const auto ex = oracle::softmax_row(finite);
   const auto b = bounds::softmax_bound(ex, bounds::model_of<T>());
+  const auto lb = log_space ? bounds::log_softmax_bound(ex, bounds::model_of<T>()) : std::vector<real>{};
+  const double masked_value = log_space ? -std::numeric_limits<double>::infinity() : 0.0;
   std::size_t f = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
-    const std::string where = what<T>(Kind::softmax) + " with " + std::to_string(masks) + " masked entries, element " +
-                              std::to_string(i) + " of " + std::to_string(x.size());
+    const std::string where = what<T>(k) + " with " + std::to_string(masks) + " masked entries, element " + std::to_string(i) + " of " +
+                              std::to_string(x.size());
     if (std::isinf(to_double(x[i]))) {
-      if (!(to_double(y[i]) == 0.0))
-        Report<T>("AUDIT-MASK-002", where).input("Input", x).input("Output", y).line("A -inf entry must give exactly 0.").raise();
+      if (!(to_double(y[i]) == masked_value))
+        Report<T>("AUDIT-MASK-002", where).input("Input", x).input("Output", y)
+            .line(std::string("A -inf entry must give exactly ") + (log_space ? "-inf." : "0.")).raise();
       continue;
     }
     const double v = to_double(y[i]);
-    const double allowed = std::max(b.hi[f] - ex.p[f], ex.p[f] - b.lo[f]);
-    const double err = std::abs(v - static_cast<double>(ex.p[f]));
+    const real exact = log_space ? ex.logp[f] : ex.p[f];
+    const double allowed = static_cast<double>(log_space ? lb[f] : std::max(b.hi[f] - ex.p[f], ex.p[f] - b.lo[f]));
+    const double err = std::abs(v - static_cast<double>(exact));
     check::observe(falsify::ratio(err, allowed), where);
     if (!(err <= allowed))
-      Report<T>("AUDIT-MASK-002", where).input("Input", x).kernel(y[i]).exact(ex.p[f], "softmax of the finite entries, MPFR 200 bits")
+      Report<T>("AUDIT-MASK-002", where).input("Input", x).kernel(y[i])
+          .exact(exact, std::string(log_space ? "log_softmax" : "softmax") + " of the finite entries, MPFR 200 bits")
           .error(err, allowed).raise();
     ++f;
   }
@@ -302,30 +327,39 @@ void partly_masked(Kind, const KernelSet<T>& ks, const Policy&) {
 
 // AUDIT-INF-001: a row with +inf entries has no finite softmax. Accepted: all NaN, or the limit
 // (1/k on each of the k +inf entries, 0 elsewhere) within the derived bound of softmax of k ties.
+// log_softmax: all NaN, or the log of that limit: -ln k on each +inf entry, within the derived
+// bound of log_softmax of k ties, and exactly -inf elsewhere.
 template <class T>
-void plus_infinity(Kind, const KernelSet<T>& ks, const Policy&) {
-  std::vector<T> x = draw_row<T>(64);
+void plus_infinity(Kind kind, const KernelSet<T>& ks, const Policy&) {
   const std::size_t k = static_cast<std::size_t>(*rc::gen::inRange(1, 4));
-  for (std::size_t i = 0; i < k; ++i) {
-    const std::size_t at = *rc::gen::inRange<std::size_t>(0, x.size() + 1);
-    x.insert(x.begin() + static_cast<std::ptrdiff_t>(at), T(std::numeric_limits<double>::infinity()));
-  }
+  const std::vector<T> x = insert_copies(draw_row<T>(64), k, std::numeric_limits<double>::infinity());
+  const bool log_space = kind == Kind::log_softmax;
   std::vector<T> y(x.size());
-  ks.softmax(x.data(), y.data(), x.size());
+  (log_space ? ks.log_softmax : ks.softmax)(x.data(), y.data(), x.size());
   bool all_nan = true;
   for (const T& v : y) all_nan &= is_nan(v);
   if (all_nan) return;
   const auto ties = oracle::softmax_row(std::vector<T>(k, T(0)));
-  const auto b = bounds::softmax_bound(ties, bounds::model_of<T>());
+  const auto md = bounds::model_of<T>();
+  real lo, hi;
+  if (log_space) {
+    const real w = bounds::log_softmax_bound(ties, md)[0];
+    lo = ties.logp[0] - w, hi = ties.logp[0] + w;
+  } else {
+    const auto b = bounds::softmax_bound(ties, md);
+    lo = b.lo[0], hi = b.hi[0];
+  }
+  const double elsewhere = log_space ? -std::numeric_limits<double>::infinity() : 0.0;
   for (std::size_t i = 0; i < x.size(); ++i) {
     const double v = to_double(y[i]);
     const bool inf = std::isinf(to_double(x[i]));
-    const bool ok = inf ? (v >= static_cast<double>(b.lo[0]) && v <= static_cast<double>(b.hi[0])) : v == 0.0;
+    const bool ok = inf ? (v >= static_cast<double>(lo) && v <= static_cast<double>(hi)) : v == elsewhere;
     if (!ok)
-      Report<T>("AUDIT-INF-001", what<T>(Kind::softmax) + " with " + std::to_string(k) + " +inf entries, element " + std::to_string(i))
+      Report<T>("AUDIT-INF-001", what<T>(kind) + " with " + std::to_string(k) + " +inf entries, element " + std::to_string(i))
           .input("Input", x).input("Output", y)
-          .line("Accepted: all NaN, or 1/" + std::to_string(k) + " on each +inf entry (within [" + decimal(static_cast<double>(b.lo[0]), 6) +
-                ", " + decimal(static_cast<double>(b.hi[0]), 6) + "], derived) and exactly 0 elsewhere.")
+          .line("Accepted: all NaN, or " + std::string(log_space ? "-ln " : "1/") + std::to_string(k) + " on each +inf entry (within [" +
+                decimal(static_cast<double>(lo), 6) + ", " + decimal(static_cast<double>(hi), 6) + "], derived) and exactly " +
+                (log_space ? "-inf" : "0") + " elsewhere.")
           .raise();
   }
 }
@@ -386,15 +420,22 @@ void attention_causal(Kind, const KernelSet<T>& ks, const Policy&) {
             .line("Query " + std::to_string(i) + " may only see keys 0.." + std::to_string(i) + ", yet its output changed.").raise();
 }
 
+// A random permutation of 0..n-1 (shrinks towards the identity).
+inline std::vector<std::size_t> draw_perm(std::size_t n) {
+  std::vector<std::size_t> perm(n);
+  for (std::size_t i = 0; i < n; ++i) perm[i] = i;
+  if (n == 0) return perm;
+  const auto order = *rc::gen::container<std::vector<std::size_t>>(n, rc::gen::inRange<std::size_t>(0, n));
+  for (std::size_t i = 0; i < n; ++i) std::swap(perm[i], perm[order[i]]);
+  return perm;
+}
+
 // AUDIT-ATT-003: permuting the queries permutes the output rows, bit for bit (each query's row is
 // computed from the same keys in the same order; nothing else changes).
 template <class T>
 void attention_query_permutation(Kind, const KernelSet<T>& ks, const Policy&) {
   const auto c = draw_attention<T>();
-  std::vector<std::size_t> perm(c.n);
-  for (std::size_t i = 0; i < c.n; ++i) perm[i] = i;
-  const auto order = *rc::gen::container<std::vector<std::size_t>>(c.n, rc::gen::inRange<std::size_t>(0, c.n));
-  for (std::size_t i = 0; i < c.n; ++i) std::swap(perm[i], perm[order[i]]);
+  const auto perm = draw_perm(c.n);
   auto permuted = c;
   for (std::size_t i = 0; i < c.n; ++i)
     std::copy_n(c.q.begin() + static_cast<std::ptrdiff_t>(perm[i] * c.d), c.d, permuted.q.begin() + static_cast<std::ptrdiff_t>(i * c.d));
@@ -408,36 +449,102 @@ void attention_query_permutation(Kind, const KernelSet<T>& ks, const Policy&) {
             .raise();
 }
 
+// The derived allowance of every output of a non-causal attention call, against the exact
+// o_ic = Σ_j softmax(s_i)_j v_jc with s_ij = q_i·k_j/√d exact (proofs/bounds/attention_output.md,
+// "Whole row, scores unknown"). The audited kernel's own scores ŝ_ij are not observable: each lies
+// within δ_ij = score_bound of s_ij (a dot product in any summation order, divided by the rounded
+// √d); softmax_bound with those input errors bounds its weights around softmax(s_i), and
+// attention_output_bound adds the value sum (γ_m holds for any summation order). Every term is a
+// symmetric function of the keys (δ_ij travels with key j): permuting keys and values together
+// permutes the summands and leaves the allowance unchanged.
+template <class T>
+std::vector<real> attention_allowance(const AttentionCase<T>& c) {
+  const auto md = bounds::model_of<T>();
+  const auto S = oracle::scores_exact(c.q, c.k, c.n, c.m, c.d);
+  const auto Q = oracle::lift(c.q), K = oracle::lift(c.k);
+  std::vector<real> v(c.v.size());
+  for (std::size_t e = 0; e < v.size(); ++e) v[e] = to_double(c.v[e]);
+  std::vector<real> out;
+  for (std::size_t i = 0; i < c.n; ++i) {
+    std::vector<mpfr200> row(S.begin() + static_cast<std::ptrdiff_t>(i * c.m), S.begin() + static_cast<std::ptrdiff_t>((i + 1) * c.m));
+    std::vector<real> delta(c.m);
+    for (std::size_t j = 0; j < c.m; ++j) {
+      mpfr200 abs_dot = 0;
+      for (std::size_t t = 0; t < c.d; ++t) abs_dot += abs(Q[i * c.d + t] * K[j * c.d + t]);
+      delta[j] = bounds::score_bound(oracle::dbl(row[j]), oracle::dbl(abs_dot), c.d, md);
+    }
+    const auto exact = oracle::softmax_row_exact(row);
+    const auto b = bounds::attention_output_bound(exact, bounds::softmax_bound(exact, md, delta), v, c.dv, md);
+    out.insert(out.end(), b.begin(), b.end());
+  }
+  return out;
+}
+
+// AUDIT-ATT-004: permuting the keys and values together leaves every output unchanged within twice
+// the derived allowance: both calls are within B of the same exact value (B symmetric in the keys,
+// see attention_allowance), so they differ by at most 2B. A reordered sum is not bit-identical.
+template <class T>
+void attention_key_permutation(Kind, const KernelSet<T>& ks, const Policy&) {
+  const auto c = draw_attention<T>(2);
+  const auto perm = draw_perm(c.m);
+  auto permuted = c;
+  for (std::size_t j = 0; j < c.m; ++j) {
+    std::copy_n(c.k.begin() + static_cast<std::ptrdiff_t>(perm[j] * c.d), c.d, permuted.k.begin() + static_cast<std::ptrdiff_t>(j * c.d));
+    std::copy_n(c.v.begin() + static_cast<std::ptrdiff_t>(perm[j] * c.dv), c.dv, permuted.v.begin() + static_cast<std::ptrdiff_t>(j * c.dv));
+  }
+  const auto o = c.run(ks, false), op = permuted.run(ks, false);
+  const auto b = attention_allowance(c);
+  std::string order;
+  for (std::size_t j = 0; j < c.m; ++j) order += (j ? ", " : "") + std::to_string(perm[j]);
+  for (std::size_t e = 0; e < o.size(); ++e) {
+    const real diff = std::abs(static_cast<real>(to_double(op[e])) - static_cast<real>(to_double(o[e])));
+    const real allowed = 2 * b[e];
+    const std::string where = what<T>(Kind::attention) + ", output [" + std::to_string(e / c.dv) + "][" + std::to_string(e % c.dv) +
+                              "] after permuting keys and values, " + c.shape();
+    check::observe(falsify::ratio(diff, allowed), where);
+    if (!(diff <= allowed))
+      Report<T>("AUDIT-ATT-004", where).input("q", c.q).input("k", c.k).input("v", c.v)
+          .line("Permutation: key j of the second call is key " + std::string("[") + order + "][j] of the first")
+          .input("Output", o).input("Output with permuted keys and values", op)
+          .error(diff, allowed, "derived: twice the whole-row bound (both calls within it of the same exact value)").raise();
+  }
+}
+
 #define ATTNCHECK_AUDIT_PROPERTY(ID, TITLE, KINDS, FN)                                             \
   AuditProperty {                                                                                  \
     ID, TITLE, KINDS, [](Kind k, const KernelSet<f16>& s, const Policy& p) { FN<f16>(k, s, p); },  \
         [](Kind k, const KernelSet<bf16>& s, const Policy& p) { FN<bf16>(k, s, p); },              \
         [](Kind k, const KernelSet<float>& s, const Policy& p) { FN<float>(k, s, p); },            \
-        [](Kind k, const KernelSet<double>& s, const Policy& p) { FN<double>(k, s, p); }           \
+        [](Kind k, const KernelSet<double>& s, const Policy& p) { FN<double>(k, s, p); }, false    \
   }
 
 std::vector<AuditProperty> build() {
   const std::vector<Kind> every(std::begin(all_kinds), std::end(all_kinds));
-  const std::vector<Kind> sm{Kind::softmax}, att{Kind::attention};
-  return {
+  const std::vector<Kind> sm{Kind::softmax, Kind::log_softmax}, att{Kind::attention};
+  std::vector<AuditProperty> v = {
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-SAFE-001",
                                "every call returns within the timeout, writes only its output and leaves its inputs unchanged",
                                every, safe),
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-DET-001", "the same input twice gives the same bits", every, deterministic),
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-NAN-001", "a NaN input gives NaN in every output that depends on it",
                                every, nan_propagates),
-      ATTNCHECK_AUDIT_PROPERTY("AUDIT-MASK-001", "a fully masked row (all -inf) gives what the --masked policy accepts", sm, fully_masked),
+      ATTNCHECK_AUDIT_PROPERTY("AUDIT-MASK-001", "a fully masked row (all -inf) gives what the kernel's masked-row policy accepts", sm, fully_masked),
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-MASK-002",
-                               "-inf entries give exactly 0 and the rest is the softmax of the finite entries within the derived bound",
+                               "-inf entries give exactly 0 (log_softmax: -inf) and the rest is that of the finite entries within the derived bound",
                                sm, partly_masked),
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-ATT-001", "attention outputs lie in the per-column range of the visible values, within the derived rounding allowance",
                                att, attention_range),
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-ATT-002", "under the causal mask a query's output does not depend on later keys or values", att,
                                attention_causal),
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-ATT-003", "permuting the queries permutes the output rows", att, attention_query_permutation),
-      ATTNCHECK_AUDIT_PROPERTY("AUDIT-INF-001", "a row with +inf gives all NaN or the one-hot limit over the +inf entries", sm,
+      ATTNCHECK_AUDIT_PROPERTY("AUDIT-ATT-004",
+                               "permuting keys and values together leaves the output unchanged within twice the derived whole-row bound",
+                               att, attention_key_permutation),
+      ATTNCHECK_AUDIT_PROPERTY("AUDIT-INF-001", "a row with +inf gives all NaN or the one-hot limit over the +inf entries (log_softmax: its log)", sm,
                                plus_infinity),
   };
+  for (AuditProperty& p : v) p.judges_masked_policy = p.id == "AUDIT-MASK-001";
+  return v;
 }
 
 }  // namespace

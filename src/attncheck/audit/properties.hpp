@@ -2,7 +2,9 @@
 // contract states them about the reference): special-value policies, determinism and safety.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attncheck/audit/call.hpp"
@@ -10,10 +12,13 @@
 
 namespace attncheck::audit {
 
-// What a fully masked softmax row (every entry -inf) must give.
+// What a fully masked row (every entry -inf) must give: softmax all zeros (log_softmax all -inf,
+// log 0), all NaN, or either. Set per kernel (bindings file) or for all (--masked).
 enum class MaskedPolicy { zeros, nan, either };
 std::string_view masked_policy_name(MaskedPolicy p);
+std::optional<MaskedPolicy> parse_masked_policy(std::string_view s);
 
+// The special-value policies of one audited kernel.
 struct Policy {
   MaskedPolicy masked = MaskedPolicy::either;
 };
@@ -29,6 +34,7 @@ struct AuditProperty {
   std::function<void(Kind, const KernelSet<bf16>&, const Policy&)> bf16;
   std::function<void(Kind, const KernelSet<float>&, const Policy&)> f32;
   std::function<void(Kind, const KernelSet<double>&, const Policy&)> f64;
+  bool judges_masked_policy = false;  // its verdict depends on Policy::masked (reports show the policy)
 };
 
 const std::vector<AuditProperty>& audit_properties();

@@ -1,48 +1,30 @@
-// attncheck audit: the runner. A registered property runs unchanged against the audited kernels:
-// the kernel set is swapped in through the registry's mutant mechanism (a run-time "mutant"
-// that replaces the whole set), so seeds, shrinking budget and reports are the gate's own.
+// attncheck audit: the runner. A registered property runs unchanged against the audited kernels,
+// which travel on check::RunParams::kernels in place of the reference, so seeds, shrinking budget
+// and reports are the gate's own.
 #include "attncheck/audit/runner.hpp"
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+
+#include "attncheck/check/parallel.hpp"
 
 namespace attncheck::audit {
 
 namespace {
 
-constexpr const char* swap_name = "audit:kernels-under-audit";
 constexpr int probe_cases = 10;  // cases used to see which kernel kinds a property calls
 
-template <class T>
-KernelSet<T>*& slot() {
-  static KernelSet<T>* s = nullptr;
-  return s;
-}
-
-void ensure_swap_registered() {
-  static const bool once = [] {
-    check::MutantInfo m;
-    m.name = swap_name;
-    m.description = "the kernels under audit (registered only inside 'attncheck audit')";
-    m.apply_f16 = [](KernelSet<f16>& k) { k = *slot<f16>(); };
-    m.apply_bf16 = [](KernelSet<bf16>& k) { k = *slot<bf16>(); };
-    m.apply_f32 = [](KernelSet<float>& k) { k = *slot<float>(); };
-    m.apply_f64 = [](KernelSet<double>& k) { k = *slot<double>(); };
-    check::add_mutant(std::move(m));
-    return true;
-  }();
-  (void)once;
-}
-
-// Runs a registered property at T against ks.
+// Runs a registered property at T against ks, handed over on RunParams (check/registry.hpp), so
+// seeds, shrinking budget and reports are the gate's own.
 template <class T>
 check::Outcome run_with(const check::PropertyInfo& p, KernelSet<T> ks, check::RunParams params) {
-  ensure_swap_registered();
-  slot<T>() = &ks;
-  params.mutant = swap_name;
-  check::Outcome o = check::run_property(p, dtype_of<T>(), params);
-  slot<T>() = nullptr;
-  return o;
+  auto sets = std::make_shared<KernelSets>();
+  sets->name = ks.name;
+  sets->set<T>(std::move(ks));
+  params.kernels = std::move(sets);
+  return check::run_property(p, dtype_of<T>(), params);
 }
 
 // Bit i: Kind with value i (1..7); bit 8: rmsnorm_heads, bit 9: attention_hvp (no ABI kinds).
@@ -127,7 +109,7 @@ void run_audit_property(Backend& b, const AuditProperty& ap, Kind kind, const Au
     else if constexpr (std::is_same_v<T, float>) return ap.f32;
     else return ap.f64;
   }();
-  const Policy policy = req.policy;
+  const Policy policy = req.policy_for(kind, dtype_of<T>());
   check::detail::run_rapidcheck([&] { body(kind, ks, policy); }, req.params, row.outcome);
 }
 
@@ -199,40 +181,164 @@ std::vector<AuditRow> run_audit(Backend& backend, const AuditRequest& req, const
         it.row.outcome.dtype = d;
         it.audit = &ap;
         it.kind = k;
+        if (ap.judges_masked_policy) it.row.masked_policy = std::string(masked_policy_name(req.policy_for(k, d).masked));
         plan.push_back(std::move(it));
       }
     }
   }
 
-  std::vector<AuditRow> rows;
-  for (std::size_t i = 0; i < plan.size(); ++i) {
-    if (req.stop && req.stop()) break;  // an interrupted run (the CLI's SIGINT): keep what finished
-    Item& it = plan[i];
-    AuditRow& row = it.row;
+  // One check of the plan, against backend b (this process's, or a worker's own).
+  const auto run_item = [&](Backend& b, std::size_t i) {
+    const Item& it = plan[i];
+    AuditRow row = it.row;
     const Dtype d = row.outcome.dtype;
-    if (progress) progress(i, plan.size(), row.outcome.test_id + " [" + std::string(dtype_name(d)) + "]");
-    if (row.state == RowState::ran) {
-      const auto t0 = std::chrono::steady_clock::now();
-      try {
-        if (it.prop) {
-          visit_dtype(d, [&]<class T>() { run_contract_test<T>(backend, *it.prop, req, row); });
-        } else {
-          row.outcome.seed = check::derive_seed(req.params.seed, row.outcome.test_id + ":" + row.kinds[0], d);
-          visit_dtype(d, [&]<class T>() { run_audit_property<T>(backend, *it.audit, it.kind, req, row); });
-        }
-      } catch (const std::exception& e) {
-        row.outcome.verdict = check::Verdict::error;
-        row.outcome.message = e.what();
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+      if (it.prop) {
+        visit_dtype(d, [&]<class T>() { run_contract_test<T>(b, *it.prop, req, row); });
+      } else {
+        row.outcome.seed = check::derive_seed(req.params.seed, row.outcome.test_id + ":" + row.kinds[0], d);
+        visit_dtype(d, [&]<class T>() { run_audit_property<T>(b, *it.audit, it.kind, req, row); });
       }
-      row.outcome.test_id = it.prop ? it.prop->id : it.audit->id;
-      row.outcome.dtype = d;
-      row.outcome.kernels = backend.describe();
-      row.outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    } catch (const std::exception& e) {
+      row.outcome.verdict = check::Verdict::error;
+      row.outcome.message = e.what();
     }
-    rows.push_back(std::move(row));
+    row.outcome.test_id = it.prop ? it.prop->id : it.audit->id;
+    row.outcome.dtype = d;
+    row.outcome.kernels = b.describe();
+    row.outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return row;
+  };
+
+  std::vector<std::size_t> todo;  // the plan items that run (the others are N/A already)
+  for (std::size_t i = 0; i < plan.size(); ++i)
+    if (plan[i].row.state == RowState::ran) todo.push_back(i);
+  const auto stopping = [&] { return req.stop && req.stop(); };
+  const auto label = [&](std::size_t i) {
+    return plan[i].row.outcome.test_id + " [" + std::string(dtype_name(plan[i].row.outcome.dtype)) + "]";
+  };
+
+  // A worker makes its own backend on its first check: a fork server or program started by the
+  // parent must not be shared by several processes. `own` is the worker's copy (fork).
+  const pid_t parent = ::getpid();
+  std::unique_ptr<Backend> own;
+  const auto backend_here = [&]() -> Backend& {
+    if (::getpid() == parent || !req.worker_backend) return backend;
+    if (!own) own = req.worker_backend();
+    return *own;
+  };
+  check::ParallelBytesHooks hooks;
+  hooks.on_start = [&](std::size_t k) {
+    if (progress.started) progress.started(todo[k], plan.size(), label(todo[k]));
+  };
+  std::vector<bool> finished(plan.size(), false);
+  std::vector<AuditRow> results(plan.size());
+  hooks.on_done = [&](std::size_t k, const std::string& bytes) {
+    if (progress.finished) progress.finished();
+    if (stopping()) return;  // finished after the stop: not to be trusted
+    if (auto row = decode_row(bytes)) results[todo[k]] = std::move(*row), finished[todo[k]] = true;
+  };
+  hooks.stop = stopping;
+  hooks.valid = [](std::string_view b) { return decode_row(b).has_value(); };
+  hooks.error_result = [&](std::size_t k, const std::string& why) {
+    AuditRow row = plan[todo[k]].row;
+    row.outcome.verdict = check::Verdict::error;
+    row.outcome.message = why;
+    row.outcome.kernels = backend.describe();
+    return encode_row(row);
+  };
+  hooks.worker_exit = [&] { own.reset(); };
+  const int jobs = req.worker_backend ? req.jobs : 1;
+  check::run_parallel_bytes(
+      todo.size(), jobs,
+      [&](std::size_t k) {
+        try {
+          return encode_row(run_item(backend_here(), todo[k]));
+        } catch (const std::exception& e) {  // the worker could not start its backend
+          AuditRow row = plan[todo[k]].row;
+          row.outcome.verdict = check::Verdict::error;
+          row.outcome.message = e.what();
+          return encode_row(row);
+        }
+      },
+      hooks);
+
+  // In plan order; after a check that did not finish (interrupted), N/A rows are left out too,
+  // as a run in one process would have stopped there.
+  std::vector<AuditRow> rows;
+  bool gap = false;
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    if (plan[i].row.state != RowState::ran) {
+      if (!gap) rows.push_back(plan[i].row);
+    } else if (finished[i]) {
+      rows.push_back(std::move(results[i]));
+    } else {
+      gap = true;
+    }
   }
-  if (progress) progress(plan.size(), plan.size(), "");
   return rows;
+}
+
+namespace {
+void put_strings(std::string& s, const std::vector<std::string>& v) {
+  check::wire::put_u64(s, v.size());
+  for (const auto& x : v) check::wire::put_string(s, x);
+}
+std::vector<std::string> get_strings(check::wire::Reader& r) {
+  std::vector<std::string> v;
+  const std::uint64_t n = r.u64();
+  for (std::uint64_t i = 0; r.ok && i < n; ++i) v.push_back(r.str());
+  return v;
+}
+}  // namespace
+
+// A field added to AuditRow or CallStats and forgotten here would vanish under -j N (while -j 1
+// kept it); check/parallel.cpp guards Outcome the same way. When this fires, put the new field on
+// the wire below and update the number.
+#if defined(__x86_64__) && defined(__GLIBCXX__)
+static_assert(sizeof(AuditRow) == 552 && sizeof(CallStats) == 64,
+              "AuditRow or CallStats changed: put the new field on the wire (encode_row/decode_row)");
+#endif
+
+std::string encode_row(const AuditRow& r) {
+  using namespace check::wire;
+  std::string s;
+  put_string(s, r.contract);
+  put_strings(s, r.obligations);
+  put_strings(s, r.kinds);
+  put_u64(s, static_cast<std::uint64_t>(r.state));
+  put_string(s, r.reason);
+  put_string(s, check::encode_outcome(r.outcome));
+  put_u64(s, static_cast<std::uint64_t>(static_cast<std::int64_t>(r.stats.calls)));
+  put_u64(s, static_cast<std::uint64_t>(static_cast<std::int64_t>(r.stats.timeouts)));
+  put_u64(s, static_cast<std::uint64_t>(static_cast<std::int64_t>(r.stats.declines)));
+  put_string(s, r.stats.first_decline);
+  put_u64(s, static_cast<std::uint64_t>(static_cast<std::int64_t>(r.stats.timeout_budget)));
+  put_u64(s, r.stats.shown_elements);
+  put_string(s, r.masked_policy);
+  return s;
+}
+
+std::optional<AuditRow> decode_row(std::string_view bytes) {
+  check::wire::Reader r{bytes};
+  AuditRow row;
+  row.contract = r.str();
+  row.obligations = get_strings(r);
+  row.kinds = get_strings(r);
+  row.state = static_cast<RowState>(r.u64());
+  row.reason = r.str();
+  const auto outcome = check::decode_outcome(r.str());
+  row.stats.calls = static_cast<int>(static_cast<std::int64_t>(r.u64()));
+  row.stats.timeouts = static_cast<int>(static_cast<std::int64_t>(r.u64()));
+  row.stats.declines = static_cast<int>(static_cast<std::int64_t>(r.u64()));
+  row.stats.first_decline = r.str();
+  row.stats.timeout_budget = static_cast<int>(static_cast<std::int64_t>(r.u64()));
+  row.stats.shown_elements = r.u64();
+  row.masked_policy = r.str();
+  if (!r.ok || !r.b.empty() || !outcome) return std::nullopt;
+  row.outcome = *outcome;
+  return row;
 }
 
 }  // namespace attncheck::audit

@@ -4,6 +4,10 @@
 #pragma once
 
 #include <functional>
+#include <map>
+#include <optional>
+#include <string_view>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,9 +30,20 @@ struct AuditRequest {
   std::vector<std::string> only_tests; // --test filter (contract or AUDIT-* IDs); empty: all
   std::vector<Dtype> only_dtypes;      // --dtype filter; empty: every dtype provided
   check::RunParams params;
-  Policy policy;
+  Policy policy;                       // for every kernel without its own entry below
+  std::map<std::pair<Kind, Dtype>, Policy> kernel_policies;  // per kernel (bindings file)
+  Policy policy_for(Kind k, Dtype d) const {
+    const auto it = kernel_policies.find({k, d});
+    return it == kernel_policies.end() ? policy : it->second;
+  }
   bool full_inputs = false;            // fault messages show every input element (replays)
   std::function<bool()> stop;          // asked before each check; true: return the rows done so far
+  // Checks run in this many forked worker processes (check/parallel.hpp); each worker reaches the
+  // kernels through its own backend (its own fork server or program), made by worker_backend.
+  // The rows are the same as with one process: each check's seed depends on (run seed, test,
+  // dtype, kind) alone. Without worker_backend, everything runs here.
+  int jobs = 1;
+  std::function<std::unique_ptr<Backend>()> worker_backend;
 };
 
 enum class RowState { ran, not_applicable };
@@ -41,13 +56,25 @@ struct AuditRow {
   std::string reason;                   // why not applicable
   check::Outcome outcome;               // test_id and dtype are set for every row
   CallStats stats;
+  std::string masked_policy;            // the policy judged (rows of AUDIT-MASK-001), else ""
 };
 
 // Gate tests the audit does not run, with the reason and the AUDIT-* obligations that take over.
 const std::vector<std::pair<std::string, std::string>>& replaced_tests();
 
-using Progress = std::function<void(std::size_t done, std::size_t total, const std::string& what)>;
+// What the progress line learns: a check starts (its index in the plan, the plan's size and what it
+// is), a check finished.
+struct Progress {
+  std::function<void(std::size_t index, std::size_t total, const std::string& what)> started;
+  std::function<void()> finished;
+};
 
+// The rows in plan order. Interrupted (req.stop() true): the rows that finished before the stop
+// was seen (a check that ends after it is dropped: its kernel process may have had the signal).
 std::vector<AuditRow> run_audit(Backend& backend, const AuditRequest& req, const Progress& progress);
+
+// The wire form of a row between a worker and the parent (every field; check/parallel.hpp).
+std::string encode_row(const AuditRow& r);
+std::optional<AuditRow> decode_row(std::string_view bytes);
 
 }  // namespace attncheck::audit

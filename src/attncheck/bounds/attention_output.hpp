@@ -21,10 +21,11 @@ namespace attncheck::bounds {
 // so |ô_c − Σ_j p_j v_jc| <= Σ_j (w_j + γ_m hi_j)|v_jc| + m η. Every term is symmetric in j:
 // permuting the keys and values together permutes the summands and leaves the bound unchanged.
 // row: the oracle's softmax of the computed scores ŝ (length m); v: m x dv row-major, as reals.
-inline std::vector<real> attention_output_bound(const oracle::SoftmaxRow& row, const std::vector<real>& v, std::size_t dv,
-                                                const Model& md) {
+// sb: an interval [lo_j, hi_j] for the kernel's weights around row.p (SM-BND-001 at the computed
+// scores, or softmax_bound with input errors when the scores are only known up to their bound).
+inline std::vector<real> attention_output_bound(const oracle::SoftmaxRow& row, const SoftmaxBound& sb, const std::vector<real>& v,
+                                                std::size_t dv, const Model& md) {
   const std::size_t m = row.p.size();
-  const SoftmaxBound sb = softmax_bound(row, md);
   const real g = gamma(m, md.u);
   std::vector<real> out(dv, 0);
   for (std::size_t c = 0; c < dv; ++c) {
@@ -36,6 +37,11 @@ inline std::vector<real> attention_output_bound(const oracle::SoftmaxRow& row, c
     out[c] = std::isfinite(g) ? s * evaluation_slack : std::numeric_limits<real>::infinity();
   }
   return out;
+}
+
+inline std::vector<real> attention_output_bound(const oracle::SoftmaxRow& row, const std::vector<real>& v, std::size_t dv,
+                                                const Model& md) {
+  return attention_output_bound(row, softmax_bound(row, md), v, dv, md);
 }
 
 }  // namespace attncheck::bounds

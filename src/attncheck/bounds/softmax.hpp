@@ -24,13 +24,16 @@ struct SoftmaxBound {
   real gamma_sum = 0;
 };
 
-inline SoftmaxBound softmax_bound(const oracle::SoftmaxRow& r, const Model& md) {
+namespace detail {
+// SM-BND-001 with the argument of exp uncertain by a(j) around logp_j (see softmax_bound).
+template <class ArgErr>
+SoftmaxBound softmax_bound_with(const oracle::SoftmaxRow& r, const Model& md, const ArgErr& arg_err) {
   const std::size_t n = r.p.size();
   SoftmaxBound b;
   b.gamma_sum = gamma(n > 0 ? n - 1 : 0, md.u);
   real wl = 0, wu = 0;
   for (std::size_t j = 0; j < n; ++j) {
-    const real a = md.u * r.gap[j];
+    const real a = arg_err(j);
     wl += std::exp(r.logp[j] - a);
     wu += std::exp(r.logp[j] + a);
   }
@@ -41,7 +44,7 @@ inline SoftmaxBound softmax_bound(const oracle::SoftmaxRow& r, const Model& md) 
   b.lo.resize(n);
   b.hi.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
-    const real a = md.u * r.gap[i];
+    const real a = arg_err(i);
     const real num_hi = (std::exp(r.logp[i] + a) * (1 + md.exp_rel) + md.eta) * (1 + md.u);
     const real num_lo = std::max<real>(0, (std::exp(r.logp[i] - a) * (1 - md.exp_rel) - md.eta) * (1 - md.u));
     const real hi = den_lo > 0 ? num_hi / den_lo + md.eta : std::numeric_limits<real>::infinity();
@@ -53,6 +56,28 @@ inline SoftmaxBound softmax_bound(const oracle::SoftmaxRow& r, const Model& md) 
     b.lo[i] = std::max<real>(0, p - std::max<real>(0, p - lo) * evaluation_slack);
   }
   return b;
+}
+}  // namespace detail
+
+inline SoftmaxBound softmax_bound(const oracle::SoftmaxRow& r, const Model& md) {
+  return detail::softmax_bound_with(r, md, [&](std::size_t j) { return md.u * r.gap[j]; });
+}
+
+// The same interval for a kernel that was handed inputs ŝ_j only known to lie within input_err[j]
+// of the exact row s whose softmax r is (e.g. scores it computed itself), around p = softmax(s).
+// SM-BND-001 holds at ŝ; its ingredients are exp(log p_j(ŝ) ± u gap_j(ŝ)). With Δ = ŝ − s,
+// |Δ_j| <= δ_j, δ = max_j δ_j and c = log Σ_k p_k(s) e^{Δ_k} in [−δ, δ]:
+//   log p_j(ŝ) = log p_j(s) + Δ_j − c          moves by at most δ_j + δ,
+//   gap_j(ŝ) = max ŝ − ŝ_j <= gap_j(s) + δ_j + δ,
+// so each ingredient lies within exp(log p_j(s) ± a_j), a_j = δ_j + δ + u(gap_j(s) + δ_j + δ);
+// the formulas are monotone in them, so evaluating them with a_j bounds the kernel's output.
+inline SoftmaxBound softmax_bound(const oracle::SoftmaxRow& r, const Model& md, const std::vector<real>& input_err) {
+  real worst = 0;
+  for (real e : input_err) worst = std::max(worst, e);
+  return detail::softmax_bound_with(r, md, [&](std::size_t j) {
+    const real shift = input_err[j] + worst;
+    return shift + md.u * (r.gap[j] + shift);
+  });
 }
 
 // |Σ_i ŷ_i - 1|: the computed outputs are ê_i/ŝ(1+ρ_i) ± η, so Σ ŷ = (Σ ê/ŝ)(1 ± u) ± nη with

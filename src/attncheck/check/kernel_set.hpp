@@ -4,7 +4,9 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
+#include <tuple>
 
 #include "attncheck/kernels/attention.hpp"
 #include "attncheck/kernels/attention_hvp.hpp"
@@ -54,5 +56,22 @@ KernelSet<T> reference_kernels() {
   k.position_encoding = kernels::position_encoding<T>;
   return k;
 }
+
+// Kernel sets supplied by the caller for a run, at the scalar types it has them for (e.g. the
+// kernels under `attncheck audit`): check::RunParams::kernels carries them to the properties in
+// place of the reference or a mutant.
+struct KernelSets {
+  std::string name;  // what the reports call them
+  std::tuple<std::optional<KernelSet<f16>>, std::optional<KernelSet<bf16>>, std::optional<KernelSet<float>>,
+             std::optional<KernelSet<double>>>
+      sets;
+  template <class T>
+  void set(KernelSet<T> k) { std::get<std::optional<KernelSet<T>>>(sets) = std::move(k); }
+  template <class T>
+  const KernelSet<T>* find() const {
+    const auto& s = std::get<std::optional<KernelSet<T>>>(sets);
+    return s ? &*s : nullptr;
+  }
+};
 
 }  // namespace attncheck

@@ -18,16 +18,7 @@
 
 namespace attncheck::check {
 
-int default_jobs() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return std::max(1u, std::thread::hardware_concurrency());
-}
-
-namespace {
-
-// ---- the wire form ----
-
+namespace wire {
 void put_u64(std::string& s, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
 }
@@ -40,31 +31,40 @@ void put_string(std::string& s, const std::string& t) {
   put_u64(s, t.size());
   s += t;
 }
+std::uint64_t Reader::u64() {
+  if (b.size() < 8) return ok = false, 0;
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(b[i])) << (8 * i);
+  b.remove_prefix(8);
+  return v;
+}
+double Reader::f64() {
+  const std::uint64_t v = u64();
+  double d;
+  std::memcpy(&d, &v, sizeof d);
+  return d;
+}
+std::string Reader::str() {
+  const std::uint64_t n = u64();
+  if (!ok || n > b.size()) return ok = false, std::string();
+  std::string s(b.substr(0, n));
+  b.remove_prefix(n);
+  return s;
+}
+}  // namespace wire
 
-struct Reader {
-  std::string_view b;
-  bool ok = true;
-  std::uint64_t u64() {
-    if (b.size() < 8) return ok = false, 0;
-    std::uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(b[i])) << (8 * i);
-    b.remove_prefix(8);
-    return v;
-  }
-  double f64() {
-    const std::uint64_t v = u64();
-    double d;
-    std::memcpy(&d, &v, sizeof d);
-    return d;
-  }
-  std::string str() {
-    const std::uint64_t n = u64();
-    if (!ok || n > b.size()) return ok = false, std::string();
-    std::string s(b.substr(0, n));
-    b.remove_prefix(n);
-    return s;
-  }
-};
+using wire::put_double;
+using wire::put_string;
+using wire::put_u64;
+using wire::Reader;
+
+int default_jobs() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+namespace {
 
 // ---- blocking pipe I/O (EINTR-safe) ----
 
@@ -100,16 +100,18 @@ bool read_u64(int fd, std::uint64_t& v) {
 }
 
 // The worker: take an index, run it, send [index][length][outcome], until the parent closes.
-[[noreturn]] void worker_main(int task_fd, int result_fd, const std::function<Outcome(std::size_t)>& task) {
+[[noreturn]] void worker_main(int task_fd, int result_fd, const std::function<std::string(std::size_t)>& task,
+                              const std::function<void()>& at_exit) {
   std::uint64_t i;
   while (read_u64(task_fd, i)) {
-    const std::string body = encode_outcome(task(static_cast<std::size_t>(i)));
+    const std::string body = task(static_cast<std::size_t>(i));
     std::string msg;
     put_u64(msg, i);
     put_u64(msg, body.size());
     msg += body;
     if (!write_all(result_fd, msg)) break;
   }
+  if (at_exit) at_exit();
   std::fflush(nullptr);
   ::_exit(0);  // not exit(): the parent's atexit handlers and static destructors are not ours to run
 }
@@ -222,11 +224,11 @@ std::optional<Outcome> decode_outcome(std::string_view bytes) {
   return o;
 }
 
-std::vector<std::optional<Outcome>> run_parallel(std::size_t n, int jobs, const std::function<Outcome(std::size_t)>& task,
-                                                 const ParallelHooks& hooks) {
-  std::vector<std::optional<Outcome>> out(n);
+std::vector<std::optional<std::string>> run_parallel_bytes(std::size_t n, int jobs, const std::function<std::string(std::size_t)>& task,
+                                                           const ParallelBytesHooks& hooks) {
+  std::vector<std::optional<std::string>> out(n);
   const auto stopping = [&] { return hooks.stop && hooks.stop(); };
-  const auto finish = [&](std::size_t i, Outcome o) {
+  const auto finish = [&](std::size_t i, std::string o) {
     out[i] = std::move(o);
     if (hooks.on_done) hooks.on_done(i, *out[i]);
   };
@@ -271,7 +273,7 @@ std::vector<std::optional<Outcome>> run_parallel(std::size_t n, int jobs, const 
       ::close(to_worker[1]);
       ::close(to_parent[0]);
       for (const Worker& other : workers) ::close(other.task_fd), ::close(other.result_fd);
-      worker_main(to_worker[0], to_parent[1], task);
+      worker_main(to_worker[0], to_parent[1], task, hooks.worker_exit);
     }
     ::close(to_worker[0]);
     ::close(to_parent[1]);
@@ -322,10 +324,8 @@ std::vector<std::optional<Outcome>> run_parallel(std::size_t n, int jobs, const 
         body.resize(len);
         ok = read_all(w.result_fd, body.data(), len);
       }
-      std::optional<Outcome> o;
-      if (ok && static_cast<std::int64_t>(idx) == w.current) o = decode_outcome(body);
-      if (o) {
-        finish(idx, std::move(*o));
+      if (ok && static_cast<std::int64_t>(idx) == w.current && (!hooks.valid || hooks.valid(body))) {
+        finish(idx, std::move(body));
         hand_out(w);
         continue;
       }
@@ -337,7 +337,7 @@ std::vector<std::optional<Outcome>> run_parallel(std::size_t n, int jobs, const 
       const std::string why = wait_text(w.pid);
       w.pid = -1;
       w.current = -1;
-      finish(i, hooks.error_outcome ? hooks.error_outcome(i, why + " while running this check") : Outcome{});
+      finish(i, hooks.error_result ? hooks.error_result(i, why + " while running this check") : std::string());
     }
   }
   for (Worker& w : workers) {
@@ -348,6 +348,32 @@ std::vector<std::optional<Outcome>> run_parallel(std::size_t n, int jobs, const 
   ::sigaction(SIGPIPE, &old, nullptr);
   // Every worker gone with work left (and no stop asked): run the rest here.
   if (next < n) run_here(next);
+  return out;
+}
+
+std::vector<std::optional<Outcome>> run_parallel(std::size_t n, int jobs, const std::function<Outcome(std::size_t)>& task,
+                                                 const ParallelHooks& hooks) {
+  std::vector<std::optional<Outcome>> out(n);
+  if (jobs <= 1 || n <= 1) {  // in this process: no wire form needed
+    for (std::size_t i = 0; i < n && !(hooks.stop && hooks.stop()); ++i) {
+      if (hooks.on_start) hooks.on_start(i);
+      out[i] = task(i);
+      if (hooks.on_done) hooks.on_done(i, *out[i]);
+    }
+    return out;
+  }
+  ParallelBytesHooks bytes;
+  bytes.on_start = hooks.on_start;
+  bytes.stop = hooks.stop;
+  bytes.valid = [](std::string_view b) { return decode_outcome(b).has_value(); };
+  bytes.error_result = [&](std::size_t i, const std::string& why) {
+    return encode_outcome(hooks.error_outcome ? hooks.error_outcome(i, why) : Outcome{});
+  };
+  bytes.on_done = [&](std::size_t i, const std::string& b) {
+    out[i] = decode_outcome(b);
+    if (hooks.on_done) hooks.on_done(i, *out[i]);
+  };
+  run_parallel_bytes(n, jobs, [&](std::size_t i) { return encode_outcome(task(i)); }, bytes);
   return out;
 }
 

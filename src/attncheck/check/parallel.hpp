@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -42,6 +43,36 @@ struct ParallelHooks {
 // when to stop) and are killed if the parent dies.
 std::vector<std::optional<Outcome>> run_parallel(std::size_t n, int jobs, const std::function<Outcome(std::size_t)>& task,
                                                  const ParallelHooks& hooks);
+
+// The same machinery for checks whose result is not an Outcome (an audit row carries call counts
+// and an applicability verdict besides): task(i) returns its result as bytes, which travel from
+// the worker unchanged; valid(bytes) says whether an answer is well formed (a worker that sends
+// anything else is treated as dead). run_parallel is this with encode_outcome/decode_outcome.
+struct ParallelBytesHooks {
+  std::function<void(std::size_t)> on_start;
+  std::function<void(std::size_t, const std::string&)> on_done;
+  std::function<bool()> stop;
+  std::function<std::string(std::size_t, const std::string&)> error_result;  // as error_outcome
+  std::function<bool(std::string_view)> valid;
+  std::function<void()> worker_exit;  // called in each worker before it exits (e.g. stop its own child processes)
+};
+std::vector<std::optional<std::string>> run_parallel_bytes(std::size_t n, int jobs, const std::function<std::string(std::size_t)>& task,
+                                                           const ParallelBytesHooks& hooks);
+
+// Little-endian building blocks of the wire forms (doubles by their bits).
+namespace wire {
+void put_u64(std::string& s, std::uint64_t v);
+void put_double(std::string& s, double d);
+void put_string(std::string& s, const std::string& t);
+// Reads what the put_* wrote; ok turns false (and stays false) on a short or malformed input.
+struct Reader {
+  std::string_view b;
+  bool ok = true;
+  std::uint64_t u64();
+  double f64();
+  std::string str();
+};
+}  // namespace wire
 
 // The wire form of an Outcome between a worker and the parent: every field, doubles by their
 // bits, so the parent's copy is identical to the worker's. A field added to Outcome must be

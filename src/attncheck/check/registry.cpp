@@ -313,7 +313,7 @@ Outcome run_property(const PropertyInfo& p, Dtype d, const RunParams& params) {
   Outcome out;
   out.test_id = p.id;
   out.dtype = d;
-  out.kernels = params.mutant.empty() ? "reference" : params.mutant;
+  out.kernels = params.kernels ? params.kernels->name : params.mutant.empty() ? "reference" : params.mutant;
   out.seed = derive_seed(params.seed, p.id, d);
   const auto t0 = std::chrono::steady_clock::now();
   try {

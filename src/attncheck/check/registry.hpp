@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <functional>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +22,9 @@ struct RunParams {
   std::uint64_t seed = 0x5eed2026;  // the run's seed; each (test, dtype) derives its own from it
   int cases = 200;                  // RapidCheck successful cases per (test, dtype)
   std::string mutant;               // empty: the reference kernels
+  // Non-null: the properties check these kernels instead of the reference or a mutant (attncheck
+  // audit); a run at a dtype they do not cover is an error, never a silent run of the reference.
+  std::shared_ptr<const KernelSets> kernels;
   Tolerance tolerance;              // how accuracy comparisons are judged (derived by default)
 };
 
@@ -90,6 +95,16 @@ const MutantInfo* find_mutant(std::string_view name);
 template <class T>
 KernelSet<T> kernels_for(std::string_view mutant);
 
+// The kernel set a run checks: params.kernels at T if given (std::invalid_argument if they do not
+// cover T), else kernels_for(params.mutant).
+template <class T>
+KernelSet<T> kernels_under_test(const RunParams& params) {
+  if (!params.kernels) return kernels_for<T>(params.mutant);
+  const KernelSet<T>* k = params.kernels->find<T>();
+  if (!k) throw std::invalid_argument("the kernels '" + params.kernels->name + "' have no set at " + std::string(dtype_name(dtype_of<T>())));
+  return *k;
+}
+
 // Runs one property at one dtype.
 Outcome run_property(const PropertyInfo& p, Dtype d, const RunParams& params);
 
@@ -138,7 +153,7 @@ bool register_property(std::vector<Dtype> dtypes = {all_dtypes.begin(), all_dtyp
   info.dtypes = std::move(dtypes);
   info.run = [](Dtype d, const RunParams& params, Outcome& out) {
     visit_dtype(d, [&]<class T>() {
-      const KernelSet<T> ks = kernels_for<T>(params.mutant);
+      const KernelSet<T> ks = kernels_under_test<T>(params);
       detail::run_rapidcheck([&ks] { P::template check<T>(ks); }, params, out);
     });
   };

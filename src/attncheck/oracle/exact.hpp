@@ -48,9 +48,8 @@ struct SoftmaxRow {
   real log_sum = 0;        // log sum_j exp(x_j - max x) >= 0
 };
 
-template <class T>
-SoftmaxRow softmax_row(const std::vector<T>& x) {
-  const auto X = lift(x);
+// The same for a row given exactly (e.g. exact scores q·k/√d, which no format holds).
+inline SoftmaxRow softmax_row_exact(const std::vector<mpfr200>& X) {
   const std::size_t n = X.size();
   std::vector<mpfr200> P(n), LP(n);
   kernels::softmax(X.data(), P.data(), n);
@@ -61,6 +60,20 @@ SoftmaxRow softmax_row(const std::vector<T>& x) {
   for (const auto& v : X) r.gap.push_back(dbl(mpfr200(m - v)));
   r.log_sum = n ? dbl(mpfr200(X[0] - m) - LP[0]) : 0;
   return r;
+}
+
+template <class T>
+SoftmaxRow softmax_row(const std::vector<T>& x) {
+  return softmax_row_exact(lift(x));
+}
+
+// Exact scores q_i·k_j/√d, not rounded (n x m, row-major).
+template <class T>
+std::vector<mpfr200> scores_exact(const std::vector<T>& q, const std::vector<T>& k, std::size_t n, std::size_t m, std::size_t d) {
+  const auto Q = lift(q), K = lift(k);
+  std::vector<mpfr200> S(n * m);
+  kernels::scores(Q.data(), K.data(), n, m, d, S.data());
+  return S;
 }
 
 template <class T>

@@ -1,0 +1,51 @@
+// attncheck audit -j: an audit row travels from a worker to the parent unchanged (every field),
+// and a truncated or padded one is refused rather than half read.
+#include <doctest/doctest.h>
+
+#include "attncheck/audit/runner.hpp"
+
+using namespace attncheck;
+using namespace attncheck::audit;
+
+TEST_CASE("an audit row round-trips through its wire form, every field, and a damaged one is refused") {
+  AuditRow r;
+  r.contract = "audit";
+  r.obligations = {"AUDIT-MASK-001", "X"};
+  r.kinds = {"log_softmax"};
+  r.state = RowState::not_applicable;
+  r.reason = "needs kind scores at f32";
+  r.outcome.test_id = "AUDIT-MASK-001";
+  r.outcome.dtype = Dtype::bf16;
+  r.outcome.verdict = check::Verdict::fail;
+  r.outcome.worst_ratio = 0.25;
+  r.outcome.counterexample = "n = 3";
+  r.outcome.findings = {"a", "b"};
+  r.stats.calls = 41;
+  r.stats.timeouts = 2;
+  r.stats.declines = 3;
+  r.stats.first_decline = "softmax<f32> declined the input (returned 7) on n = 270";
+  r.stats.timeout_budget = 9;
+  r.stats.shown_elements = static_cast<std::size_t>(-1);
+  r.masked_policy = "zeros";
+  const std::string wire = encode_row(r);
+  const auto back = decode_row(wire);
+  REQUIRE(back.has_value());
+  CHECK(encode_row(*back) == wire);
+  CHECK(back->contract == r.contract);
+  CHECK(back->obligations == r.obligations);
+  CHECK(back->kinds == r.kinds);
+  CHECK(back->state == r.state);
+  CHECK(back->reason == r.reason);
+  CHECK(back->outcome.dtype == Dtype::bf16);
+  CHECK(back->outcome.findings == r.outcome.findings);
+  CHECK(back->stats.calls == 41);
+  CHECK(back->stats.timeouts == 2);
+  CHECK(back->stats.declines == 3);
+  CHECK(back->stats.first_decline == r.stats.first_decline);
+  CHECK(back->stats.timeout_budget == 9);
+  CHECK(back->stats.shown_elements == r.stats.shown_elements);
+  CHECK(back->masked_policy == "zeros");
+  CHECK(!decode_row(wire.substr(0, wire.size() - 1)).has_value());
+  CHECK(!decode_row(wire + "x").has_value());
+  CHECK(!decode_row("").has_value());
+}
