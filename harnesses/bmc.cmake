@@ -99,6 +99,13 @@ foreach(solver cvc5 portfolio)
                    -P ${CMAKE_CURRENT_SOURCE_DIR}/tests/bmc/json_solver.cmake)
   set_tests_properties(bmc.json-solver-${solver} PROPERTIES LABELS bmc RUN_SERIAL TRUE)
 endforeach()
+# cvc5 on lemmas whose inputs no assumption mentions (LEM-AEQ-004: every a, b): they must still be
+# declared in the SMT-LIB2 script cvc5 reads. KANI-AEQ-001 at bf16 is all-d only (its contract).
+add_test(NAME bmc.cvc5-lemmas-all-d
+         COMMAND attncheck_cli --contracts ${CMAKE_CURRENT_SOURCE_DIR}/contracts bmc --harness KANI-AEQ-001
+                 --format bf16 --solver cvc5)
+set_tests_properties(bmc.cvc5-lemmas-all-d PROPERTIES LABELS bmc RUN_SERIAL TRUE
+                     PASS_REGULAR_EXPRESSION "proved for all d by composition +[0-9.]+s +cvc5 ")
 set_tests_properties(bmc.cvc5-proves bmc.portfolio-proves PROPERTIES RUN_SERIAL TRUE)
 # The solver's 60 s limits are wall-clock: run the proof run alone (not beside the all-core
 # binary32 axiom validation or other tests), so that a busy CI machine cannot turn proofs into

@@ -199,7 +199,7 @@ run_result enumerate(const char* id, fmt_id f, std::size_t d, const char* mutant
   return exhaustive(*find_harness(id), f, o);
 }
 
-TEST_CASE("BMC-EXHAUSTIVE-FP8: every E4M3 and E5M2 row at d = 2, on the concrete kernel; mutants fail") {
+TEST_CASE("BMC-EXHAUSTIVE-FP8: every E4M3 and E5M2 row at d = 2, on the concrete kernel, and mutants fail") {
   for (const char* id : {"KANI-SM-001", "KANI-SM-002", "KANI-ASCL-002", "BMC-ASCL-003", "KANI-AEQ-001"}) {
     const run_result r = enumerate(id, fmt_id::e5m2, 2);
     INFO(describe(r));

@@ -143,6 +143,10 @@ run_result prove_as(const harness_def& h, fmt_id f, const run_options& o) {
     p.set("timeout", static_cast<unsigned>(remaining() * 1000));
     sol.set(p);
     for (const z3::expr& a : axioms) sol.add(a);
+    // Every input appears in the query even when no assumption mentions it (a lemma over all
+    // values): Z3's SMT-LIB2 export declares only the constants its assertions use, and cvc5's
+    // (get-value ...) of an undeclared input is a parse error.
+    for (const z3::expr& v : run.var_exprs()) sol.add(v == v);
     for (std::size_t i = 0; i < n_assumptions; ++i) sol.add(run.assumptions()[i]);
     if (negated_property) sol.add(*negated_property);
     return sol;
