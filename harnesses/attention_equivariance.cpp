@@ -28,6 +28,28 @@ struct bmc_aeq_001 {
   }
 };
 
+/// KANI-AEQ-002: for finite Q (2 x d), K (m x d), V (m x dv), not causal, and Q' = Q with its
+/// two rows exchanged, attention(Q', K, V) is attention(Q, K, V) with its two rows exchanged,
+/// bit for bit. The bound is m, the number of keys; d = dv = 1 (each output row is one softmax of
+/// m scores and one value sum: the row-independence the claim is about, at the smallest width).
+struct bmc_aeq_002 {
+  static constexpr std::size_t n = 2, d = 1, dv = 1;
+  template <class H> void operator()(H& h) const {
+    using T = typename H::scalar;
+    const std::size_t m = h.bound();
+    std::vector<T> q = h.any_vector("q", n * d), k = h.any_vector("k", m * d), v = h.any_vector("v", m * dv);
+    for (const auto* xs : {&q, &k, &v})
+      for (const T& x : *xs) h.assume(is_finite(x));
+    std::vector<T> z(n * dv), zs(n * dv);
+    h.k().attention(q.data(), k.data(), v.data(), n, m, d, dv, false, z.data());
+    for (std::size_t c = 0; c < d; ++c) std::swap(q[c], q[d + c]);
+    h.k().attention(q.data(), k.data(), v.data(), n, m, d, dv, false, zs.data());
+    for (std::size_t c = 0; c < dv; ++c)
+      h.check(same_bits(zs[c], z[dv + c]) && same_bits(zs[dv + c], z[c]),
+              "attention(swap Q)_0,1 = attention(Q)_1,0 bit for bit");
+  }
+};
+
 /// LEM-AEQ-001: the first max step commutes: for finite a, b, max_step(a, b) and max_step(b, a)
 /// are equal as numbers (they may differ in the sign of zero: max(+0, -0) keeps the first).
 struct lem_aeq_001 {
@@ -98,6 +120,10 @@ const bool registered =
                       "function of its operands' bits), so y'_0 = y_1, y'_1 = y_0, y'_j = y_j bit for bit. Holds for "
                       "every d >= 2; at d = 2 the swap is every permutation.",
                       make_body<bmc_aeq_001>()}) &&
+    register_harness({"KANI-AEQ-002", "attention-equivariance-v1",
+                      "swapping the two query rows swaps the attention output rows bit for bit (2 queries, m keys, "
+                      "d = dv = 1, not causal)",
+                      false, true, 2, 1, {}, "", make_body<bmc_aeq_002>()}) &&
     register_harness({"LEM-AEQ-001", "", "first max step commutes: max_step(a, b) == max_step(b, a) for finite a, b",
                       true, false, 1, 1, {}, "", make_body<lem_aeq_001>()}) &&
     register_harness({"LEM-AEQ-002", "", "max step keeps equal maxima equal: m == m' gives max_step(m, x) == max_step(m', x)",

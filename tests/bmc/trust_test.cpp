@@ -151,11 +151,14 @@ TEST_CASE("BMC-MUTANT-jvp_uncentred: caught by BMC-SLIP-001") { expect_caught("j
 
 TEST_CASE("BMC-MUTANT-softmax_drops_last: caught by KANI-AEQ-001") { expect_caught("softmax_drops_last", 2); }
 
+// Two keys are the fewest where the causal mask hides one from the first query.
+TEST_CASE("BMC-MUTANT-attention_always_causal: caught by KANI-AEQ-002") { expect_caught("attention_always_causal", 2); }
+
 TEST_CASE("BMC-TRUST-MUTANT-LIST: every registered mutant has its own test case above") {
   const std::vector<std::string> tested = {"softmax_no_max_subtraction", "row_max_is_min", "exp_step_unshifted",
                                            "scores_unscaled", "entropy_log_zero", "entropy_sign_flipped",
                                            "entropy_normalised", "rmsnorm_no_eps", "jvp_uncentred",
-                                           "softmax_drops_last"};
+                                           "softmax_drops_last", "attention_always_causal"};
   for (const mutant_def& m : mutants())
     CHECK_MESSAGE(std::find(tested.begin(), tested.end(), m.name) != tested.end(), m.name << " has no test case");
 }
