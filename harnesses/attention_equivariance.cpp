@@ -121,8 +121,8 @@ const bool registered =
                       "every d >= 2; at d = 2 the swap is every permutation.",
                       make_body<bmc_aeq_001>()}) &&
     register_harness({"KANI-AEQ-002", "attention-equivariance-v1",
-                      "swapping the two query rows swaps the attention output rows bit for bit (2 queries, m keys, "
-                      "d = dv = 1, not causal)",
+                      "swapping the two query rows swaps the attention output rows bit for bit (2 queries, bound = m "
+                      "keys, d = dv = 1, not causal)",
                       false, true, 2, 1, {}, "", make_body<bmc_aeq_002>()}) &&
     register_harness({"LEM-AEQ-001", "", "first max step commutes: max_step(a, b) == max_step(b, a) for finite a, b",
                       true, false, 1, 1, {}, "", make_body<lem_aeq_001>()}) &&
