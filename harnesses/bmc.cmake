@@ -74,6 +74,39 @@ set_tests_properties(bmc.contract-bounds bmc.mutant-counterexample bmc.mutant-co
                      bmc.unknown-harness bmc.unknown-solver bmc.cvc5-proves bmc.portfolio-proves
                      bmc.save-regression bmc.replay-regressions bmc.replay-regressions-corpus
                      bmc.replay-regressions-missing PROPERTIES LABELS bmc)
+# The 8-bit OCP formats, enumerated on the concrete kernel at d = 2 in CI (d = 3 is 16.7M rows per
+# harness, about a minute each: `attncheck bmc --format e4m3 --format e5m2` without --bound).
+# E5M2: the softmax, max-subtraction, entropy and swap harnesses pass on every row, and the all-d
+# compositions on every lemma input. E4M3: the swap and entropy >= 0 hold on every row (no all-d
+# claim: the step lemmas assume IEEE overflow to infinity, and E4M3 overflows to NaN); max
+# subtraction does not hold (x - max is NaN beyond 464), which the third test pins down.
+add_test(NAME bmc.exhaustive-e5m2-d2
+         COMMAND attncheck_cli bmc --format e5m2 --bound 2 --harness KANI-SM-001 --harness KANI-SM-002
+                 --harness KANI-ASCL-002 --harness BMC-ASCL-003 --harness KANI-AEQ-001)
+set_tests_properties(bmc.exhaustive-e5m2-d2 PROPERTIES PASS_REGULAR_EXPRESSION "exhaustive: passed on every input \\(61504\\)"
+                     FAIL_REGULAR_EXPRESSION "exhaustive-fail|unknown|[1-9][0-9]* not proved")
+add_test(NAME bmc.exhaustive-e4m3-d2
+         COMMAND attncheck_cli bmc --format e4m3 --bound 2 --no-lemmas --harness KANI-AEQ-001 --harness BMC-ASCL-003)
+add_test(NAME bmc.exhaustive-e4m3-overflow
+         COMMAND attncheck_cli bmc --format e4m3 --bound 2 --no-lemmas --harness KANI-ASCL-002)
+set_tests_properties(bmc.exhaustive-e4m3-overflow PROPERTIES
+                     PASS_REGULAR_EXPRESSION "exhaustive-fail.*x_i - max <= 0 \\(not NaN\\)")
+set_tests_properties(bmc.exhaustive-e5m2-d2 bmc.exhaustive-e4m3-d2 bmc.exhaustive-e4m3-overflow PROPERTIES LABELS bmc)
+# The JSON report names the solver asked for and, per result (the all-d row too), the one that answered.
+foreach(solver cvc5 portfolio)
+  add_test(NAME bmc.json-solver-${solver}
+           COMMAND ${CMAKE_COMMAND} -DCLI=$<TARGET_FILE:attncheck_cli> -DSOLVER=${solver}
+                   -DOUT=${CMAKE_CURRENT_BINARY_DIR}/bmc-json-${solver}.json
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/tests/bmc/json_solver.cmake)
+  set_tests_properties(bmc.json-solver-${solver} PROPERTIES LABELS bmc RUN_SERIAL TRUE)
+endforeach()
+# cvc5 on lemmas whose inputs no assumption mentions (LEM-AEQ-004: every a, b): they must still be
+# declared in the SMT-LIB2 script cvc5 reads. KANI-AEQ-001 at bf16 is all-d only (its contract).
+add_test(NAME bmc.cvc5-lemmas-all-d
+         COMMAND attncheck_cli --contracts ${CMAKE_CURRENT_SOURCE_DIR}/contracts bmc --harness KANI-AEQ-001
+                 --format bf16 --solver cvc5)
+set_tests_properties(bmc.cvc5-lemmas-all-d PROPERTIES LABELS bmc RUN_SERIAL TRUE
+                     PASS_REGULAR_EXPRESSION "proved for all d by composition +[0-9.]+s +cvc5 ")
 set_tests_properties(bmc.cvc5-proves bmc.portfolio-proves PROPERTIES RUN_SERIAL TRUE)
 # The solver's 60 s limits are wall-clock: run the proof run alone (not beside the all-core
 # binary32 axiom validation or other tests), so that a busy CI machine cannot turn proofs into

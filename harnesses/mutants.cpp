@@ -132,12 +132,43 @@ struct JvpUncentred {
   template <class T> static void apply(kernel_slots<T>& k) { k.softmax_jvp = jvp_uncentred<T>; }
 };
 
+// Off by one: the last entry is treated as padding (the loops stop at n - 1) and gets 0. Sums,
+// ranges and finiteness still hold; only the dependence on the position shows it.
+template <class T>
+void softmax_drops_last(const T* x, T* y, std::size_t n) {
+  const std::size_t k = n > 1 ? n - 1 : n;
+  kernels::softmax(x, y, k);
+  for (std::size_t i = k; i < n; ++i) y[i] = lit<T>(0);
+}
+struct SoftmaxDropsLast {
+  static constexpr const char* name = "softmax_drops_last";
+  static constexpr const char* description = "softmax over x_0..x_{n-2} only, y_{n-1} = 0 (an off-by-one loop bound)";
+  static std::vector<std::string> caught_by() { return {"KANI-AEQ-001"}; }
+  template <class T> static void apply(kernel_slots<T>& k) { k.softmax = softmax_drops_last<T>; }
+};
+
+// Attention that masks causally whatever the flag says: query row i sees keys 0..i only, so the
+// output of a row depends on its position and swapping the queries does not swap the outputs.
+template <class T>
+void attention_always_causal(const T* q, const T* k, const T* v, std::size_t n, std::size_t m, std::size_t d,
+                             std::size_t dv, bool, T* o) {
+  kernels::attention(q, k, v, n, m, d, dv, true, o);
+}
+struct AttentionAlwaysCausal {
+  static constexpr const char* name = "attention_always_causal";
+  static constexpr const char* description = "attention applies the causal mask even when not asked to";
+  static std::vector<std::string> caught_by() { return {"KANI-AEQ-002"}; }
+  template <class T> static void apply(kernel_slots<T>& k) { k.attention = attention_always_causal<T>; }
+};
+
 const bool registered = register_mutant(make_mutant<SoftmaxNoMax>()) && register_mutant(make_mutant<RowMaxIsMin>()) &&
                         register_mutant(make_mutant<ExpUnshifted>()) &&
                         register_mutant(make_mutant<ScoresUnscaled>()) &&
                         register_mutant(make_mutant<EntropyUnguarded>()) && register_mutant(make_mutant<EntropyFlipped>()) &&
                         register_mutant(make_mutant<EntropyNormalised>()) &&
-                        register_mutant(make_mutant<RmsnormNoEps>()) && register_mutant(make_mutant<JvpUncentred>());
+                        register_mutant(make_mutant<RmsnormNoEps>()) && register_mutant(make_mutant<JvpUncentred>()) &&
+                        register_mutant(make_mutant<SoftmaxDropsLast>()) &&
+                        register_mutant(make_mutant<AttentionAlwaysCausal>());
 
 }  // namespace
 }  // namespace attncheck::harnesses

@@ -1,5 +1,6 @@
 // attncheck CLI: `attncheck bmc` — bounded model checking of the harnesses (harnesses/*.cpp) on
 // the kernel templates at the symbolic scalar; a verdict per (harness, format), from this run.
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -48,6 +49,8 @@ std::string value_text(bmc::fmt_id f, std::uint64_t b) {
     case bmc::fmt_id::f16: return fmt::format("{:g}", to_double(scalar_traits<f16>::from_bits(b)));
     case bmc::fmt_id::bf16: return fmt::format("{:g}", to_double(scalar_traits<bf16>::from_bits(b)));
     case bmc::fmt_id::f32: return fmt::format("{:.9g}", to_double(scalar_traits<float>::from_bits(b)));
+    case bmc::fmt_id::e4m3: return fmt::format("{:g}", to_double(scalar_traits<e4m3>::from_bits(b)));
+    case bmc::fmt_id::e5m2: return fmt::format("{:g}", to_double(scalar_traits<e5m2>::from_bits(b)));
     case bmc::fmt_id::f64: break;
   }
   return fmt::format("{:.17g}", scalar_traits<double>::from_bits(b));
@@ -68,7 +71,7 @@ std::string verdict_text(const Row& row) {
   switch (r.v) {
     case bmc::verdict::proved:
       return row.bound_text == "all d" ? "proved for all d by composition" : fmt::format("proved for all inputs, {}", row.bound_text);
-    case bmc::verdict::exhaustive_pass: return fmt::format("passed on every input ({})", r.cases);
+    case bmc::verdict::exhaustive_pass: return fmt::format("exhaustive: passed on every input ({})", r.cases);
     default: return bmc::name_of(r.v);
   }
 }
@@ -86,8 +89,9 @@ void print_counterexample(const bmc::run_result& r, const bmc::mutant_def* mutan
   std::cout << "    Replay: " << bmc::replay_command(r, mutant) << "\n";
 }
 
-std::string render_json(const std::vector<Row>& rows, const BmcOptions& o) {
-  std::string s = "{\n  \"schema\": \"attncheck-bmc/1\",\n  \"solver\": " + json_quoted(bmc::solver_version()) +
+// "solver" at the top is the solver asked for (--solver); each result names the one that answered.
+std::string render_json(const std::vector<Row>& rows, const BmcOptions& o, const std::string& solver_text) {
+  std::string s = "{\n  \"schema\": \"attncheck-bmc/1\",\n  \"solver\": " + json_quoted(solver_text) +
                   ",\n  \"mutant\": " + (o.mutant.empty() ? std::string("null") : json_quoted(o.mutant)) +
                   ",\n  \"results\": [\n";
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -122,6 +126,8 @@ int list_harnesses() {
 // in full before Z3's timeout applies, growing linearly with d; tools/bmc-scaling.sh shows the
 // solver timing out long before this, so a larger d buys nothing but the risk of exhausting memory.
 constexpr std::size_t max_bound = 64;
+// The 8-bit formats are enumerated up to d = 3 (256^3 = 16.7M rows per harness, a few seconds).
+constexpr std::size_t exhaustive_max_d = 3;
 
 std::optional<std::vector<std::uint64_t>> parse_bits(const std::string& text) {
   std::vector<std::uint64_t> out;
@@ -219,8 +225,7 @@ int run_bmc(const Global& global, const BmcOptions& o) {
   for (const auto& f : o.formats) {
     const auto id = parse_format(f);
     if (!id) {
-      std::cerr << "error: unknown --format '" << f << "'; choose f16, bf16, f32 or f64 "
-                << "(the 8-bit formats have no concrete kernel type in this build)\n";
+      std::cerr << "error: unknown --format '" << f << "'; choose f16, bf16, f32, f64, e4m3 or e5m2\n";
       return exit_usage;
     }
     formats.push_back(*id);
@@ -270,9 +275,11 @@ int run_bmc(const Global& global, const BmcOptions& o) {
     const auto it = recorded.find(h.id);
     if (it != recorded.end()) {
       const auto r = it->second->reached.find(bmc::name_of(f));
-      if (r != it->second->reached.end()) return static_cast<std::size_t>(r->second);
-      if (it->second->bound > 0) return static_cast<std::size_t>(it->second->bound);
+      if (r != it->second->reached.end() && r->second > 0) return static_cast<std::size_t>(r->second);
     }
+    // 8-bit formats: every input, at the longest row d <= 3 that fits the enumeration.
+    if (bmc::is_8bit(f)) return bmc::exhaustive_bound(h, f, exhaustive_max_d);
+    if (it != recorded.end() && it->second->bound > 0) return static_cast<std::size_t>(it->second->bound);
     return h.default_bound;
   };
 
@@ -327,22 +334,41 @@ int run_bmc(const Global& global, const BmcOptions& o) {
   for (const bmc::harness_def* h : selected) {
     for (bmc::fmt_id f : formats) {
       if (!runs_at(*h, f)) continue;
+      // `reached: {f16: all-d}`: no whole-vector bound finished at this format; only the all-d
+      // composition is claimed (and run) there.
+      const auto rec = recorded.find(h->id);
+      const bool lemmas_only = !o.bound && !h->lemmas.empty() && rec != recorded.end() &&
+                               rec->second->reached.count(bmc::name_of(f)) && rec->second->reached.at(bmc::name_of(f)) == 0;
       bmc::run_options ro;
       ro.bound = bound_for(*h, f);
       ro.timeout_seconds = o.timeout;
       ro.mutant = mutant;
       ro.solver = solver;
       Row row;
-      row.r = o.exhaustive ? bmc::exhaustive(*h, f, ro) : bmc::prove(*h, f, ro);
+      const bool enumerate = o.exhaustive || bmc::is_8bit(f);
+      if (lemmas_only) {
+        row.r.v = bmc::verdict::proved;  // no whole-vector row: only the composition below
+      } else if (enumerate && ro.bound == 0) {  // no row length small enough to enumerate
+        row.r.id = h->id;
+        row.r.format = f;
+        row.r.v = bmc::verdict::unsupported;
+        row.r.reason = "its inputs at d = 1 are more than 24 bits: too many to enumerate";
+      } else {
+        row.r = enumerate ? bmc::exhaustive(*h, f, ro) : bmc::prove(*h, f, ro);
+      }
       row.bound_text = (h->lemma ? "scalar" : fmt::format("d={}", ro.bound));
-      rows.push_back(row);
-      print_row(rows.back());
-      if (o.exhaustive || !o.lemmas || h->lemmas.empty() || row.r.v == bmc::verdict::unsupported) continue;
+      if (!lemmas_only) {
+        rows.push_back(row);
+        print_row(rows.back());
+      }
+      // (An 8-bit format composes lemmas each enumerated over every value of the format.)
+      if ((o.exhaustive && !bmc::is_8bit(f)) || !o.lemmas || h->lemmas.empty() || row.r.v == bmc::verdict::unsupported)
+        continue;
       // The all-d claim: every lemma of the composition proved in this run.
       Row all;
       all.r.id = h->id;
       all.r.format = f;
-      all.r.solver = bmc::solver_version();
+      std::vector<std::string> answered;  // the solvers that answered the lemmas, each once
       all.bound_text = "all d";
       all.r.v = bmc::verdict::proved;
       std::vector<std::string> status;
@@ -352,18 +378,22 @@ int run_bmc(const Global& global, const BmcOptions& o) {
         if (!lemma_cache.count(key)) {
           bmc::run_options lo = ro;
           lo.bound = 1;
-          lemma_cache[key] = l ? bmc::prove(*l, f, lo) : bmc::run_result{};
+          lemma_cache[key] = !l ? bmc::run_result{} : bmc::is_8bit(f) ? bmc::exhaustive(*l, f, lo) : bmc::prove(*l, f, lo);
         }
         const bmc::run_result& lr = lemma_cache[key];
+        const bool lemma_holds = lr.v == bmc::verdict::proved || lr.v == bmc::verdict::exhaustive_pass;
         all.r.seconds += lr.seconds;
-        status.push_back(lid + (lr.v == bmc::verdict::proved ? "" : std::string(" ") + bmc::name_of(lr.v)));
-        if (lr.v != bmc::verdict::proved) {  // the composition fails here: no need for the rest
+        if (!lr.solver.empty() && std::find(answered.begin(), answered.end(), lr.solver) == answered.end())
+          answered.push_back(lr.solver);
+        status.push_back(lid + (lemma_holds ? "" : std::string(" ") + bmc::name_of(lr.v)));
+        if (!lemma_holds) {  // the composition fails here: no need for the rest
           all.r.v = lr.v == bmc::verdict::unsupported ? bmc::verdict::unsupported : bmc::verdict::unknown;
           all.r.reason = fmt::format("lemma {} not proved: {} {}", lid, bmc::name_of(lr.v), lr.reason);
           break;
         }
       }
       all.lemmas = join(status, ", ");
+      all.r.solver = answered.empty() ? solver_text : join(answered, " + ");
       rows.push_back(all);
       print_row(rows.back());
     }
@@ -371,7 +401,7 @@ int run_bmc(const Global& global, const BmcOptions& o) {
   int passed = 0;
   for (const auto& r : rows) passed += row_passed(r) ? 1 : 0;
   std::cout << "\n" << passed << " proved, " << rows.size() - passed << " not proved\n";
-  if (!o.json.empty()) write_atomically(o.json, render_json(rows, o));
+  if (!o.json.empty()) write_atomically(o.json, render_json(rows, o, solver_text));
   return passed == static_cast<int>(rows.size()) ? exit_pass : exit_fail;
 }
 
@@ -382,7 +412,9 @@ Command setup_bmc(CLI::App& parent, const Global& global) {
   CLI::App* app = parent.add_subcommand(
       "bmc", "Bounded model checking: prove the harnesses on the kernel templates at a symbolic IEEE scalar (Z3)");
   app->add_option("--harness", o->harnesses, "Harness ID to run (repeatable; default: every non-lemma harness)");
-  app->add_option("--format", o->formats, "f16, bf16, f32 or f64 (repeatable; default f16 bf16 f32)");
+  app->add_option("--format", o->formats,
+                  "f16, bf16, f32, f64, e4m3 or e5m2 (repeatable; default f16 bf16 f32). The 8-bit OCP formats "
+                  "run on the concrete kernel over every input (d <= 3), their lemmas over every value");
   app->add_option("--bound", o->bound, "Row length d (default: the contract's reached bound per format)");
   app->add_option("--solver", o->solver,
                   "z3 (in-process), cvc5 (the cvc5 CLI on Z3's SMT-LIB2 export) or portfolio (both at once, the "

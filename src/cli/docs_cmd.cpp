@@ -216,7 +216,7 @@ std::string page(const contract::Contract& c, const ContractGraph& g, const Stat
     s += "|----|------------|----------|-------|---------|----------|\n";
     for (const auto& h : c.harnesses) {
       std::vector<std::string> reached;
-      for (const auto& [fmt, b] : h.reached) reached.push_back(fmt + ": " + std::to_string(b));
+      for (const auto& [fmt, b] : h.reached) reached.push_back(fmt + ": " + (b ? std::to_string(b) : "all-d"));
       s += "| " + h.id + " | " + or_dash(h.obligation) + " | " + or_dash(h.property) + " | " +
            (h.bound ? std::to_string(h.bound) : "-") + " | " + or_dash(join(reached, ", ")) + " | " +
            or_dash(h.strategy) + " |\n";

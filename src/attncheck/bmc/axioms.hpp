@@ -35,7 +35,7 @@ template <class B> B implies(const B& a, const B& b) { return !a || b; }
 
 // The axioms are visited rather than returned, so that exhaustive validation over 2^32 inputs
 // allocates nothing: f(index, name, condition) is called once per axiom.
-inline constexpr int exp_axiom_count = 9;
+inline constexpr int exp_axiom_count = 10;
 inline constexpr int log_axiom_count = 7;
 
 // exp(x) = e. "exp(x) > 0" is NOT an axiom: it is false (exp underflows to +0).
@@ -54,6 +54,9 @@ void for_each_exp_axiom(const V& x, const V& e, const exp_thresholds& t, F&& f) 
   f(6, "x < overflow threshold => exp(x) finite", implies<B>(x < ovf, is_finite(e)));
   f(7, "x <= underflow threshold => exp(x) = 0", implies<B>(x <= unf, e == zero));
   f(8, "x > underflow threshold => exp(x) > 0", implies<B>(x > unf, e > zero));
+  // The underflow is +0, never -0: without this a stub may return -0 where the real exp returns
+  // +0, and bit-exact statements (KANI-AEQ-001's LEM-AEQ-003) see a difference the kernel never has.
+  f(9, "exp(x) is never -0", implies<B>(!nan_x, !sign_bit(e)));
 }
 
 // log(x) = e.

@@ -32,16 +32,35 @@ ATTNCHECK_BMC_SLOT(bf16, bf16)
 ATTNCHECK_BMC_SLOT(float, f32)
 ATTNCHECK_BMC_SLOT(double, f64)
 #undef ATTNCHECK_BMC_SLOT
+// The 8-bit formats: concrete only.
+#define ATTNCHECK_BMC_SLOT8(C, suffix)                                                         \
+  template <> struct slot<C> {                                                                 \
+    static const auto& con_body(const harness_body& b) { return b.con_##suffix; }              \
+    static const auto& con_mutant(const mutant_def& m) { return m.con_##suffix; }              \
+  };
+ATTNCHECK_BMC_SLOT8(e4m3, e4m3)
+ATTNCHECK_BMC_SLOT8(e5m2, e5m2)
+#undef ATTNCHECK_BMC_SLOT8
 
+// Formats with a symbolic model (the SMT floating-point theory).
 template <class F>
 auto dispatch(fmt_id f, F&& fn) {
   switch (f) {
     case fmt_id::f16: return fn(f16{});
     case fmt_id::bf16: return fn(bf16{});
     case fmt_id::f32: return fn(float{});
-    case fmt_id::f64: break;
+    case fmt_id::f64:
+    case fmt_id::e4m3:
+    case fmt_id::e5m2: break;
   }
   return fn(double{});
+}
+// Every format, for what runs on the concrete kernel (replay, enumeration).
+template <class F>
+auto dispatch_concrete(fmt_id f, F&& fn) {
+  if (f == fmt_id::e4m3) return fn(e4m3{});
+  if (f == fmt_id::e5m2) return fn(e5m2{});
+  return dispatch(f, std::forward<F>(fn));
 }
 
 template <class C>
@@ -124,6 +143,10 @@ run_result prove_as(const harness_def& h, fmt_id f, const run_options& o) {
     p.set("timeout", static_cast<unsigned>(remaining() * 1000));
     sol.set(p);
     for (const z3::expr& a : axioms) sol.add(a);
+    // Every input appears in the query even when no assumption mentions it (a lemma over all
+    // values): Z3's SMT-LIB2 export declares only the constants its assertions use, and cvc5's
+    // (get-value ...) of an undeclared input is a parse error.
+    for (const z3::expr& v : run.var_exprs()) sol.add(v == v);
     for (std::size_t i = 0; i < n_assumptions; ++i) sol.add(run.assumptions()[i]);
     if (negated_property) sol.add(*negated_property);
     return sol;
@@ -294,6 +317,7 @@ run_result exhaustive_as(const harness_def& h, fmt_id f, const run_options& o, i
   for (std::uint64_t code = 0; code < (1ull << total); ++code) {
     for (std::size_t i = 0; i < bits.size(); ++i) bits[i] = (code >> (i * width)) & mask;
     concrete_run<C> run(r.bound, slots, bits);
+    run.skip_names();
     slot<C>::con_body(h.body)(run);
     if (!run.assumptions_hold()) continue;
     ++held;
@@ -327,16 +351,39 @@ const char* name_of(verdict v) {
 }
 
 run_result prove(const harness_def& h, fmt_id f, const run_options& o) {
+  if (is_8bit(f)) {
+    run_result r;
+    r.id = h.id;
+    r.format = f;
+    r.bound = o.bound ? o.bound : h.default_bound;
+    r.v = verdict::unsupported;
+    r.reason = "the 8-bit formats have no SMT model (E4M3 has no infinities); they are checked exhaustively";
+    return r;
+  }
   return dispatch(f, [&](auto tag) { return prove_as<decltype(tag)>(h, f, o); });
+}
+
+std::size_t exhaustive_bound(const harness_def& h, fmt_id f, std::size_t max_d, int max_bits) {
+  return dispatch_concrete(f, [&](auto tag) -> std::size_t {
+    using C = decltype(tag);
+    const kernel_slots<C> slots;
+    const std::vector<std::uint64_t> none;
+    for (std::size_t d = max_d; d >= h.min_bound && d > 0; --d) {
+      concrete_run<C> probe(d, slots, none);
+      slot<C>::con_body(h.body)(probe);
+      if (static_cast<int>(probe.vars().size()) * scalar_traits<C>::bit_width <= max_bits) return d;
+    }
+    return 0;
+  });
 }
 
 replay_result replay(const harness_def& h, fmt_id f, std::size_t bound, const std::vector<std::uint64_t>& bits,
                      const mutant_def* mutant) {
-  return dispatch(f, [&](auto tag) { return replay_as<decltype(tag)>(h, bound, bits, mutant); });
+  return dispatch_concrete(f, [&](auto tag) { return replay_as<decltype(tag)>(h, bound, bits, mutant); });
 }
 
 run_result exhaustive(const harness_def& h, fmt_id f, const run_options& o, int max_bits) {
-  return dispatch(f, [&](auto tag) { return exhaustive_as<decltype(tag)>(h, f, o, max_bits); });
+  return dispatch_concrete(f, [&](auto tag) { return exhaustive_as<decltype(tag)>(h, f, o, max_bits); });
 }
 
 std::string replay_command(const run_result& r, const mutant_def* mutant) {

@@ -67,6 +67,10 @@ replay_result replay(const harness_def& h, fmt_id f, std::size_t bound, const st
 // Concrete enumeration of every input bit pattern (only when the inputs total <= max_bits bits).
 run_result exhaustive(const harness_def& h, fmt_id f, const run_options& o, int max_bits = 24);
 
+// The largest row length d <= max_d (and >= the harness's min_bound) whose inputs total at most
+// max_bits bits, i.e. what exhaustive() can enumerate; 0 if none.
+std::size_t exhaustive_bound(const harness_def& h, fmt_id f, std::size_t max_d, int max_bits = 24);
+
 // The replay command for a counterexample.
 std::string replay_command(const run_result& r, const mutant_def* mutant);
 

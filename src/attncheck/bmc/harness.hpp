@@ -16,6 +16,7 @@
 #include "attncheck/bmc/kernel_slots.hpp"
 #include "attncheck/bmc/predicates.hpp"
 #include "attncheck/bmc/symbolic.hpp"
+#include "attncheck/scalar/fp8.hpp"
 
 namespace attncheck::bmc {
 
@@ -93,15 +94,17 @@ class concrete_run {
   std::size_t bound() const { return bound_; }
   const kernel_slots<C>& k() const { return k_; }
   C any(const std::string& name) {
-    vars_.push_back({name, scalar_traits<C>::bit_width});
-    const std::size_t i = vars_.size() - 1;
+    if (record_names_) vars_.push_back({name, scalar_traits<C>::bit_width});
+    const std::size_t i = next_++;
     return scalar_traits<C>::from_bits(i < bits_.size() ? bits_[i] : 0);
   }
   std::vector<C> any_vector(const std::string& name, std::size_t n) {
     std::vector<C> v;
-    for (std::size_t i = 0; i < n; ++i) v.push_back(any(name + "[" + std::to_string(i) + "]"));
+    for (std::size_t i = 0; i < n; ++i) v.push_back(record_names_ ? any(name + "[" + std::to_string(i) + "]") : any(name));
     return v;
   }
+  // An enumeration runs the body millions of times and needs the inputs' names only once.
+  void skip_names() { record_names_ = false; }
   void assume(bool c) { holds_ = holds_ && c; }
   // The real log satisfies the tangent axioms (validated on every input): nothing to add.
   void use_log_tangent(std::size_t) {}
@@ -122,14 +125,19 @@ class concrete_run {
   const kernel_slots<C>& k_;
   const std::vector<std::uint64_t>& bits_;
   std::vector<input_var> vars_;
+  std::size_t next_ = 0;
+  bool record_names_ = true;
   bool holds_ = true;
   std::size_t checks_ = 0;
   std::vector<std::string> failed_;
 };
 
 // The formats a harness runs at. f64 is offered only for harnesses without exp/log (their
-// axioms cannot be validated on every binary64 input).
-enum class fmt_id { f16, bf16, f32, f64 };
+// axioms cannot be validated on every binary64 input). The 8-bit formats E4M3 and E5M2 have no
+// symbolic model (the SMT theory has no format without infinities): they run on the concrete
+// kernel only, by enumerating every input (exhaustive()).
+enum class fmt_id { f16, bf16, f32, f64, e4m3, e5m2 };
+inline bool is_8bit(fmt_id f) { return f == fmt_id::e4m3 || f == fmt_id::e5m2; }
 const char* name_of(fmt_id f);
 std::vector<fmt_id> all_formats();
 
@@ -146,11 +154,13 @@ struct harness_body {
   std::function<void(concrete_run<bf16>&)> con_bf16;
   std::function<void(concrete_run<float>&)> con_f32;
   std::function<void(concrete_run<double>&)> con_f64;
+  std::function<void(concrete_run<e4m3>&)> con_e4m3;
+  std::function<void(concrete_run<e5m2>&)> con_e5m2;
 };
 template <class Body>
 harness_body make_body() {
   const Body b{};
-  return {b, b, b, b, b, b, b, b};
+  return {b, b, b, b, b, b, b, b, b, b};
 }
 
 // A mutant: a broken kernel plugged into the slots, with the harnesses that must catch it.
@@ -165,11 +175,13 @@ struct mutant_def {
   std::function<void(kernel_slots<bf16>&)> con_bf16;
   std::function<void(kernel_slots<float>&)> con_f32;
   std::function<void(kernel_slots<double>&)> con_f64;
+  std::function<void(kernel_slots<e4m3>&)> con_e4m3;
+  std::function<void(kernel_slots<e5m2>&)> con_e5m2;
 };
 template <class M>
 mutant_def make_mutant() {
   const auto a = [](auto& k) { M::apply(k); };
-  return {M::name, M::description, M::caught_by(), a, a, a, a, a, a, a, a};
+  return {M::name, M::description, M::caught_by(), a, a, a, a, a, a, a, a, a, a};
 }
 
 // A harness or a lemma. A vector harness checks a property of a whole row up to its bound; a

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 
+#include "attncheck/kernels/attention.hpp"
 #include "attncheck/kernels/entropy.hpp"
 #include "attncheck/kernels/rmsnorm.hpp"
 #include "attncheck/kernels/scores.hpp"
@@ -19,6 +20,8 @@ struct kernel_slots {
   T (*shifted_exp_step)(T, T) = kernels::shifted_exp_step<T>;
   void (*softmax)(const T*, T*, std::size_t) = kernels::softmax<T>;
   void (*scores)(const T*, const T*, std::size_t, std::size_t, std::size_t, T*) = kernels::scores<T>;
+  void (*attention)(const T*, const T*, const T*, std::size_t, std::size_t, std::size_t, std::size_t, bool,
+                    T*) = kernels::attention<T>;
   void (*rmsnorm)(const T*, const T*, std::size_t, T, T*) = kernels::rmsnorm<T>;
   T (*entropy_term)(T) = kernels::entropy_term<T>;
   T (*entropy)(const T*, std::size_t) = kernels::entropy<T>;

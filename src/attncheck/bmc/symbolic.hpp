@@ -145,6 +145,12 @@ class sym {
 template <class C> sym_bool is_nan(const sym<C>& x) { return sym_bool(x.expr().mk_is_nan()); }
 template <class C> sym_bool is_inf(const sym<C>& x) { return sym_bool(x.expr().mk_is_inf()); }
 template <class C> sym_bool is_finite(const sym<C>& x) { return !is_nan(x) && !is_inf(x); }
+// The sign bit of a number (false for NaN, true for -0): fp.isNegative.
+template <class C> sym_bool sign_bit(const sym<C>& x) {
+  return sym_bool(z3::expr(x.expr().ctx(), Z3_mk_fpa_is_negative(x.expr().ctx(), x.expr())));
+}
+// SMT equality (=), not IEEE equality (fp.eq): +0 and -0 differ, NaN equals NaN.
+template <class C> sym_bool same_bits(const sym<C>& a, const sym<C>& b) { return sym_bool(a.expr() == b.expr()); }
 template <class C> sym<C> abs_of(const sym<C>& x) { return sym<C>(z3::expr(x.expr().ctx(), Z3_mk_fpa_abs(x.expr().ctx(), x.expr()))); }
 
 }  // namespace attncheck::bmc

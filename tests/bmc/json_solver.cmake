@@ -1,0 +1,31 @@
+# attncheck BMC: the JSON report names the solver that was asked for at the top and, per result,
+# the solver that answered (a cvc5 run must not say Z3 anywhere). Run as
+#   cmake -DCLI=<attncheck> -DOUT=<file.json> -DSOLVER=cvc5|portfolio -P json_solver.cmake
+execute_process(COMMAND ${CLI} bmc --harness KANI-ASCL-002 --format bf16 --bound 2 --solver ${SOLVER} --json ${OUT}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "bmc --solver ${SOLVER} failed (${rc}):\n${out}\n${err}")
+endif()
+file(READ ${OUT} json)
+if(SOLVER STREQUAL "cvc5")
+  set(top "\"solver\": \"cvc5 [0-9.]+\",")
+  set(row "\"solver\": \"cvc5 [0-9.]+\"")
+else()
+  set(top "\"solver\": \"portfolio \\(z3 [0-9.]+ \\+ cvc5 [0-9.]+\\)\",")
+  set(row "\"solver\": \"portfolio: (z3|cvc5) [0-9.]+ first")
+endif()
+if(NOT json MATCHES "\n  ${top}")
+  message(FATAL_ERROR "top-level solver is not ${SOLVER}:\n${json}")
+endif()
+# Every result row (the d=2 row and the all-d row from its lemmas) names a solver of this run.
+string(REGEX MATCHALL "\"harness\": [^\n]*" rows "${json}")
+list(LENGTH rows n)
+if(n LESS 2)
+  message(FATAL_ERROR "expected the d=2 and the all-d row:\n${json}")
+endif()
+foreach(r IN LISTS rows)
+  if(NOT r MATCHES "${row}")
+    message(FATAL_ERROR "a result does not name ${SOLVER} as its solver:\n${r}")
+  endif()
+endforeach()
+message(STATUS "${n} rows, all answered by ${SOLVER}")
