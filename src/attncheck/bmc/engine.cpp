@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <thread>
 #include <chrono>
 #include <cmath>
@@ -199,24 +200,49 @@ run_result prove_as(const harness_def& h, fmt_id f, const run_options& o) {
     if (o.solver == solver_choice::cvc5) return take_cvc5(cv.wait(), n_assumptions, negated_property);
     // Portfolio: Z3 here, cvc5 in its process; a watcher stops Z3 as soon as cvc5 has a definite
     // answer, and cvc5 is killed as soon as Z3 has one.
-    std::atomic<bool> z3_done{false};
+    // bmc.json-solver-portfolio once failed under load with "error: canceled": the watcher's
+    // interrupt escaped as an exception. So the interrupt is sent only while Z3 is inside check()
+    // (under the lock that also marks the check's end, never onto a later call), and an exception
+    // from an interrupted check() is cvc5 having answered first, not an error.
+    std::mutex z3_state;
+    bool z3_done = false, interrupted = false;
     std::optional<cvc5_answer> cv_answer;
     clock_type::time_point cv_time{}, z3_time{};
     std::thread watcher([&] {
-      while (!z3_done.load()) {
+      for (;;) {
+        {
+          const std::lock_guard<std::mutex> lock(z3_state);
+          if (z3_done) return;
+        }
         if (cv.finished()) {
           cv_answer = cv.wait();
           cv_time = clock_type::now();
-          if (cv_answer->result != cvc5_answer::status::unknown) c.interrupt();
+          const std::lock_guard<std::mutex> lock(z3_state);
+          if (!z3_done && cv_answer->result != cvc5_answer::status::unknown) {
+            interrupted = true;
+            c.interrupt();
+          }
           return;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
       }
     });
-    const z3::check_result zres = sol.check();
-    z3_time = clock_type::now();
-    z3_done = true;
+    // An interrupt that lands in Z3's preprocessing can surface as an exception ("canceled")
+    // instead of an unknown result: that is cvc5 having answered first, not an error.
+    z3::check_result zres = z3::unknown;
+    std::string z3_exception;
+    try {
+      zres = sol.check();
+    } catch (const z3::exception& e) {
+      z3_exception = e.msg();
+    }
+    {
+      const std::lock_guard<std::mutex> lock(z3_state);
+      z3_time = clock_type::now();
+      z3_done = true;
+    }
     watcher.join();
+    if (!z3_exception.empty() && !interrupted) throw z3::exception(z3_exception.c_str());
     const bool cv_definite = cv_answer && cv_answer->result != cvc5_answer::status::unknown;
     const std::string portfolio = "portfolio: ";
     if (zres != z3::unknown && (!cv_definite || z3_time <= cv_time)) {
@@ -231,7 +257,7 @@ run_result prove_as(const harness_def& h, fmt_id f, const run_options& o) {
       return zres;
     }
     if (!cv_answer) cv_answer = cv.wait();  // Z3 gave up (timeout): cvc5 may still answer
-    const std::string z3_reason = zres == z3::unknown ? sol.reason_unknown() : "";
+    const std::string z3_reason = !z3_exception.empty() ? "canceled" : zres == z3::unknown ? sol.reason_unknown() : "";
     const z3::check_result res = take_cvc5(*cv_answer, n_assumptions, negated_property);
     answered_by = portfolio + cvc5_version() + " first";
     if (res == z3::unknown) {
@@ -312,7 +338,7 @@ run_result exhaustive_as(const harness_def& h, fmt_id f, const run_options& o, i
   if (total > max_bits)
     return done(verdict::unsupported, fmt::format("{} input bits: more than the {} an exhaustive run enumerates", total, max_bits));
   bits.assign(r.inputs.size(), 0);
-  const std::uint64_t mask = (1ull << width) - 1;
+  const std::uint64_t mask = width >= 64 ? ~0ull : (1ull << width) - 1;  // f64 never gets here (total > max_bits), but is instantiated
   std::uint64_t failures = 0, held = 0;
   for (std::uint64_t code = 0; code < (1ull << total); ++code) {
     for (std::size_t i = 0; i < bits.size(); ++i) bits[i] = (code >> (i * width)) & mask;
