@@ -11,3 +11,13 @@ add_test(NAME cli.gate-prints-position-encoding-minimum
          COMMAND attncheck_cli --contracts ${CMAKE_CURRENT_SOURCE_DIR}/contracts gate --test FALSIFY-AEQ-007 --cases 2)
 set_tests_properties(cli.gate-prints-position-encoding-minimum PROPERTIES LABELS cli
                      PASS_REGULAR_EXPRESSION "FALSIFY-AEQ-007 \\[f32\\]: smallest distance between rows t < t' < 2\\^20 \\(exhaustive\\): d = 2: [0-9.e+-]+ at \\(t, t'\\) = \\([0-9]+, [0-9]+\\)[^\n]*\nFALSIFY-AEQ-007 \\[f64\\]: [^\n]*d = 8: [0-9.e+-]+ at[^\n]*\n.*2 passed, 0 failed")
+
+# No doctest case name may contain ';': CTest's discovery splits it into tests that run nothing.
+add_test(NAME meta.test-names-no-semicolon
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/check-test-names.sh
+                 ${CMAKE_CURRENT_SOURCE_DIR}/tests ${CMAKE_CURRENT_SOURCE_DIR}/falsify
+                 ${CMAKE_CURRENT_SOURCE_DIR}/harnesses ${CMAKE_CURRENT_SOURCE_DIR}/examples)
+# ... and the check can fail: a file with such a name is reported.
+add_test(NAME meta.test-names-no-semicolon-catches
+         COMMAND bash -c "d=$(mktemp -d) && printf 'TEST_CASE(\"a; b\") {}\\n' > $d/x_test.cpp && ! bash '${CMAKE_CURRENT_SOURCE_DIR}/tools/check-test-names.sh' $d; s=$?; rm -rf $d; exit $s")
+set_tests_properties(meta.test-names-no-semicolon meta.test-names-no-semicolon-catches PROPERTIES LABELS unit)

@@ -401,7 +401,7 @@ TEST_CASE("bad libraries, symbols, kernel specs and bindings are usage errors (e
   CHECK(r.status == 2);
 }
 
-TEST_CASE("a bindings file names the library and kernels; unknown keys and malformed or conflicting tolerance modes are refused") {
+TEST_CASE("a bindings file names the library and kernels, and unknown keys and malformed or conflicting tolerance modes are refused") {
   const fs::path dir = fs::temp_directory_path() / ("attncheck-audit-bindings-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const auto write = [&](const std::string& name, const std::string& text) {
