@@ -447,7 +447,8 @@ Command setup_gate(CLI::App& parent, const Global& global) {
                   "CI machines; the N shards together run every check once");
   app->footer("Reports are written atomically (temporary file + rename) once the run has finished. SIGINT/SIGTERM\n"
               "stops after the checks in progress, prints what finished and writes no report (exit 128+signal).\n"
-              "Colours only on a terminal, never with NO_COLOR set; the progress line only on a terminal.\n"
+              "Colours only on a terminal, never with NO_COLOR set; the progress line only on a terminal, after\n"
+              "a second (ATTNCHECK_PROGRESS_AFTER_MS=N: after N ms).\n"
               "Exit status: 0 all passed, 1 a check failed (or ERROR/GAVE-UP), 2 usage or contract errors.");
   return {app, [o, &global] { return run_gate(*o, global); }};
 }

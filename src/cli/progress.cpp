@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 namespace attncheck::cli {
 
@@ -22,10 +23,22 @@ std::size_t terminal_columns() {
   if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col > 20) return w.ws_col;
   return 80;
 }
+
+// ATTNCHECK_PROGRESS_AFTER_MS: how long a run goes before the line appears (default 1000 ms).
+// Tests set 0 so that the line's presence does not depend on how fast the machine is.
+std::chrono::milliseconds progress_delay() {
+  const char* s = std::getenv("ATTNCHECK_PROGRESS_AFTER_MS");
+  if (s == nullptr || *s == '\0') return std::chrono::milliseconds(1000);
+  char* end = nullptr;
+  const long ms = std::strtol(s, &end, 10);
+  if (*end != '\0' || ms < 0) return std::chrono::milliseconds(1000);  // not a count: the default
+  return std::chrono::milliseconds(ms);
+}
 }  // namespace
 
 Progress::Progress(bool quiet, std::size_t total_checks, std::size_t cases_per_check)
-    : enabled_(!quiet && ::isatty(STDERR_FILENO) != 0), total_(total_checks), cases_per_(cases_per_check) {
+    : enabled_(!quiet && ::isatty(STDERR_FILENO) != 0), total_(total_checks), cases_per_(cases_per_check),
+      delay_(progress_delay()) {
   if (enabled_) ticker_ = std::thread([this] { loop(); });
 }
 
@@ -35,7 +48,7 @@ void Progress::show(std::size_t index, const std::string& what) {
   std::lock_guard lock(mutex_);
   index_ = index;
   what_ = what;
-  if (drawn_) draw();
+  if (enabled_ && !stop_ && (drawn_ || std::chrono::steady_clock::now() - start_ >= delay_)) draw();
 }
 
 void Progress::finished(std::size_t cases) {
@@ -60,7 +73,7 @@ void Progress::loop() {
   while (!stop_) {
     wake_.wait_for(lock, std::chrono::milliseconds(250));
     if (stop_) break;
-    if (std::chrono::steady_clock::now() - start_ >= std::chrono::seconds(1)) draw();
+    if (std::chrono::steady_clock::now() - start_ >= delay_) draw();
   }
 }
 

@@ -13,7 +13,8 @@ namespace attncheck::cli {
 // One line on stderr, redrawn four times a second: checks done / total, what runs now (contract,
 // obligations, test, dtype), cases done / total and the time left, estimated from the checks
 // done so far. Only when stderr is a terminal, not with --quiet, and only once the run has taken
-// a second (a quick run shows nothing). stdout is never touched, so reports stay identical.
+// a second (a quick run shows nothing; ATTNCHECK_PROGRESS_AFTER_MS sets another delay). stdout is
+// never touched, so reports stay identical.
 class Progress {
  public:
   // cases_per_check 0: the caller cannot count cases, the line shows checks only.
@@ -32,6 +33,7 @@ class Progress {
 
   bool enabled_;
   std::size_t total_, cases_per_;
+  std::chrono::milliseconds delay_;
   std::size_t done_ = 0, cases_done_ = 0, index_ = 0;
   std::string what_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
