@@ -5,16 +5,17 @@
 # The budget is split by speed, not evenly: per input, fuzz_cli builds the whole command-line
 # parser (about 200 executions/s on the CI machine) and fuzz_contract parses and validates YAML
 # (about 1 300/s), while the protocol and bindings decoders run at 5 000-9 000/s. Equal shares of
-# 2.5 M would keep fuzz_cli busy for hours; these shares take about an hour on one idle core.
+# 2.5 M would keep fuzz_cli busy for hours; these shares (6.5 M, 2.5 M, 0.8 M, 0.2 M) take about
+# 50 minutes on one idle core.
 # Override a share with ATTNCHECK_FUZZ_RUNS_<target>=N; ATTNCHECK_FUZZ_MAX_SECONDS caps each
 # fuzzer's time as well (the printed figures then say how many executions were reached).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 declare -A runs=(
-  [fuzz_protocol]="${ATTNCHECK_FUZZ_RUNS_fuzz_protocol:-4500000}"
-  [fuzz_bindings]="${ATTNCHECK_FUZZ_RUNS_fuzz_bindings:-3000000}"
-  [fuzz_contract]="${ATTNCHECK_FUZZ_RUNS_fuzz_contract:-2000000}"
-  [fuzz_cli]="${ATTNCHECK_FUZZ_RUNS_fuzz_cli:-500000}"
+  [fuzz_protocol]="${ATTNCHECK_FUZZ_RUNS_fuzz_protocol:-6500000}"
+  [fuzz_bindings]="${ATTNCHECK_FUZZ_RUNS_fuzz_bindings:-2500000}"
+  [fuzz_contract]="${ATTNCHECK_FUZZ_RUNS_fuzz_contract:-800000}"
+  [fuzz_cli]="${ATTNCHECK_FUZZ_RUNS_fuzz_cli:-200000}"
 )
 cap=()
 [ -n "${ATTNCHECK_FUZZ_MAX_SECONDS:-}" ] && cap=(-max_total_time="$ATTNCHECK_FUZZ_MAX_SECONDS")
