@@ -112,3 +112,20 @@ set_tests_properties(bmc.cvc5-proves bmc.portfolio-proves PROPERTIES RUN_SERIAL 
 # binary32 axiom validation or other tests), so that a busy CI machine cannot turn proofs into
 # timeouts (measured: 3.5 s alone, > 60 s beside the validation under load).
 set_tests_properties(bmc.contract-bounds PROPERTIES TIMEOUT 900 RUN_SERIAL TRUE)
+# Gappa harnesses (GAPPA-*, src/attncheck/bmc/gappa*.cpp; Debian's gappa): the CLI proves the
+# derived score bound at a row length far beyond bit-blasting, and a mutant makes it fail (exit 1).
+add_test(NAME bmc.gappa-proves
+         COMMAND attncheck_cli bmc --harness GAPPA-ASCL-001 --format f16 --format f32 --bound 32)
+set_tests_properties(bmc.gappa-proves PROPERTIES
+                     PASS_REGULAR_EXPRESSION "GAPPA-ASCL-001 f16 +d=32 +proved for all inputs, d=32 +[0-9.]+s +gappa 1\\.4")
+add_test(NAME bmc.gappa-mutant
+         COMMAND attncheck_cli bmc --harness GAPPA-ASCL-001 --format f16 --bound 8 --mutant gappa_accumulator_narrowed)
+set_tests_properties(bmc.gappa-mutant PROPERTIES WILL_FAIL TRUE)
+add_test(NAME bmc.gappa-mutant-text
+         COMMAND attncheck_cli bmc --harness GAPPA-ASCL-001 --format f16 --bound 8 --mutant gappa_score_bound_quarter)
+set_tests_properties(bmc.gappa-mutant-text PROPERTIES
+                     PASS_REGULAR_EXPRESSION "unknown.*not proved: \\|error\\| <= [0-9.e-]+ claimed; gappa could not prove: BND")
+add_test(NAME bmc.gappa-solver-refuses-smt COMMAND attncheck_cli bmc --solver gappa --harness KANI-SM-002)
+set_tests_properties(bmc.gappa-solver-refuses-smt PROPERTIES PASS_REGULAR_EXPRESSION "runs only the Gappa harnesses")
+set_tests_properties(bmc.gappa-proves bmc.gappa-mutant bmc.gappa-mutant-text bmc.gappa-solver-refuses-smt
+                     PROPERTIES LABELS bmc)

@@ -62,7 +62,8 @@ std::string code_of(std::string_view id, std::initializer_list<std::string_view>
   return ok ? std::string(p[1]) : std::string();
 }
 std::string test_code(std::string_view id) { return code_of(id, {"FALSIFY"}); }
-std::string harness_code(std::string_view id) { return code_of(id, {"KANI", "BMC"}); }
+// KANI-/BMC-: SMT harnesses (bounded model checking); GAPPA-: rounding-error bounds proved by Gappa.
+std::string harness_code(std::string_view id) { return code_of(id, {"KANI", "BMC", "GAPPA"}); }
 std::string gate_code(std::string_view id) { return code_of(id, {"F"}); }
 
 constexpr const char* top_keys =
@@ -578,7 +579,7 @@ void Parser::harness(const YAML::Node& item, int index) {
       h.id = text(x, "id of " + name);
       if (x.IsScalar() || x.IsNull())
         check_id(x.IsNull() ? key : x, h.id, "harness", !harness_code(h.id).empty(),
-                 "KANI-CODE-NNN or BMC-CODE-NNN");
+                 "KANI-CODE-NNN, BMC-CODE-NNN or GAPPA-CODE-NNN");
     } else if (k == "obligation") {
       h.obligation = text(x, "obligation of " + name);
       link = at(x);
@@ -627,7 +628,7 @@ void Parser::harness(const YAML::Node& item, int index) {
       unknown(key, name, "id, obligation, property, bound, reached, strategy, solver, harness");
   });
   if (!has_id)
-    error(item, fmt::format("{} has no id: add id: KANI-CODE-NNN or BMC-CODE-NNN", name));
+    error(item, fmt::format("{} has no id: add id: KANI-CODE-NNN, BMC-CODE-NNN or GAPPA-CODE-NNN", name));
   extras.harness_link_where.push_back(link);
   c_.harnesses.push_back(std::move(h));
 }
