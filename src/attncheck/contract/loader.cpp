@@ -602,9 +602,9 @@ void Parser::harness(const YAML::Node& item, int index) {
           const std::string b = kv.second.IsScalar() ? kv.second.Scalar() : "";
           int n = 0;
           const auto [end, ec] = std::from_chars(b.data(), b.data() + b.size(), n);
-          if (f != "f16" && f != "bf16" && f != "f32" && f != "f64" && f != "e4m3" && f != "e5m2")
+          if (f != "f16" && f != "bf16" && f != "f32" && f != "f64" && f != "e4m3" && f != "e4m3sat" && f != "e5m2")
             error(kv.first,
-                  fmt::format("reached of {}: unknown format '{}' (f16, bf16, f32, f64, e4m3, e5m2)", name, f));
+                  fmt::format("reached of {}: unknown format '{}' (f16, bf16, f32, f64, e4m3, e4m3sat, e5m2)", name, f));
           // "all-d" (stored as 0): no whole-vector bound was reached in time at this format; the
           // harness is claimed there only for every d by its composition of lemmas.
           else if (b == "all-d")
