@@ -137,3 +137,7 @@ add_test(NAME bmc.gappa-solver-refuses-smt COMMAND attncheck_cli bmc --solver ga
 set_tests_properties(bmc.gappa-solver-refuses-smt PROPERTIES PASS_REGULAR_EXPRESSION "runs only the Gappa harnesses")
 set_tests_properties(bmc.gappa-proves bmc.gappa-mutant bmc.gappa-mutant-text bmc.gappa-solver-refuses-smt
                      PROPERTIES LABELS bmc)
+# A bound below a harness's smallest row (KANI-AEQ-001 swaps x_0 and x_1) is refused with the
+# reason, not run (it read past the row and crashed).
+add_test(NAME bmc.below-min-bound COMMAND attncheck_cli bmc --harness KANI-AEQ-001 --format f16 --bound 1 --no-lemmas)
+set_tests_properties(bmc.below-min-bound PROPERTIES LABELS bmc PASS_REGULAR_EXPRESSION "unsupported.*KANI-AEQ-001 needs d >= 2")

@@ -343,6 +343,10 @@ int run_bmc(const Global& global, const BmcOptions& o) {
       return exit_usage;
     }
     const std::size_t b = bound_for(*selected[0], formats[0]);
+    if (!selected[0]->lemma && b < selected[0]->min_bound) {
+      std::cerr << "error: " << selected[0]->id << " needs --bound >= " << selected[0]->min_bound << "\n";
+      return exit_usage;
+    }
     const bmc::replay_result r = bmc::replay(*selected[0], formats[0], b, *bits, mutant);
     std::cout << selected[0]->id << " [" << bmc::name_of(formats[0]) << ", d=" << b << "] on the concrete "
               << (mutant ? "mutant " + mutant->name : std::string("reference kernel")) << ": ";
@@ -358,7 +362,8 @@ int run_bmc(const Global& global, const BmcOptions& o) {
                                   : solver == bmc::solver_choice::z3     ? bmc::solver_version()
                                   : solver == bmc::solver_choice::cvc5 ? bmc::cvc5_version()
                                   : "portfolio (" + bmc::solver_version() + " + " + bmc::cvc5_version() + ")";
-  std::cout << "attncheck " ATTNCHECK_VERSION "  bmc  solver " << solver_text << "  timeout " << o.timeout
+  std::cout << "attncheck " ATTNCHECK_VERSION "  bmc  solver " << solver_text
+            << (gappa_selected.empty() || gappa_only ? "" : " (GAPPA-*: " + bmc::gappa_version() + ")") << "  timeout " << o.timeout
             << " s per harness" << (!o.mutant.empty() ? "  mutant " + o.mutant : "") << "\n\n";
   std::cout << fmt::format("{:<14} {:<5} {:<6} {:<40} {:>8}  {}\n", "harness", "fmt", "bound", "verdict", "time", "solver");
   std::vector<Row> rows;
@@ -407,6 +412,12 @@ int run_bmc(const Global& global, const BmcOptions& o) {
         row.r.format = f;
         row.r.v = bmc::verdict::unsupported;
         row.r.reason = "its inputs at d = 1 are more than 24 bits: too many to enumerate";
+      } else if (!h->lemma && ro.bound < h->min_bound) {
+        // e.g. KANI-AEQ-001 swaps x_0 and x_1: at d = 1 its body would read past the row.
+        row.r.id = h->id;
+        row.r.format = f;
+        row.r.v = bmc::verdict::unsupported;
+        row.r.reason = fmt::format("{} needs d >= {}", h->id, h->min_bound);
       } else {
         row.r = enumerate ? bmc::exhaustive(*h, f, ro) : bmc::prove(*h, f, ro);
       }
@@ -456,7 +467,8 @@ int run_bmc(const Global& global, const BmcOptions& o) {
   // derived error bound or reports its best enclosure. No lemmas, no replay: no counterexample.
   for (const bmc::gappa_harness_def* g : gappa_selected) {
     for (bmc::fmt_id f : formats) {
-      if (!bmc::gappa_supports(f) && o.harnesses.empty()) continue;  // not asked for by name: skip
+      // Not asked for by name: skip what a Gappa harness cannot do (8-bit formats, enumeration).
+      if ((!bmc::gappa_supports(f) || o.exhaustive) && o.harnesses.empty()) continue;
       const auto rec = recorded.find(g->id);
       if (!formats_given && !o.bound && rec != recorded.end() && !rec->second->reached.empty() &&
           !rec->second->reached.count(bmc::name_of(f)))
