@@ -23,13 +23,17 @@ scale() {  # scale HARNESS FORMAT BOUND... [-- EXTRA ARGS]
   done
 }
 if [ "$section" = aeq ] || [ "$section" = all ]; then
-  for f in f16 bf16 f32; do scale KANI-AEQ-001 "$f" 1 2 3; done
+  for f in f16 bf16 f32; do scale KANI-AEQ-001 "$f" 2 3; done  # d >= 2: it swaps x_0 and x_1
   for f in f16 bf16 f32; do scale KANI-AEQ-002 "$f" 1 2 4 8 12 16; done
 fi
 if [ "$section" = fp8 ] || [ "$section" = all ]; then
+  # d = 3 (16.7M rows) takes about a minute per harness: measured for KANI-SM-002 only.
   for h in KANI-ASCL-002 KANI-SM-002 KANI-SM-001 BMC-ASCL-003 BMC-ASCL-004 KANI-AEQ-001; do
     for f in e4m3 e4m3sat e5m2; do
-      for d in 1 2 3; do
+      ds="1 2"
+      [ "$h" = KANI-AEQ-001 ] && ds="2"
+      [ "$h" = KANI-SM-002 ] && ds="1 2 3"
+      for d in $ds; do
         "$build/attncheck" bmc --harness "$h" --format "$f" --bound "$d" --no-lemmas | grep "^$h" || true
       done
     done
