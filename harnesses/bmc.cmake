@@ -91,7 +91,15 @@ add_test(NAME bmc.exhaustive-e4m3-overflow
          COMMAND attncheck_cli bmc --format e4m3 --bound 2 --no-lemmas --harness KANI-ASCL-002)
 set_tests_properties(bmc.exhaustive-e4m3-overflow PROPERTIES
                      PASS_REGULAR_EXPRESSION "exhaustive-fail.*x_i - max <= 0 \\(not NaN\\)")
-set_tests_properties(bmc.exhaustive-e5m2-d2 bmc.exhaustive-e4m3-d2 bmc.exhaustive-e4m3-overflow PROPERTIES LABELS bmc)
+# E4M3 with OCP's saturating conversion (e4m3sat): x - max clamps to -448 instead of NaN, so the
+# harnesses that fail in E4M3 pass on every row, and the all-d compositions on every lemma input.
+add_test(NAME bmc.exhaustive-e4m3sat-d2
+         COMMAND attncheck_cli bmc --format e4m3sat --bound 2 --harness KANI-SM-001 --harness KANI-SM-002
+                 --harness KANI-ASCL-002 --harness BMC-ASCL-003 --harness KANI-AEQ-001)
+set_tests_properties(bmc.exhaustive-e4m3sat-d2 PROPERTIES PASS_REGULAR_EXPRESSION "exhaustive: passed on every input \\(64516\\)"
+                     FAIL_REGULAR_EXPRESSION "exhaustive-fail|unknown|[1-9][0-9]* not proved")
+set_tests_properties(bmc.exhaustive-e5m2-d2 bmc.exhaustive-e4m3-d2 bmc.exhaustive-e4m3-overflow bmc.exhaustive-e4m3sat-d2
+                     PROPERTIES LABELS bmc)
 # The JSON report names the solver asked for and, per result (the all-d row too), the one that answered.
 foreach(solver cvc5 portfolio)
   add_test(NAME bmc.json-solver-${solver}
@@ -112,3 +120,24 @@ set_tests_properties(bmc.cvc5-proves bmc.portfolio-proves PROPERTIES RUN_SERIAL 
 # binary32 axiom validation or other tests), so that a busy CI machine cannot turn proofs into
 # timeouts (measured: 3.5 s alone, > 60 s beside the validation under load).
 set_tests_properties(bmc.contract-bounds PROPERTIES TIMEOUT 900 RUN_SERIAL TRUE)
+# Gappa harnesses (GAPPA-*, src/attncheck/bmc/gappa*.cpp; Debian's gappa): the CLI proves the
+# derived score bound at a row length far beyond bit-blasting, and a mutant makes it fail (exit 1).
+add_test(NAME bmc.gappa-proves
+         COMMAND attncheck_cli bmc --harness GAPPA-ASCL-001 --format f16 --format f32 --bound 16)
+set_tests_properties(bmc.gappa-proves PROPERTIES
+                     PASS_REGULAR_EXPRESSION "GAPPA-ASCL-001 f16 +d=16 +proved for all inputs, d=16 +[0-9.]+s +gappa 1\\.4")
+add_test(NAME bmc.gappa-mutant
+         COMMAND attncheck_cli bmc --harness GAPPA-ASCL-001 --format f16 --bound 8 --mutant gappa_accumulator_narrowed)
+set_tests_properties(bmc.gappa-mutant PROPERTIES WILL_FAIL TRUE)
+add_test(NAME bmc.gappa-mutant-text
+         COMMAND attncheck_cli bmc --harness GAPPA-ASCL-001 --format f16 --bound 8 --mutant gappa_score_bound_quarter)
+set_tests_properties(bmc.gappa-mutant-text PROPERTIES
+                     PASS_REGULAR_EXPRESSION "unknown.*not proved: \\|error\\| <= [0-9.e-]+ claimed; gappa could not prove: BND")
+add_test(NAME bmc.gappa-solver-refuses-smt COMMAND attncheck_cli bmc --solver gappa --harness KANI-SM-002)
+set_tests_properties(bmc.gappa-solver-refuses-smt PROPERTIES PASS_REGULAR_EXPRESSION "runs only the Gappa harnesses")
+set_tests_properties(bmc.gappa-proves bmc.gappa-mutant bmc.gappa-mutant-text bmc.gappa-solver-refuses-smt
+                     PROPERTIES LABELS bmc)
+# A bound below a harness's smallest row (KANI-AEQ-001 swaps x_0 and x_1) is refused with the
+# reason, not run (it read past the row and crashed).
+add_test(NAME bmc.below-min-bound COMMAND attncheck_cli bmc --harness KANI-AEQ-001 --format f16 --bound 1 --no-lemmas)
+set_tests_properties(bmc.below-min-bound PROPERTIES LABELS bmc PASS_REGULAR_EXPRESSION "unsupported.*KANI-AEQ-001 needs d >= 2")

@@ -17,6 +17,7 @@ PACKAGES=(
   chromium  # tests/docs/check_html.sh: opens the HTML report in headless Chromium (tests cli.report.chromium*)
   python3-jsonschema  # tests/reports: real JSON reports validated against docs/report-schema.json
   cvc5  # attncheck bmc --solver cvc5|portfolio: the cvc5 CLI on the SMT-LIB2 export of the formulas
+  gappa  # attncheck bmc GAPPA-* harnesses: rounding-error bounds of dot products for large d (src/attncheck/bmc/gappa.cpp)
 )
 
 missing=()

@@ -11,6 +11,8 @@
 
 #include "attncheck/bmc/cvc5_cli.hpp"
 #include "attncheck/bmc/engine.hpp"
+#include "attncheck/bmc/gappa_harness.hpp"
+#include "attncheck/bmc/gappa_run.hpp"
 #include "attncheck/bmc/regression.hpp"
 #include "cli/cli.hpp"
 
@@ -22,7 +24,7 @@ struct BmcOptions {
   std::size_t bound = 0;
   std::string solver = "z3";
   double timeout = 60;
-  std::string json, mutant, replay, save_regression, replay_regressions;
+  std::string json, mutant, replay, save_regression, replay_regressions, gappa_script;
   bool exhaustive = false, list = false, lemmas = true;
 };
 
@@ -51,6 +53,7 @@ std::string value_text(bmc::fmt_id f, std::uint64_t b) {
     case bmc::fmt_id::f32: return fmt::format("{:.9g}", to_double(scalar_traits<float>::from_bits(b)));
     case bmc::fmt_id::e4m3: return fmt::format("{:g}", to_double(scalar_traits<e4m3>::from_bits(b)));
     case bmc::fmt_id::e5m2: return fmt::format("{:g}", to_double(scalar_traits<e5m2>::from_bits(b)));
+    case bmc::fmt_id::e4m3sat: return fmt::format("{:g}", to_double(scalar_traits<e4m3sat>::from_bits(b)));
     case bmc::fmt_id::f64: break;
   }
   return fmt::format("{:.17g}", scalar_traits<double>::from_bits(b));
@@ -116,9 +119,13 @@ int list_harnesses() {
     if (!h.lemmas.empty())
       std::cout << "  all d from: " << join(h.lemmas, ", ") << "\n  composition: " << h.composition << "\n";
   }
+  for (const auto& h : bmc::gappa_harnesses())
+    std::cout << h.id << "  (gappa)\n  " << h.property << "\n  inputs: " << h.ranges << "\n";
   std::cout << "\nmutants:\n";
   for (const auto& m : bmc::mutants())
     std::cout << m.name << "\n  " << m.description << "\n  must be caught by: " << join(m.caught_by, ", ") << "\n";
+  for (const auto& m : bmc::gappa_mutants())
+    std::cout << m.name << "  (gappa)\n  " << m.description << "\n  must make gappa fail: " << join(m.caught_by, ", ") << "\n";
   return exit_pass;
 }
 
@@ -128,6 +135,9 @@ int list_harnesses() {
 constexpr std::size_t max_bound = 64;
 // The 8-bit formats are enumerated up to d = 3 (256^3 = 16.7M rows per harness, a few seconds).
 constexpr std::size_t exhaustive_max_d = 3;
+// Gappa's scripts grow linearly with d (2d inputs, 2d + 2 roundings) and need no bit-blasting:
+// d = 256 takes seconds. The limit only keeps a typo from building a huge script.
+constexpr std::size_t gappa_max_bound = 4096;
 
 std::optional<std::vector<std::uint64_t>> parse_bits(const std::string& text) {
   std::vector<std::uint64_t> out;
@@ -189,10 +199,12 @@ int run_bmc(const Global& global, const BmcOptions& o) {
   if (o.list) return list_harnesses();
   if (!o.replay_regressions.empty()) return replay_regressions(o.replay_regressions);
   bmc::solver_choice solver = bmc::solver_choice::z3;
+  // --solver gappa: only the Gappa harnesses (which always run on gappa, whatever --solver says).
+  const bool gappa_only = o.solver == "gappa";
   if (o.solver == "cvc5") solver = bmc::solver_choice::cvc5;
   else if (o.solver == "portfolio") solver = bmc::solver_choice::portfolio;
-  else if (o.solver != "z3") {
-    std::cerr << "error: unknown --solver '" << o.solver << "'; choose z3, cvc5 or portfolio\n";
+  else if (o.solver != "z3" && !gappa_only) {
+    std::cerr << "error: unknown --solver '" << o.solver << "'; choose z3, cvc5, portfolio or gappa\n";
     return exit_usage;
   }
   if (solver != bmc::solver_choice::z3 && !bmc::cvc5_binary()) {
@@ -203,18 +215,74 @@ int run_bmc(const Global& global, const BmcOptions& o) {
     std::cerr << "error: --timeout must be a positive number of seconds\n";
     return exit_usage;
   }
-  if (o.bound > max_bound) {
+  const bmc::gappa_mutant_def* gappa_mutant = nullptr;
+  std::vector<const bmc::harness_def*> selected;
+  std::vector<const bmc::gappa_harness_def*> gappa_selected;
+  for (const auto& id : o.harnesses) {
+    if (const bmc::gappa_harness_def* g = bmc::find_gappa_harness(id)) {
+      gappa_selected.push_back(g);
+      continue;
+    }
+    const bmc::harness_def* h = bmc::find_harness(id);
+    if (!h) {
+      std::vector<std::string> ids;
+      for (const auto& x : bmc::harnesses()) ids.push_back(x.id);
+      for (const auto& x : bmc::gappa_harnesses()) ids.push_back(x.id);
+      const std::string near = closest(id, ids);
+      std::cerr << "error: unknown harness '" << id << "'" << (near.empty() ? "" : "; did you mean '" + near + "'?")
+                << " (attncheck bmc --list)\n";
+      return exit_usage;
+    }
+    selected.push_back(h);
+  }
+  if (!o.mutant.empty() && !bmc::find_mutant(o.mutant)) gappa_mutant = bmc::find_gappa_mutant(o.mutant);
+  if (gappa_only && !selected.empty()) {
+    std::cerr << "error: --solver gappa runs only the Gappa harnesses (GAPPA-...), not " << selected[0]->id << "\n";
+    return exit_usage;
+  }
+  if (gappa_mutant && !selected.empty()) {
+    std::cerr << "error: mutant '" << o.mutant << "' applies to the Gappa harnesses only, not " << selected[0]->id << "\n";
+    return exit_usage;
+  }
+  if (!o.mutant.empty() && !gappa_mutant && bmc::find_mutant(o.mutant) && !gappa_selected.empty()) {
+    std::cerr << "error: mutant '" << o.mutant << "' is a kernel of the SMT harnesses; " << gappa_selected[0]->id
+              << " has its own mutants (attncheck bmc --list)\n";
+    return exit_usage;
+  }
+  if (selected.empty() && gappa_selected.empty()) {
+    // Every harness; a mutant or --solver gappa restricts to the harnesses it concerns.
+    if (!gappa_only && !gappa_mutant)
+      for (const auto& h : bmc::harnesses())
+        if (!h.lemma) selected.push_back(&h);
+    if (o.mutant.empty() || gappa_mutant)
+      for (const auto& h : bmc::gappa_harnesses()) gappa_selected.push_back(&h);
+  }
+  if (!gappa_selected.empty() && !bmc::gappa_binary()) {
+    std::cerr << "error: the Gappa harnesses need the gappa binary on PATH (Debian: apt-get install gappa)\n";
+    return exit_usage;
+  }
+  if (!o.gappa_script.empty() && (gappa_selected.size() != 1 || !selected.empty() || o.formats.size() != 1)) {
+    std::cerr << "error: --gappa-script takes exactly one Gappa --harness and one --format\n";
+    return exit_usage;
+  }
+  if (o.bound > gappa_max_bound && !gappa_selected.empty()) {
+    std::cerr << "error: --bound " << o.bound << " is larger than " << gappa_max_bound
+              << ", the longest row a Gappa harness is recorded at\n";
+    return exit_usage;
+  }
+  if (o.bound > max_bound && !selected.empty()) {
     std::cerr << "error: --bound " << o.bound << " is larger than " << max_bound << ", the longest row attncheck bmc encodes: "
               << "the formula is built in full before --timeout can act, so d = " << o.bound
               << " would exhaust memory rather than time out (the contracts record bounds up to 8)\n";
     return exit_usage;
   }
   const bmc::mutant_def* mutant = nullptr;
-  if (!o.mutant.empty()) {
+  if (!o.mutant.empty() && !gappa_mutant) {
     mutant = bmc::find_mutant(o.mutant);
     if (!mutant) {
       std::vector<std::string> names;
       for (const auto& m : bmc::mutants()) names.push_back(m.name);
+      for (const auto& m : bmc::gappa_mutants()) names.push_back(m.name);
       const std::string near = closest(o.mutant, names);
       std::cerr << "error: unknown mutant '" << o.mutant << "'" << (near.empty() ? "" : "; did you mean '" + near + "'?")
                 << " (attncheck bmc --list)\n";
@@ -225,29 +293,13 @@ int run_bmc(const Global& global, const BmcOptions& o) {
   for (const auto& f : o.formats) {
     const auto id = parse_format(f);
     if (!id) {
-      std::cerr << "error: unknown --format '" << f << "'; choose f16, bf16, f32, f64, e4m3 or e5m2\n";
+      std::cerr << "error: unknown --format '" << f << "'; choose f16, bf16, f32, f64, e4m3, e4m3sat or e5m2\n";
       return exit_usage;
     }
     formats.push_back(*id);
   }
   const bool formats_given = !formats.empty();
   if (!formats_given) formats = {bmc::fmt_id::f16, bmc::fmt_id::bf16, bmc::fmt_id::f32};
-  std::vector<const bmc::harness_def*> selected;
-  for (const auto& id : o.harnesses) {
-    const bmc::harness_def* h = bmc::find_harness(id);
-    if (!h) {
-      std::vector<std::string> ids;
-      for (const auto& x : bmc::harnesses()) ids.push_back(x.id);
-      const std::string near = closest(id, ids);
-      std::cerr << "error: unknown harness '" << id << "'" << (near.empty() ? "" : "; did you mean '" + near + "'?")
-                << " (attncheck bmc --list)\n";
-      return exit_usage;
-    }
-    selected.push_back(h);
-  }
-  if (selected.empty())
-    for (const auto& h : bmc::harnesses())
-      if (!h.lemma) selected.push_back(&h);
 
   // The bound per (harness, format): --bound, else the contract's `reached`, else its `bound`,
   // else the harness's default. The contracts are read only for that.
@@ -261,10 +313,11 @@ int run_bmc(const Global& global, const BmcOptions& o) {
         recorded[h.id] = &h;
         std::vector<int> bounds{h.bound};
         for (const auto& [f, b] : h.reached) bounds.push_back(b);
+        const std::size_t limit = bmc::find_gappa_harness(h.id) ? gappa_max_bound : max_bound;
         for (int b : bounds)
-          if (b > 0 && static_cast<std::size_t>(b) > max_bound) {
+          if (b > 0 && static_cast<std::size_t>(b) > limit) {
             std::cerr << h.where.file << ":" << h.where.line << ": error: " << h.id << " records bound " << b
-                      << ", larger than " << max_bound << ", the longest row attncheck bmc encodes\n";
+                      << ", larger than " << limit << ", the longest row attncheck bmc encodes\n";
             return exit_usage;
           }
       }
@@ -285,11 +338,15 @@ int run_bmc(const Global& global, const BmcOptions& o) {
 
   if (!o.replay.empty()) {
     const auto bits = parse_bits(o.replay);
-    if (!bits || selected.size() != 1 || formats.size() != 1) {
+    if (!bits || selected.size() != 1 || !gappa_selected.empty() || formats.size() != 1) {
       std::cerr << "error: --replay takes comma-separated hex bits and exactly one --harness and one --format\n";
       return exit_usage;
     }
     const std::size_t b = bound_for(*selected[0], formats[0]);
+    if (!selected[0]->lemma && b < selected[0]->min_bound) {
+      std::cerr << "error: " << selected[0]->id << " needs --bound >= " << selected[0]->min_bound << "\n";
+      return exit_usage;
+    }
     const bmc::replay_result r = bmc::replay(*selected[0], formats[0], b, *bits, mutant);
     std::cout << selected[0]->id << " [" << bmc::name_of(formats[0]) << ", d=" << b << "] on the concrete "
               << (mutant ? "mutant " + mutant->name : std::string("reference kernel")) << ": ";
@@ -301,11 +358,13 @@ int run_bmc(const Global& global, const BmcOptions& o) {
     return r.failed.empty() ? exit_pass : exit_fail;
   }
 
-  const std::string solver_text = solver == bmc::solver_choice::z3     ? bmc::solver_version()
+  const std::string solver_text = gappa_only                           ? bmc::gappa_version()
+                                  : solver == bmc::solver_choice::z3     ? bmc::solver_version()
                                   : solver == bmc::solver_choice::cvc5 ? bmc::cvc5_version()
                                   : "portfolio (" + bmc::solver_version() + " + " + bmc::cvc5_version() + ")";
-  std::cout << "attncheck " ATTNCHECK_VERSION "  bmc  solver " << solver_text << "  timeout " << o.timeout
-            << " s per harness" << (mutant ? "  mutant " + mutant->name : "") << "\n\n";
+  std::cout << "attncheck " ATTNCHECK_VERSION "  bmc  solver " << solver_text
+            << (gappa_selected.empty() || gappa_only ? "" : " (GAPPA-*: " + bmc::gappa_version() + ")") << "  timeout " << o.timeout
+            << " s per harness" << (!o.mutant.empty() ? "  mutant " + o.mutant : "") << "\n\n";
   std::cout << fmt::format("{:<14} {:<5} {:<6} {:<40} {:>8}  {}\n", "harness", "fmt", "bound", "verdict", "time", "solver");
   std::vector<Row> rows;
   std::map<std::pair<std::string, int>, bmc::run_result> lemma_cache;
@@ -353,6 +412,12 @@ int run_bmc(const Global& global, const BmcOptions& o) {
         row.r.format = f;
         row.r.v = bmc::verdict::unsupported;
         row.r.reason = "its inputs at d = 1 are more than 24 bits: too many to enumerate";
+      } else if (!h->lemma && ro.bound < h->min_bound) {
+        // e.g. KANI-AEQ-001 swaps x_0 and x_1: at d = 1 its body would read past the row.
+        row.r.id = h->id;
+        row.r.format = f;
+        row.r.v = bmc::verdict::unsupported;
+        row.r.reason = fmt::format("{} needs d >= {}", h->id, h->min_bound);
       } else {
         row.r = enumerate ? bmc::exhaustive(*h, f, ro) : bmc::prove(*h, f, ro);
       }
@@ -398,6 +463,40 @@ int run_bmc(const Global& global, const BmcOptions& o) {
       print_row(rows.back());
     }
   }
+  // Gappa harnesses: one script per (harness, format) at the recorded bound; gappa proves the
+  // derived error bound or reports its best enclosure. No lemmas, no replay: no counterexample.
+  for (const bmc::gappa_harness_def* g : gappa_selected) {
+    for (bmc::fmt_id f : formats) {
+      // Not asked for by name: skip what a Gappa harness cannot do (8-bit formats, enumeration).
+      if ((!bmc::gappa_supports(f) || o.exhaustive) && o.harnesses.empty()) continue;
+      const auto rec = recorded.find(g->id);
+      if (!formats_given && !o.bound && rec != recorded.end() && !rec->second->reached.empty() &&
+          !rec->second->reached.count(bmc::name_of(f)))
+        continue;
+      std::size_t d = o.bound;
+      if (!d && rec != recorded.end()) {
+        const auto r = rec->second->reached.find(bmc::name_of(f));
+        d = r != rec->second->reached.end() && r->second > 0 ? static_cast<std::size_t>(r->second)
+            : rec->second->bound > 0                          ? static_cast<std::size_t>(rec->second->bound)
+                                                              : 0;
+      }
+      if (!d) d = g->default_bound;
+      Row row;
+      if (o.exhaustive) {
+        row.r.id = g->id;
+        row.r.format = f;
+        row.r.v = bmc::verdict::unsupported;
+        row.r.reason = "a Gappa harness is proved over input ranges, not enumerated";
+      } else {
+        std::string script;
+        row.r = bmc::prove_gappa(*g, f, d, o.timeout, gappa_mutant ? gappa_mutant->name : "", &script);
+        if (!o.gappa_script.empty()) write_atomically(o.gappa_script, script);
+      }
+      row.bound_text = fmt::format("d={}", d);
+      rows.push_back(row);
+      print_row(rows.back());
+    }
+  }
   int passed = 0;
   for (const auto& r : rows) passed += row_passed(r) ? 1 : 0;
   std::cout << "\n" << passed << " proved, " << rows.size() - passed << " not proved\n";
@@ -410,19 +509,24 @@ int run_bmc(const Global& global, const BmcOptions& o) {
 Command setup_bmc(CLI::App& parent, const Global& global) {
   auto o = std::make_shared<BmcOptions>();
   CLI::App* app = parent.add_subcommand(
-      "bmc", "Bounded model checking: prove the harnesses on the kernel templates at a symbolic IEEE scalar (Z3)");
-  app->add_option("--harness", o->harnesses, "Harness ID to run (repeatable; default: every non-lemma harness)");
+      "bmc", "Bounded model checking: prove the harnesses on the kernel templates at a symbolic IEEE scalar (Z3, cvc5), and rounding-error bounds over input ranges (Gappa)");
+  app->add_option("--harness", o->harnesses,
+                  "Harness ID to run (repeatable; default: every non-lemma harness, the GAPPA-* ones included)");
   app->add_option("--format", o->formats,
-                  "f16, bf16, f32, f64, e4m3 or e5m2 (repeatable; default f16 bf16 f32). The 8-bit OCP formats "
+                  "f16, bf16, f32, f64, e4m3, e4m3sat (E4M3 with OCP's saturating conversion) or e5m2 (repeatable; "
+                  "default f16 bf16 f32). The 8-bit OCP formats "
                   "run on the concrete kernel over every input (d <= 3), their lemmas over every value");
   app->add_option("--bound", o->bound, "Row length d (default: the contract's reached bound per format)");
   app->add_option("--solver", o->solver,
-                  "z3 (in-process), cvc5 (the cvc5 CLI on Z3's SMT-LIB2 export) or portfolio (both at once, the "
-                  "first definite answer counts; the row says which solver gave it)")
+                  "z3 (in-process), cvc5 (the cvc5 CLI on Z3's SMT-LIB2 export), portfolio (both at once, the "
+                  "first definite answer counts; the row says which solver gave it), or gappa (only the GAPPA-* "
+                  "harnesses, which always run on the gappa CLI)")
       ->capture_default_str();
   app->add_option("--timeout", o->timeout, "Seconds per harness and format")->capture_default_str();
   app->add_option("--json", o->json, "Write a JSON report (schema attncheck-bmc/1) to FILE");
-  app->add_option("--mutant", o->mutant, "Run on a broken kernel (attncheck bmc --list)");
+  app->add_option("--mutant", o->mutant,
+                  "Run on a broken kernel, or (Gappa harnesses) with a too-tight claimed bound (attncheck bmc --list)");
+  app->add_option("--gappa-script", o->gappa_script, "Write the Gappa script of the one Gappa --harness and --format to FILE");
   app->add_option("--replay", o->replay, "Replay comma-separated hex input bits on the concrete kernel");
   app->add_option("--save-regression", o->save_regression,
                   "Save every counterexample (real, i.e. failing on the concrete kernel) as a regression case in DIR");

@@ -43,6 +43,7 @@ template <class T> std::uint8_t reference_round(double x) {
     }
   }
   if (a >= above) best = top;  // beyond the virtual value (the distances round together in double)
+  if (T::spec::saturating && best == top) best = top - 1;  // OCP's saturating conversion: ±max
   return static_cast<std::uint8_t>(sign | best);
 }
 
@@ -111,6 +112,27 @@ TEST_CASE("BMC-FP8-E4M3: landmarks of the OCP encoding (bias 7, no infinities, m
   CHECK(e4m3(-1e-10).bits() == 0x80);  // underflow keeps the sign
 }
 
+TEST_CASE("BMC-FP8-E4M3SAT: E4M3 with OCP's saturating conversion: overflow and infinity clamp to ±448, NaN stays") {
+  for (unsigned c = 0; c < 256; ++c) {  // the same encoding
+    const double a = value<e4m3sat>(c), b = value<e4m3>(c);
+    CHECK((a == b || (std::isnan(a) && std::isnan(b))));
+  }
+  CHECK(e4m3sat(464.0).bits() == 0x7e);
+  CHECK(e4m3sat(464.5).bits() == 0x7e);  // NaN (0x7f) in non-saturating E4M3
+  CHECK(e4m3sat(1e300).bits() == 0x7e);
+  CHECK(e4m3sat(-1e300).bits() == 0xfe);
+  CHECK(e4m3sat(std::numeric_limits<double>::infinity()).bits() == 0x7e);
+  CHECK(e4m3sat(-std::numeric_limits<double>::infinity()).bits() == 0xfe);
+  CHECK(std::isnan(double(e4m3sat(std::numeric_limits<double>::quiet_NaN()))));
+  // Arithmetic saturates too (every result is converted): 448 + 448 = 448, -448 - 18 = -448.
+  CHECK(double(e4m3sat(448.0) + e4m3sat(448.0)) == 448.0);
+  CHECK(double(e4m3sat(-448.0) - e4m3sat(18.0)) == -448.0);
+  CHECK(std::isnan(double(e4m3(-448.0) - e4m3(18.0))));  // the E4M3 finding (BMC-EXHAUSTIVE-E4M3-OVERFLOW)
+  // Below the overflow threshold the two modes round alike.
+  for (double x : {0.1, 1.0625, 300.0, 463.0, -17.3, 1e-3})
+    CHECK(e4m3sat(x).bits() == e4m3(x).bits());
+}
+
 TEST_CASE("BMC-FP8-E5M2: landmarks of the OCP encoding (bias 15, IEEE-like, max 57344)") {
   CHECK(value<e5m2>(0x3c) == 1.0);
   CHECK(value<e5m2>(0x7b) == 57344.0);
@@ -124,6 +146,9 @@ TEST_CASE("BMC-FP8-E5M2: landmarks of the OCP encoding (bias 15, IEEE-like, max 
 
 TEST_CASE("BMC-FP8-ROUNDING: RNE of every midpoint, random doubles and every pairwise operation (E4M3)") {
   check_format<e4m3>();
+}
+TEST_CASE("BMC-FP8-ROUNDING: RNE of every midpoint, random doubles and every pairwise operation (E4M3SAT)") {
+  check_format<e4m3sat>();
 }
 TEST_CASE("BMC-FP8-ROUNDING: RNE of every midpoint, random doubles and every pairwise operation (E5M2)") {
   check_format<e5m2>();

@@ -245,3 +245,30 @@ TEST_CASE("BMC-EXHAUSTIVE-E4M3-OVERFLOW: x_i - max overflows to NaN in E4M3 (no 
     CHECK(std::fabs(a - b) > 464);
   }
 }
+
+// E4M3 with OCP's saturating conversion (--format e4m3sat): x_i - max clamps to -448 instead of
+// NaN, so max subtraction and softmax in [0, 1] hold on every row at d = 2 where E4M3 fails. The
+// saturation can hide an overflow: softmax without max subtraction gives y_0 = 448/448 = 1 for
+// x = (6.5, 4.5) (e^6.5 = 665 clamps to 448, the sum 538 too), which only the sum's derived bound
+// (KANI-SM-001) rejects; and its exp underflows to 0 for x = (-7, -7), 0/0 = NaN (KANI-SM-002).
+TEST_CASE("BMC-EXHAUSTIVE-E4M3SAT: saturating E4M3 passes max subtraction and softmax, and mutants still fail") {
+  for (const char* id : {"KANI-ASCL-002", "KANI-SM-001", "KANI-SM-002", "BMC-ASCL-003", "KANI-AEQ-001"}) {
+    const run_result r = enumerate(id, fmt_id::e4m3sat, 2);
+    INFO(describe(r));
+    CHECK(r.v == verdict::exhaustive_pass);
+    CHECK(r.cases == 254u * 254u);
+  }
+  for (const auto& [mutant, id] : {std::pair{"softmax_no_max_subtraction", "KANI-SM-001"},
+                                   std::pair{"softmax_no_max_subtraction", "KANI-SM-002"},
+                                   std::pair{"softmax_drops_last", "KANI-AEQ-001"}}) {
+    const run_result bad = enumerate(id, fmt_id::e4m3sat, 2, mutant);
+    INFO(describe(bad));
+    CHECK(bad.v == verdict::exhaustive_fail);
+  }
+  const std::vector<std::uint64_t> hidden{e4m3sat(6.5).bits(), e4m3sat(4.5).bits()};
+  const mutant_def* no_max = find_mutant("softmax_no_max_subtraction");
+  REQUIRE(no_max);
+  CHECK(replay(*find_harness("KANI-SM-002"), fmt_id::e4m3sat, 2, hidden, no_max).failed.empty());
+  CHECK_FALSE(replay(*find_harness("KANI-SM-001"), fmt_id::e4m3sat, 2, hidden, no_max).failed.empty());
+  CHECK(replay(*find_harness("KANI-SM-001"), fmt_id::e4m3sat, 2, hidden, nullptr).failed.empty());
+}

@@ -41,6 +41,7 @@ ATTNCHECK_BMC_SLOT(double, f64)
   };
 ATTNCHECK_BMC_SLOT8(e4m3, e4m3)
 ATTNCHECK_BMC_SLOT8(e5m2, e5m2)
+ATTNCHECK_BMC_SLOT8(e4m3sat, e4m3sat)
 #undef ATTNCHECK_BMC_SLOT8
 
 // Formats with a symbolic model (the SMT floating-point theory).
@@ -52,7 +53,8 @@ auto dispatch(fmt_id f, F&& fn) {
     case fmt_id::f32: return fn(float{});
     case fmt_id::f64:
     case fmt_id::e4m3:
-    case fmt_id::e5m2: break;
+    case fmt_id::e5m2:
+    case fmt_id::e4m3sat: break;
   }
   return fn(double{});
 }
@@ -61,6 +63,7 @@ template <class F>
 auto dispatch_concrete(fmt_id f, F&& fn) {
   if (f == fmt_id::e4m3) return fn(e4m3{});
   if (f == fmt_id::e5m2) return fn(e5m2{});
+  if (f == fmt_id::e4m3sat) return fn(e4m3sat{});
   return dispatch(f, std::forward<F>(fn));
 }
 

@@ -136,8 +136,9 @@ class concrete_run {
 // axioms cannot be validated on every binary64 input). The 8-bit formats E4M3 and E5M2 have no
 // symbolic model (the SMT theory has no format without infinities): they run on the concrete
 // kernel only, by enumerating every input (exhaustive()).
-enum class fmt_id { f16, bf16, f32, f64, e4m3, e5m2 };
-inline bool is_8bit(fmt_id f) { return f == fmt_id::e4m3 || f == fmt_id::e5m2; }
+// e4m3sat: E4M3 with OCP's saturating conversion (overflow clamps to ±448; scalar/fp8.hpp).
+enum class fmt_id { f16, bf16, f32, f64, e4m3, e5m2, e4m3sat };
+inline bool is_8bit(fmt_id f) { return f == fmt_id::e4m3 || f == fmt_id::e5m2 || f == fmt_id::e4m3sat; }
 const char* name_of(fmt_id f);
 std::vector<fmt_id> all_formats();
 
@@ -156,11 +157,12 @@ struct harness_body {
   std::function<void(concrete_run<double>&)> con_f64;
   std::function<void(concrete_run<e4m3>&)> con_e4m3;
   std::function<void(concrete_run<e5m2>&)> con_e5m2;
+  std::function<void(concrete_run<e4m3sat>&)> con_e4m3sat;
 };
 template <class Body>
 harness_body make_body() {
   const Body b{};
-  return {b, b, b, b, b, b, b, b, b, b};
+  return {b, b, b, b, b, b, b, b, b, b, b};
 }
 
 // A mutant: a broken kernel plugged into the slots, with the harnesses that must catch it.
@@ -177,11 +179,12 @@ struct mutant_def {
   std::function<void(kernel_slots<double>&)> con_f64;
   std::function<void(kernel_slots<e4m3>&)> con_e4m3;
   std::function<void(kernel_slots<e5m2>&)> con_e5m2;
+  std::function<void(kernel_slots<e4m3sat>&)> con_e4m3sat;
 };
 template <class M>
 mutant_def make_mutant() {
   const auto a = [](auto& k) { M::apply(k); };
-  return {M::name, M::description, M::caught_by(), a, a, a, a, a, a, a, a, a, a};
+  return {M::name, M::description, M::caught_by(), a, a, a, a, a, a, a, a, a, a, a};
 }
 
 // A harness or a lemma. A vector harness checks a property of a whole row up to its bound; a

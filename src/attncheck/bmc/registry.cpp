@@ -22,11 +22,13 @@ const char* name_of(fmt_id f) {
     case fmt_id::f32: return "f32";
     case fmt_id::f64: return "f64";
     case fmt_id::e4m3: return "e4m3";
+    case fmt_id::e4m3sat: return "e4m3sat";
     case fmt_id::e5m2: return "e5m2";
   }
   return "?";
 }
-std::vector<fmt_id> all_formats() { return {fmt_id::f16, fmt_id::bf16, fmt_id::f32, fmt_id::f64, fmt_id::e4m3, fmt_id::e5m2}; }
+std::vector<fmt_id> all_formats() { return {fmt_id::f16, fmt_id::bf16, fmt_id::f32, fmt_id::f64, fmt_id::e4m3, fmt_id::e4m3sat, fmt_id::e5m2};
+}
 
 bool register_harness(harness_def h) {
   if (find_harness(h.id)) throw std::logic_error("harness registered twice: " + h.id);

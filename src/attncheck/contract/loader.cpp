@@ -62,7 +62,8 @@ std::string code_of(std::string_view id, std::initializer_list<std::string_view>
   return ok ? std::string(p[1]) : std::string();
 }
 std::string test_code(std::string_view id) { return code_of(id, {"FALSIFY"}); }
-std::string harness_code(std::string_view id) { return code_of(id, {"KANI", "BMC"}); }
+// KANI-/BMC-: SMT harnesses (bounded model checking); GAPPA-: rounding-error bounds proved by Gappa.
+std::string harness_code(std::string_view id) { return code_of(id, {"KANI", "BMC", "GAPPA"}); }
 std::string gate_code(std::string_view id) { return code_of(id, {"F"}); }
 
 constexpr const char* top_keys =
@@ -578,7 +579,7 @@ void Parser::harness(const YAML::Node& item, int index) {
       h.id = text(x, "id of " + name);
       if (x.IsScalar() || x.IsNull())
         check_id(x.IsNull() ? key : x, h.id, "harness", !harness_code(h.id).empty(),
-                 "KANI-CODE-NNN or BMC-CODE-NNN");
+                 "KANI-CODE-NNN, BMC-CODE-NNN or GAPPA-CODE-NNN");
     } else if (k == "obligation") {
       h.obligation = text(x, "obligation of " + name);
       link = at(x);
@@ -601,9 +602,9 @@ void Parser::harness(const YAML::Node& item, int index) {
           const std::string b = kv.second.IsScalar() ? kv.second.Scalar() : "";
           int n = 0;
           const auto [end, ec] = std::from_chars(b.data(), b.data() + b.size(), n);
-          if (f != "f16" && f != "bf16" && f != "f32" && f != "f64" && f != "e4m3" && f != "e5m2")
+          if (f != "f16" && f != "bf16" && f != "f32" && f != "f64" && f != "e4m3" && f != "e4m3sat" && f != "e5m2")
             error(kv.first,
-                  fmt::format("reached of {}: unknown format '{}' (f16, bf16, f32, f64, e4m3, e5m2)", name, f));
+                  fmt::format("reached of {}: unknown format '{}' (f16, bf16, f32, f64, e4m3, e4m3sat, e5m2)", name, f));
           // "all-d" (stored as 0): no whole-vector bound was reached in time at this format; the
           // harness is claimed there only for every d by its composition of lemmas.
           else if (b == "all-d")
@@ -627,7 +628,7 @@ void Parser::harness(const YAML::Node& item, int index) {
       unknown(key, name, "id, obligation, property, bound, reached, strategy, solver, harness");
   });
   if (!has_id)
-    error(item, fmt::format("{} has no id: add id: KANI-CODE-NNN or BMC-CODE-NNN", name));
+    error(item, fmt::format("{} has no id: add id: KANI-CODE-NNN, BMC-CODE-NNN or GAPPA-CODE-NNN", name));
   extras.harness_link_where.push_back(link);
   c_.harnesses.push_back(std::move(h));
 }

@@ -14,19 +14,25 @@ namespace attncheck {
 // The two encodings. E5M2 is IEEE-like (infinities, NaNs with exponent 11111). E4M3 has no
 // infinities: S.1111.111 is its only NaN, so the largest finite is S.1111.110 = 448.
 // Overflow follows OCP's non-saturating conversion: a result beyond the largest finite after
-// rounding becomes +-inf (E5M2) or NaN (E4M3). (The saturating mode would clamp to the largest
-// finite and hide an overflow as a plausible value: softmax without max subtraction would return
-// 448/448 = 1 instead of failing.)
+// rounding becomes +-inf (E5M2) or NaN (E4M3). E4M3SAT is E4M3 with OCP's saturating conversion
+// applied to every result: beyond ±448 after rounding (and ±infinity) it clamps to ±448, NaN stays
+// NaN. It can hide an overflow as a plausible value: softmax without max subtraction returns
+// y_0 = 448/448 = 1 for x = (6.5, 4.5) instead of NaN; only the sum's derived bound catches it
+// (tests/bmc/trust_test.cpp, BMC-EXHAUSTIVE-E4M3SAT).
 struct e4m3_spec {
   static constexpr const char* name = "e4m3";
   static constexpr int precision = 4, min_exponent = -6, max_exponent = 8, bias = 7;
-  static constexpr bool has_inf = false;
+  static constexpr bool has_inf = false, saturating = false;
   static constexpr double max_finite = 448;
+};
+struct e4m3sat_spec : e4m3_spec {
+  static constexpr const char* name = "e4m3sat";
+  static constexpr bool saturating = true;
 };
 struct e5m2_spec {
   static constexpr const char* name = "e5m2";
   static constexpr int precision = 3, min_exponent = -14, max_exponent = 15, bias = 15;
-  static constexpr bool has_inf = true;
+  static constexpr bool has_inf = true, saturating = false;
   static constexpr double max_finite = 57344;
 };
 
@@ -91,14 +97,17 @@ class float8 {
     const std::uint8_t sign = std::signbit(d) ? 0x80u : 0u;
     const std::uint8_t nan = static_cast<std::uint8_t>(sign | (Spec::has_inf ? 0x7eu : 0x7fu));
     const std::uint8_t inf = static_cast<std::uint8_t>(sign | 0x7cu);
+    // The largest finite code: S.1111.110 (E4M3), S.11110.11 (E5M2).
+    const std::uint8_t max = static_cast<std::uint8_t>(sign | (Spec::has_inf ? 0x7bu : 0x7eu));
+    const std::uint8_t overflow = Spec::saturating ? max : Spec::has_inf ? inf : nan;
     if (std::isnan(d)) return nan;
-    if (std::isinf(d)) return Spec::has_inf ? inf : nan;
+    if (std::isinf(d)) return overflow;
     const double a = std::fabs(d);
     if (a == 0) return sign;
     const int e = std::max(std::ilogb(a), Spec::min_exponent);
     const double n = std::nearbyint(std::ldexp(a, mant_bits - e));  // significand in units of the quantum
     const double v = std::ldexp(n, e - mant_bits);
-    if (v > Spec::max_finite) return Spec::has_inf ? inf : nan;
+    if (v > Spec::max_finite) return overflow;
     if (v == 0) return sign;
     const int ev = std::ilogb(v);
     if (ev < Spec::min_exponent)  // subnormal: biased exponent 0, significand in quanta of 2^(emin-p+1)
@@ -112,6 +121,7 @@ class float8 {
 };
 
 using e4m3 = float8<e4m3_spec>;
+using e4m3sat = float8<e4m3sat_spec>;
 using e5m2 = float8<e5m2_spec>;
 
 // The scalar door (traits.hpp): exp and log are glibc's double routines (<= 1 ulp of double,
@@ -135,6 +145,7 @@ struct float8_traits {
   static constexpr int bit_width = 8;
 };
 template <> struct scalar_traits<e4m3> : float8_traits<e4m3_spec> {};
+template <> struct scalar_traits<e4m3sat> : float8_traits<e4m3sat_spec> {};
 template <> struct scalar_traits<e5m2> : float8_traits<e5m2_spec> {};
 
 }  // namespace attncheck

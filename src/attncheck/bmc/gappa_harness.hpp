@@ -1,0 +1,53 @@
+// attncheck: harnesses proved by Gappa (IDs GAPPA-…): a kernel template recorded at
+// gappa_scalar<C> over stated input ranges, with a goal |rounded − exact| ≤ the project's derived
+// bound. They run in `attncheck bmc` beside the SMT harnesses and report the same rows.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "attncheck/bmc/engine.hpp"
+#include "attncheck/bmc/gappa.hpp"
+
+namespace attncheck::bmc {
+
+// One script: what Gappa must prove, and what the row reports.
+struct gappa_problem {
+  std::string script;
+  double bound = 0;          // the claimed bound of |rounded - exact|, as printed in the script
+  std::size_t roundings = 0; // rounded operations the kernel performed (each also range-checked)
+};
+
+// A Gappa mutant: a broken kernel or a claimed bound that is too tight; the harness applies it.
+struct gappa_mutant_def {
+  std::string name, description;
+  std::vector<std::string> caught_by;
+};
+
+struct gappa_harness_def {
+  std::string id, contract, property;
+  std::string ranges;  // the input-range hypotheses, in words (non-vacuity: a point of them)
+  std::size_t default_bound = 1;
+  // The script for format f at row length d; mutant is empty for the reference kernel and bound.
+  std::function<gappa_problem(fmt_id f, std::size_t d, const std::string& mutant)> build;
+};
+
+bool register_gappa_harness(gappa_harness_def h);
+bool register_gappa_mutant(gappa_mutant_def m);
+const std::vector<gappa_harness_def>& gappa_harnesses();
+const std::vector<gappa_mutant_def>& gappa_mutants();
+const gappa_harness_def* find_gappa_harness(const std::string& id);
+const gappa_mutant_def* find_gappa_mutant(const std::string& name);
+
+// The formats Gappa harnesses run at (binary16, bfloat16, binary32, binary64).
+bool gappa_supports(fmt_id f);
+
+// Builds the script and runs gappa: proved, or unknown with gappa's best enclosure as the reason.
+// The row's solver is "gappa 1.4.1"; assertions counts the error goal and the no-overflow goals.
+// script_out, if given, receives the script gappa ran.
+run_result prove_gappa(const gappa_harness_def& h, fmt_id f, std::size_t d, double timeout_seconds,
+                       const std::string& mutant, std::string* script_out = nullptr);
+
+}  // namespace attncheck::bmc

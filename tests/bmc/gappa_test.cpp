@@ -1,0 +1,156 @@
+// attncheck BMC: Gappa harnesses. The script a kernel template records is the expected one, the
+// rounding operators are the formats', gappa proves the derived score bound of the reference
+// kernel, each mutant (a wrong exact expression, a larger rounding error, a too-tight claimed
+// bound) makes it fail, and the proved statement holds at concrete points of its input ranges.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "attncheck/bmc/gappa_harness.hpp"
+#include "attncheck/bmc/gappa_run.hpp"
+#include "attncheck/bounds/scores.hpp"
+#include "attncheck/kernels/scores.hpp"
+
+using namespace attncheck;
+using namespace attncheck::bmc;
+
+namespace {
+
+const gappa_harness_def& score_harness() {
+  const gappa_harness_def* h = find_gappa_harness("GAPPA-ASCL-001");
+  REQUIRE(h);
+  return *h;
+}
+
+std::string describe(const run_result& r) {
+  return r.id + " [" + name_of(r.format) + ", d=" + std::to_string(r.bound) + "]: " + name_of(r.v) + " " + r.reason +
+         " (" + r.solver + ", " + std::to_string(r.seconds) + " s)";
+}
+
+// What gappa says about one closed statement (no inputs).
+bool gappa_proves(const std::string& script) { return run_gappa(script, 30).result == gappa_answer::status::proved; }
+
+}  // namespace
+
+TEST_CASE("BMC-GAPPA-SCRIPT: kernels::scores at d = 2 records the expected binary32 Gappa script") {
+  // The kernel's order: the scale fl(sqrt(fl(2))) first, then acc = fl(0 + fl(q0 k0)),
+  // acc = fl(acc + fl(q1 k1)), and the quotient; the exact terms mirror it, the sqrt inline.
+  // The bound is score_bound(√2, 2, 2) for binary32, rounded up to a double, printed exactly.
+  const std::string bound = gappa_literal(score_harness().build(fmt_id::f32, 2, "").bound);
+  const std::string m = "[-16777215b104, 16777215b104]";  // ±max_finite of binary32
+  const std::string expected =
+      "@rnd = float<24,-149,ne>;\n"
+      "q0 = rnd(q0_in);\nq1 = rnd(q1_in);\nk0 = rnd(k0_in);\nk1 = rnd(k1_in);\n"
+      "r1 = rnd(1b1);\nr2 = rnd(sqrt(r1));\n"
+      "r3 = rnd(q0 * k0);\nx3 = q0 * k0;\n"
+      "r4 = rnd(0 + r3);\nx4 = 0 + x3;\n"
+      "r5 = rnd(q1 * k1);\nx5 = q1 * k1;\n"
+      "r6 = rnd(r4 + r5);\nx6 = x4 + x5;\n"
+      "r7 = rnd(r6 / r2);\nx7 = x6 / sqrt(1b1);\n"
+      "S_spec = (q0 * k0 + q1 * k1) / sqrt(1b1);\n"
+      "{ q0_in in [-1, 1] /\\ q1_in in [-1, 1] /\\ k0_in in [-1, 1] /\\ k1_in in [-1, 1] ->\n"
+      "  |r7 - S_spec| <= " + bound + " /\\ r1 in " + m + " /\\ r2 in " + m + " /\\ r3 in " + m + " /\\ r4 in " + m +
+      " /\\ r5 in " + m + " /\\ r6 in " + m + " /\\ r7 in " + m + " }\n"
+      "r7 - S_spec -> r7 - x7;\n"
+      "r7 - x7 -> (r7 - r6 / r2) + (r6 - x6) / r2 + x6 * (1 / r2 - 1 / sqrt(1b1)) { r2 <> 0, sqrt(1b1) <> 0 };\n";
+  const gappa_problem p = score_harness().build(fmt_id::f32, 2, "");
+  CHECK(p.script == expected);
+  CHECK(p.roundings == 7);
+  // The bound is the derived allowance, not a number of its own.
+  const bounds::Model md = bounds::model_of<float>();
+  CHECK(p.bound >= static_cast<double>(bounds::score_bound(std::sqrt(2.0L), 2, 2, md)));
+  CHECK(p.bound <= static_cast<double>(bounds::score_bound(std::sqrt(2.0L), 2, 2, md)) * (1 + 0x1p-50));
+}
+
+TEST_CASE("BMC-GAPPA-FORMATS: the rounding operators are binary16, bfloat16, binary32, binary64 (checked by gappa)") {
+  CHECK(gappa_rounding(format_of<f16>) == "float<11,-24,ne>");
+  CHECK(gappa_rounding(format_of<bf16>) == "float<8,-133,ne>");
+  CHECK(gappa_rounding(format_of<float>) == "float<24,-149,ne>");
+  CHECK(gappa_rounding(format_of<double>) == "float<53,-1074,ne>");
+  CHECK(gappa_literal(0.75) == "3b-2");
+  CHECK(gappa_literal(-65504) == "-2047b5");
+  CHECK(gappa_literal(2) == "1b1");
+  // Landmarks, each proved by gappa and each compared with the hardware/emulated type:
+  // binary16: 1 + 2^-11 is a tie that rounds to even (1); the smallest subnormal is 2^-24.
+  CHECK(static_cast<double>(static_cast<f16>(1 + 0x1p-11)) == 1.0);
+  CHECK(gappa_proves("{ float<11,-24,ne>(1 + 1b-11) in [1, 1] }"));
+  CHECK(gappa_proves("{ float<11,-24,ne>(3b-26) in [1b-24, 1b-24] }"));  // 0.75 · 2^-24 rounds up to 2^-24
+  CHECK(static_cast<double>(static_cast<f16>(0.75 * 0x1p-24)) == 0x1p-24);
+  // bfloat16: 8 significand bits, smallest subnormal 2^-133.
+  CHECK(to_double(bf16(1 + 0x1p-7)) == 1 + 0x1p-7);
+  CHECK(gappa_proves("{ float<8,-133,ne>(1 + 1b-7) in [129b-7, 129b-7] }"));
+  CHECK(gappa_proves("{ float<8,-133,ne>(3b-135) in [1b-133, 1b-133] }"));
+  CHECK(to_double(bf16(0.75 * 0x1p-133)) == 0x1p-133);
+  // binary32 is Gappa's ieee_32.
+  CHECK(gappa_proves("x = float<24,-149,ne>(a); y = float<ieee_32,ne>(a); { a in [-1b10, 1b10] -> x - y in [0, 0] }"));
+  // And a false landmark is not proved.
+  CHECK_FALSE(gappa_proves("{ float<11,-24,ne>(1 + 1b-10) in [1, 1] }"));
+}
+
+TEST_CASE("BMC-GAPPA-PROVES: gappa proves the derived score bound of kernels::scores for |q_t|, |k_t| <= 1") {
+  for (fmt_id f : {fmt_id::f16, fmt_id::bf16, fmt_id::f32}) {
+    const run_result r = prove_gappa(score_harness(), f, 16, 60, "");
+    INFO(describe(r));
+    CHECK(r.v == verdict::proved);
+    CHECK(r.solver.rfind("gappa ", 0) == 0);
+    CHECK(r.assertions == 1 + 35);  // the error goal and the 35 no-overflow goals at d = 16
+    CHECK(r.assumptions_satisfiable);
+  }
+}
+
+TEST_CASE("BMC-GAPPA-MUTANTS: every Gappa mutant makes gappa fail to prove GAPPA-ASCL-001") {
+  REQUIRE(gappa_mutants().size() == 3);
+  for (const auto& m : gappa_mutants()) {
+    const run_result r = prove_gappa(score_harness(), fmt_id::f16, 8, 60, m.name);
+    INFO(m.name << ": " << describe(r));
+    CHECK(r.v == verdict::unknown);
+    CHECK(r.reason.find("not proved") == 0);
+  }
+  // The reasons: the wrong kernel is caught by the specification check, the others by the bound.
+  CHECK(prove_gappa(score_harness(), fmt_id::f16, 8, 60, "gappa_scores_over_d").reason.find("not the specification") !=
+        std::string::npos);
+  CHECK(prove_gappa(score_harness(), fmt_id::f16, 8, 60, "gappa_accumulator_narrowed").reason.find("best: [") !=
+        std::string::npos);
+}
+
+TEST_CASE("BMC-GAPPA-NONVACUOUS: the input ranges hold at a point, and the proved bound holds at sampled points") {
+  // The hypotheses are q_t, k_t in [-1, 1], independent non-empty intervals: q = k = 0 (and
+  // q = k = 1) satisfy them. The proved statement must hold at every point of them, so compare
+  // the concrete kernel with q·k/√d in long double at q = k = 1 and at random points.
+  constexpr std::size_t d = 64;
+  const double bound = score_harness().build(fmt_id::f16, d, "").bound;
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<f16> q(d), k(d);
+    long double exact = 0;
+    for (std::size_t t = 0; t < d; ++t) {
+      q[t] = static_cast<f16>(trial == 0 ? 1.0 : u(rng));
+      k[t] = static_cast<f16>(trial == 0 ? 1.0 : u(rng));
+      exact += static_cast<long double>(static_cast<double>(q[t])) * static_cast<double>(k[t]);
+    }
+    exact /= std::sqrt(static_cast<long double>(d));
+    f16 s{};
+    kernels::scores(q.data(), k.data(), 1, 1, d, &s);
+    INFO("trial " << trial);
+    CHECK(std::abs(static_cast<long double>(static_cast<double>(s)) - exact) <= bound);
+    if (trial == 0) CHECK(static_cast<double>(s) == 8.0);
+  }
+  // An empty range is refused, not turned into a vacuous proof.
+  gappa_recorder rec(format_of<float>);
+  CHECK_THROWS_AS(rec.input("x", 1, -1), std::invalid_argument);
+}
+
+TEST_CASE("BMC-GAPPA-LIMITS: an infinite derived bound is unsupported, a slow gappa times out") {
+  const run_result inf = prove_gappa(score_harness(), fmt_id::bf16, 256, 60, "");  // 256 u = 1 in bf16
+  INFO(describe(inf));
+  CHECK(inf.v == verdict::unsupported);
+  CHECK(inf.reason.find("infinite") != std::string::npos);
+  const gappa_answer slow = run_gappa(score_harness().build(fmt_id::f64, 64, "").script, 0.05);
+  CHECK(slow.result == gappa_answer::status::timeout);
+  CHECK(slow.reason.find("timeout") != std::string::npos);
+  CHECK(prove_gappa(score_harness(), fmt_id::e4m3, 2, 60, "").v == verdict::unsupported);
+}
