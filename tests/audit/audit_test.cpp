@@ -382,7 +382,7 @@ TEST_CASE("accuracy against the oracle: attention with a 10-bit exp and an entro
     CHECK((v == "PASS" || v == "N/A"));
   }
   // The HTML report's per-kernel plots stand on these samples.
-  CHECK(contains(r.json, "\"series\": \"error-vs-gap\", \"subject\": \"entropy\""));
+  CHECK(contains(r.json, "\"series\": \"error-vs-entropy\", \"subject\": \"entropy\""));
   CHECK(contains(r.json, "\"series\": \"error-vs-gap\", \"subject\": \"attention\""));
 }
 
