@@ -1,16 +1,20 @@
 // attncheck: falsification tests of attention-scaling-v1 (contracts/attention-scaling-v1.yaml).
 // Obligations: ASCL-STA-001 variance, ASCL-BND-001 score bound per domain, ASCL-BND-002/003
-// entropy bounds, ASCL-INV-001 max subtraction, ASCL-MON-001 saturation, ASCL-INV-002 shape.
+// entropy bounds, ASCL-INV-001 max subtraction, ASCL-MON-001 saturation, ASCL-INV-002 shape,
+// ASCL-BND-004 entropy accuracy, ASCL-BND-005 attention output accuracy.
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include <boost/math/distributions/chi_squared.hpp>
 
+#include "attncheck/bounds/attention_output.hpp"
+#include "attncheck/bounds/entropy.hpp"
 #include "attncheck/bounds/entropy_of_softmax.hpp"
 #include "attncheck/bounds/rmsnorm.hpp"
 #include "attncheck/bounds/scores.hpp"
 #include "attncheck/bounds/softmax.hpp"
+#include "attncheck/kernels/softmax.hpp"
 #include "attncheck/oracle/exact.hpp"
 #include "falsify/doctest_glue.hpp"
 #include "falsify/gen/normal.hpp"
@@ -19,6 +23,8 @@
 
 namespace attncheck::falsify {
 namespace {
+
+using oracle::real;
 
 // Σ_t |a_t b_t| in double, rounded up by its own evaluation error (n·2^-53 relative).
 template <class T>
@@ -295,10 +301,90 @@ struct Ascl007 {
   }
 };
 
+// The entropy kernel against the tiered oracle: |Ĥ(p) − H(p)| <= ρ_H·H(p) + a_H, the derived bound
+// of bounds/entropy.hpp (proofs/bounds/entropy.md) for the very row p the kernel was given. p is
+// the reference softmax at T of a drawn score row z, so the check calls the entropy kernel alone
+// (an audit of an entropy kernel runs it without a softmax). Rows of at most 200 entries keep
+// γ_{n-1} finite in bf16 (n·u < 1), where the bound would say nothing.
+// The report plots the error against H(p) itself (series "error-vs-entropy"), not against a gap:
+// an entropy is one output per row, and the derived allowance ρ_H·H + a_H is then a line (per n)
+// that the errors must stay under. The row's largest gap max z − min z was the other candidate;
+// past exp's underflow (a gap of about 17 in f16, 745 in f64) it only adds one-hot rows with
+// H = 0, and the generators' spreads up to 1e300 squeezed every informative row into one column.
+struct Ascl008 {
+  static constexpr const char* id = "FALSIFY-ASCL-008";
+  static constexpr const char* title = "the entropy kernel is within the derived bound of the exact entropy of its input row";
+  template <class T>
+  static void check(const KernelSet<T>& k) {
+    const auto z = draw_row<T>(200);
+    std::vector<T> p(z.size());
+    kernels::softmax(z.data(), p.data(), z.size());
+    const T h = k.entropy(p.data(), p.size());
+    const auto ex = oracle::certified::entropy_values(p);
+    const auto eb = bounds::entropy_bound(p.size(), bounds::model_of<T>());
+    // ρ_H infinite (n·u >= 1) would give inf·0 = NaN for a one-hot row: no bound, not judged.
+    const real derived = std::isfinite(static_cast<double>(eb.rel)) ? eb.allowed(ex[0]) : std::numeric_limits<real>::infinity();
+    const long double base = baseline_error<T>([&](const KernelSet<T>& r) { return std::vector<T>{r.entropy(p.data(), p.size())}; }, ex);
+    const long double allowed = mode_allowance<T>(derived, ex[0], base);
+    check::sample("error-vs-entropy", "entropy", {"entropy", "error", "allowance"},
+                  {static_cast<double>(ex[0]), static_cast<double>(std::abs(static_cast<long double>(to_double(h)) - ex[0])),
+                   static_cast<double>(allowed)});
+    expect_close<T>(id, "entropy<" + scalar_name<T>() + ">(p), n = " + std::to_string(p.size()) + ", p = softmax(z)",
+                    {{"p", &p}, {"z", &z}}, h, ex[0], derived, &ex.ref[0], base);
+  }
+};
+
+// Attention against the tiered oracle: every output o_ic within the derived whole-row bound
+// (bounds/attention_output.hpp, attention_output_allowance; proofs/bounds/attention_output.md,
+// "Whole row, scores unknown") of the exact Σ_j softmax(q_i·k_j/√d)_j v_jc over the visible keys,
+// causal and not. Magnitudes of q, k up to 8 put f16 scores past exp's overflow, where a kernel
+// without max subtraction breaks.
+// The report's x axis for output (i, c) is query i's score spread max_j s_ij − min_j s_ij over its
+// visible keys (exact scores). An output mixes every key of its row, so no single |s_j − max s|
+// belongs to it (the output index would say nothing about difficulty); the spread is the largest
+// such gap, what the weights' error grows with, and at spread 0 the weights are uniform whatever the
+// scale, so a wrong scaling (1/d for 1/√d) shows as errors rising above the allowance with it.
+struct Ascl009 {
+  static constexpr const char* id = "FALSIFY-ASCL-009";
+  static constexpr const char* title = "every attention output is within the derived bound of the exact softmax(QKᵀ/√d)V, causal and not";
+  template <class T>
+  static void check(const KernelSet<T>& k) {
+    const auto sz = [](int lo, int hi) { return static_cast<std::size_t>(*rc::gen::inRange(lo, hi + 1)); };
+    const std::size_t n = sz(1, 6), m = sz(1, 6), d = sz(1, 16), dv = sz(1, 8);
+    const bool causal = *rc::gen::arbitrary<bool>();
+    const double mag = *rc::gen::element(0.5, 2.0, 8.0);
+    const auto q = draw_vector<T>(n * d, mag), kk = draw_vector<T>(m * d, mag), v = draw_vector<T>(m * dv, 8);
+    std::vector<T> o(n * dv);
+    k.attention(q.data(), kk.data(), v.data(), n, m, d, dv, causal, o.data());
+    const auto ex = oracle::certified::attention(q, kk, v, n, m, d, dv, causal);
+    const auto allowed = bounds::attention_output_allowance(q, kk, v, n, m, d, dv, causal, bounds::model_of<T>());
+    const long double base = baseline_error<T>([&](const KernelSet<T>& r) {
+      std::vector<T> out(n * dv);
+      r.attention(q.data(), kk.data(), v.data(), n, m, d, dv, causal, out.data());
+      return out;
+    }, ex);
+    const auto s = oracle::scores(q, kk, n, m, d);
+    const std::string shape = "n = " + std::to_string(n) + ", m = " + std::to_string(m) + ", d = " + std::to_string(d) +
+                              ", dv = " + std::to_string(dv) + (causal ? ", causal" : ", not causal");
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t visible = causal ? std::min(i + 1, m) : m;
+      real top = -std::numeric_limits<real>::infinity(), bottom = std::numeric_limits<real>::infinity();
+      for (std::size_t j = 0; j < visible; ++j) top = std::max(top, s[i * m + j]), bottom = std::min(bottom, s[i * m + j]);
+      const double spread = static_cast<double>(top - bottom);
+      for (std::size_t c = 0; c < dv; ++c) {
+        const std::size_t e = i * dv + c;
+        expect_close<T>(id, "attention<" + scalar_name<T>() + ">, output [" + std::to_string(i) + "][" + std::to_string(c) + "], " + shape,
+                        {{"q", &q}, {"k", &kk}, {"v", &v}}, o[e], ex[e], allowed[e], &ex.ref[e], base, spread);
+      }
+    }
+  }
+};
+
 const bool registered = check::register_property<Ascl001>() && check::register_property<Ascl002>() &&
                         check::register_property<Ascl003>() && check::register_property<Ascl004>() &&
                         check::register_property<Ascl005>() && check::register_property<Ascl006>() &&
-                        check::register_property<Ascl007>();
+                        check::register_property<Ascl007>() && check::register_property<Ascl008>() &&
+                        check::register_property<Ascl009>();
 
 }  // namespace
 
@@ -309,5 +395,7 @@ TEST_CASE("FALSIFY-ASCL-004: max subtraction matches the exact softmax near over
 TEST_CASE("FALSIFY-ASCL-005: scaling never lowers attention entropy") { falsify_test("FALSIFY-ASCL-005"); }
 TEST_CASE("FALSIFY-ASCL-006: scores have shape [n, m] and correct layout") { falsify_test("FALSIFY-ASCL-006"); }
 TEST_CASE("FALSIFY-ASCL-007: attention entropy is at most ln m") { falsify_test("FALSIFY-ASCL-007"); }
+TEST_CASE("FALSIFY-ASCL-008: the entropy kernel matches the exact entropy within its derived bound") { falsify_test("FALSIFY-ASCL-008"); }
+TEST_CASE("FALSIFY-ASCL-009: attention outputs match the exact attention within the derived bound") { falsify_test("FALSIFY-ASCL-009"); }
 
 }  // namespace attncheck::falsify

@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <rapidcheck.h>
@@ -168,10 +169,11 @@ long double mode_allowance(long double derived, long double exact, long double b
 // oracle/certified.hpp) this is an accuracy comparison against the oracle: the current tolerance
 // mode decides the allowance (baseline_err: see baseline_error) and the report shows the
 // correctly rounded value. Without ref (structural identities) the derived bound always applies.
+// inputs: every input of the call, by name (a failure shows them all, so it can be replayed).
 template <class T>
-void expect_close(const std::string& id, const std::string& what, const std::string& input_name,
-                  const std::vector<T>& input, T got, long double exact, long double derived_allowed,
-                  const oracle::tiered::element<T>* ref = nullptr,
+void expect_close(const std::string& id, const std::string& what,
+                  const std::vector<std::pair<std::string, const std::vector<T>*>>& inputs, T got, long double exact,
+                  long double derived_allowed, const oracle::tiered::element<T>* ref = nullptr,
                   long double baseline_err = std::numeric_limits<long double>::quiet_NaN(),
                   std::optional<double> gap = std::nullopt) {
   const long double allowed = ref ? mode_allowance<T>(derived_allowed, exact, baseline_err) : derived_allowed;
@@ -190,12 +192,23 @@ void expect_close(const std::string& id, const std::string& what, const std::str
   const long double radius = ref ? ref->radius : 0;
   if (err - radius <= allowed) return;
   Report<T> rep(id, what);
-  rep.input(input_name, input).kernel(got);
+  for (const auto& [name, input] : inputs) rep.input(name, *input);
+  rep.kernel(got);
   if (ref)
     rep.exact(exact, "tiered oracle, enclosure half-width " + decimal(ref->radius, 2)).rounded(*ref, got);
   else
     rep.exact(exact);
   rep.error(err, allowed, ref ? check::current_tolerance().text() : "derived").raise();
+}
+
+// The same for a call with one input row.
+template <class T>
+void expect_close(const std::string& id, const std::string& what, const std::string& input_name,
+                  const std::vector<T>& input, T got, long double exact, long double derived_allowed,
+                  const oracle::tiered::element<T>* ref = nullptr,
+                  long double baseline_err = std::numeric_limits<long double>::quiet_NaN(),
+                  std::optional<double> gap = std::nullopt) {
+  expect_close<T>(id, what, {{input_name, &input}}, got, exact, derived_allowed, ref, baseline_err, gap);
 }
 
 }  // namespace attncheck::falsify

@@ -147,14 +147,14 @@ TEST_CASE("attncheck's attention-scaling contract loads with ids, links and no e
   CHECK_FALSE(c.legacy_format);
   CHECK(c.id == "attention-scaling-v1");
   CHECK_FALSE(c.version.empty());
-  CHECK(c.obligations.size() == 7);
+  CHECK(c.obligations.size() == 9);
   for (const auto& o : c.obligations) {
     CHECK_FALSE(o.id.empty());
     CHECK_FALSE(o.id_assigned);
     CHECK_FALSE(o.tolerance.empty());  // `allowance:` maps onto the tolerance text
     CHECK(o.legacy_tolerance.empty());
   }
-  CHECK(c.tests.size() == 7);
+  CHECK(c.tests.size() == 9);
   for (const auto& t : c.tests) CHECK_FALSE(t.obligations.empty());
   CHECK(c.harnesses.size() == 4);  // KANI-ASCL-001, KANI-ASCL-002, BMC-ASCL-003, BMC-ASCL-004
   // `reached:` maps each format to the bound `attncheck bmc` proves there.

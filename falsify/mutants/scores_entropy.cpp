@@ -1,7 +1,8 @@
-// attncheck: wrong score and entropy kernels that attention-scaling-v1's tests must catch.
+// attncheck: wrong score, entropy and attention kernels that attention-scaling-v1's tests must catch.
 #include <cmath>
 #include <vector>
 
+#include "attncheck/bounds/entropy.hpp"
 #include "attncheck/check/registry.hpp"
 
 namespace attncheck::mutants {
@@ -88,8 +89,44 @@ struct EntropyLog2 {
   }
 };
 
+// Right formula, a few ULPs too high: Ĥ·(1 + 4ρ_H), four times the relative part of the derived
+// bound (bounds/entropy.hpp), so at least 3ρ_H·H beyond the exact value while the bound allows ρ_H·H
+// + a_H (times 1 + 2^-8). Only an accuracy check against the oracle sees it: H stays in [0, ln n]
+// up to the same allowance that ASCL-BND-003 grants.
+struct EntropyFewUlpsHigh {
+  static constexpr const char* name = "entropy_few_ulps_high";
+  static constexpr const char* description = "entropy times (1 + 4 rho_H): a few ULPs beyond the derived bound";
+  static std::vector<std::string> caught_by() { return {"FALSIFY-ASCL-008"}; }
+  template <class T>
+  static void apply(KernelSet<T>& k) {
+    k.entropy = [](const T* p, std::size_t n) {
+      const double rel = static_cast<double>(bounds::entropy_bound(n, bounds::model_of<T>()).rel);
+      return scalar_traits<T>::from_double(to_double(kernels::entropy(p, n)) * (1 + 4 * rel));
+    };
+  }
+};
+
+// Attention whose scores are divided by d instead of √d: the query is pre-scaled by 1/√d (in T)
+// before the reference kernel divides by √d again. Right at d = 1 and for rows of equal scores.
+struct AttentionDividedByD {
+  static constexpr const char* name = "attention_scores_divided_by_d";
+  static constexpr const char* description = "attention with softmax(QK^T/d)V: scores divided by d_k, not sqrt(d_k)";
+  static std::vector<std::string> caught_by() { return {"FALSIFY-ASCL-009"}; }
+  template <class T>
+  static void apply(KernelSet<T>& k) {
+    k.attention = [](const T* q, const T* kk, const T* v, std::size_t n, std::size_t m, std::size_t d, std::size_t dv, bool causal,
+                     T* o) {
+      const T scale = sqrt(lit<T>(static_cast<double>(d)));
+      std::vector<T> qs(q, q + n * d);
+      for (T& x : qs) x = T(x / scale);
+      kernels::attention(qs.data(), kk, v, n, m, d, dv, causal, o);
+    };
+  }
+};
+
 const bool registered = register_mutant<ScoresUnscaled>() && register_mutant<ScoresDividedByD>() &&
                         register_mutant<ScoresTransposed>() && register_mutant<EntropySignFlipped>() &&
-                        register_mutant<EntropyLogZero>() && register_mutant<EntropyLog2>();
+                        register_mutant<EntropyLogZero>() && register_mutant<EntropyLog2>() &&
+                        register_mutant<EntropyFewUlpsHigh>() && register_mutant<AttentionDividedByD>();
 }  // namespace
 }  // namespace attncheck::mutants

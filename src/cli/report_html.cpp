@@ -148,17 +148,24 @@ std::string plot_id(const std::string& prefix, const std::string& subject) {
 }
 
 // Per kernel: a histogram of error/allowance of the sampled element comparisons (one step line per
-// format, log-spaced bins, 4 per decade), and error against |x_i - max x| with the allowance drawn.
+// format, log-spaced bins, 4 per decade), and error against |x_i - max x| (entropy: against H(p))
+// with the allowance drawn.
 void add_kernel_plots(const std::vector<const ReportRow*>& ran, std::vector<Plot>& plots) {
   std::vector<std::string> kernels;
   for (const ReportRow* row : ran)
     for (const auto& s : row->samples)
-      if ((s.name == "error" || s.name == "error-vs-gap") &&
+      if ((s.name == "error" || s.name == "error-vs-gap" || s.name == "error-vs-entropy") &&
           std::find(kernels.begin(), kernels.end(), s.subject) == kernels.end())
         kernels.push_back(s.subject);
   for (const std::string& kernel : kernels) {
-    std::vector<Sampled> all = series_named(ran, "error", kernel), gap = series_named(ran, "error-vs-gap", kernel);
+    // The second plot's x: |x_i - max x| for row kernels ("error-vs-gap"), H(p) for entropy
+    // ("error-vs-entropy": one output per row, and its allowance rho_H*H + a_H is a line in H).
+    std::vector<Sampled> all = series_named(ran, "error", kernel), gap = series_named(ran, "error-vs-gap", kernel),
+                         by_entropy = series_named(ran, "error-vs-entropy", kernel);
     all.insert(all.end(), gap.begin(), gap.end());
+    const bool vs_entropy = gap.empty() && !by_entropy.empty();
+    if (vs_entropy) gap = by_entropy;
+    const std::string x_column = vs_entropy ? "entropy" : "gap";
     const std::vector<std::string> dtypes = dtypes_of(all);
     std::map<std::string, std::vector<double>> ratios;
     std::size_t zeros = 0, shown = 0;
@@ -226,7 +233,7 @@ void add_kernel_plots(const std::vector<const ReportRow*>& ran, std::vector<Plot
       XYLayer err{d + " error", point_style(d, 7, 0.45), "1:2", {}}, bound{d + " derived allowance", point_style(d, 1, 0.45), "1:2", {}};
       for (const auto& x : gap) {
         if (x.row->dtype != d) continue;
-        const int g = x.series->column("gap"), e = x.series->column("error"), a = x.series->column("allowance");
+        const int g = x.series->column(x_column), e = x.series->column("error"), a = x.series->column("allowance");
         if (g < 0 || e < 0 || a < 0) continue;
         // Subnormal values (below DBL_MIN) are left out: gnuplot's log axis reads them as 0.
         for (const auto& p : x.series->points) {
@@ -247,8 +254,15 @@ void add_kernel_plots(const std::vector<const ReportRow*>& ran, std::vector<Plot
       points.push_back(std::move(bound));
       points.push_back(std::move(err));
     }
+    // What x means for this kernel (falsify/: where each check records its samples). Element-wise
+    // row kernels: the element's own |x_i - max x|. attention (FALSIFY-ASCL-009), an output mixing
+    // every key: the query's score spread. entropy (FALSIFY-ASCL-008): the exact H(p).
+    const std::string gap_text = vs_entropy              ? "the exact entropy H(p) of the row the kernel was given"
+                                 : kernel == "attention" ? "the query's score spread max_j s_j - min_j s_j over its visible keys"
+                                                         : "how far the element's input lies below the row maximum";
     XYAxes ax;
-    ax.xlabel = "|x_i - max x| (how far the element's input lies below the row maximum; log scale, 0 at the left)";
+    ax.xlabel = (vs_entropy ? "H(p) in nats: " : kernel == "attention" ? "largest |x_i - max x| of the row: " : "|x_i - max x|: ") + gap_text +
+                " (log scale, 0 at the left)";
     ax.ylabel = "absolute error of the element (log scale)";
     // At most 30 decades of y: errors of entries that underflow would squeeze the rest into a line.
     std::size_t clipped = 0;
@@ -275,13 +289,14 @@ void add_kernel_plots(const std::vector<const ReportRow*>& ran, std::vector<Plot
     ax.settings = {"set format x \"%g\"", "set xtics add (\"0\" " + decimal(zero_at, 17) + ")"};
     ax.log_y = true;
 
-    std::string cap = "Kernel " + kernel + ": the error of each sampled output element (●) against how far its input lies below the "
-                      "row maximum, with the derived allowance of the same element (+) in the same colour; every ● should lie below "
+    std::string cap = "Kernel " + kernel + ": the error of each sampled output element (●) against " + gap_text +
+                      ", with the derived allowance of the same element (+) in the same colour; every ● should lie below "
                       "its +. " + provenance(gap, gap_shown);
     if (gap_zero) cap += " " + std::to_string(gap_zero) + " elements were exact (error 0, or below the smallest normal double) and are not drawn.";
     if (clipped) cap += " " + std::to_string(clipped) + " errors more than 30 decades below the largest lie under the plotted range (and the x axis ends at the last point drawn).";
-    plots.push_back({plot_id("plot-error-vs-gap-", kernel), "Error against |x_i - max x|: " + kernel, cap,
-                     xy_plot_script("Kernel " + kernel + ": error against |x_i - max x|, with the derived allowance", ax, points)});
+    const std::string x_name = vs_entropy ? "H(p)" : "|x_i - max x|";
+    plots.push_back({plot_id(vs_entropy ? "plot-error-vs-entropy-" : "plot-error-vs-gap-", kernel), "Error against " + x_name + ": " + kernel,
+                     cap, xy_plot_script("Kernel " + kernel + ": error against " + x_name + ", with the derived allowance", ax, points)});
   }
 }
 

@@ -363,3 +363,51 @@ int bug_attention_positional_f32(const float* q, const float* k, const float* v,
   free(p);
   return 0;
 }
+
+/* ---- accuracy against the oracle (FALSIFY-ASCL-008, FALSIFY-ASCL-009) ------------------------- */
+
+/* A fast exp good to 10 bits (the mantissa of expf cut to its top 10 bits, relative error up to
+ * 2^-10, as a half-precision exp table would give) in an f32 kernel: the weights still sum to 1,
+ * outputs stay in the range of the values, the causal mask and both permutations hold; only
+ * accuracy checks see the error (FALSIFY-ASCL-009 against the exact attention, and FALSIFY-EXPR-007,
+ * one head's weight within its derived interval), many times the f32 derived bound. */
+static float exp_10_bits(float x) {
+  float e = expf(x);
+  uint32_t b;
+  memcpy(&b, &e, sizeof b);
+  b &= ~(uint32_t)((1u << 13) - 1);
+  memcpy(&e, &b, sizeof b);
+  return e;
+}
+
+int bug_attention_coarse_exp_f32(const float* q, const float* k, const float* v, size_t n, size_t m, size_t d,
+                                 size_t dv, int causal, float* o) {
+  float* p = malloc((m ? m : 1) * sizeof(float));
+  if (!p) return 1;
+  const float scale = sqrtf((float)d);
+  for (size_t i = 0; i < n; ++i) {
+    float mx = -INFINITY, sum = 0;
+    for (size_t j = 0; j < m; ++j)
+      if (!causal || j <= i) mx = fmaxf(mx, dot_f32(q + i * d, k + j * d, d) / scale);
+    for (size_t j = 0; j < m; ++j) {
+      p[j] = (!causal || j <= i) ? exp_10_bits(dot_f32(q + i * d, k + j * d, d) / scale - mx) : 0.0f;
+      sum += p[j];
+    }
+    for (size_t j = 0; j < m; ++j) p[j] = p[j] / sum;
+    for (size_t c = 0; c < dv; ++c) {
+      float acc = 0;
+      for (size_t j = 0; j < m; ++j) acc = acc + (float)(p[j] * v[j * dv + c]);
+      o[i * dv + c] = m > 0 ? acc : NAN;
+    }
+  }
+  free(p);
+  return 0;
+}
+
+/* The right sum, then 2^-12 too high (relative): 2^11 f32 ULPs, above the derived entropy bound
+ * (about n·2^-24 relative) for every row of up to 200 entries; non-negative, NaN in gives NaN. */
+int bug_entropy_scaled_f32(const float* p, size_t n, float* h) {
+  const int rc = ok_entropy_f32(p, n, h);
+  *h = *h * (1.0f + 0x1p-12f);
+  return rc;
+}

@@ -52,12 +52,13 @@ set_tests_properties(cli.docs.pages-match-yaml cli.docs.pages-catch-drift cli.do
 
 # attncheck report --html: rendered from the real report, opened in headless Chromium.
 # Every plot the page must show: the summary plots, per kernel the error histogram (and, for row
-# kernels, error against |x_i - max x|), the Lipschitz cone, entropy against β and the
+# kernels and attention, error against |x_i - max x| or the query's score spread; for entropy, against H), the Lipschitz cone, entropy against β and the
 # softmax-filtering bound's per-case tightness.
 set(ATTNCHECK_PLOTS plot-tightness-per-obligation plot-tightness-per-format plot-softmax-filtering-bound
     plot-error-histogram-softmax plot-error-vs-gap-softmax plot-error-histogram-scores
     plot-error-histogram-log-softmax plot-error-vs-gap-log-softmax
     plot-error-histogram-softmax-jvp plot-error-vs-gap-softmax-jvp
+    plot-error-histogram-entropy plot-error-vs-entropy-entropy plot-error-histogram-attention plot-error-vs-gap-attention
     plot-lipschitz-cone plot-entropy-vs-beta plot-sfb-tightness-distribution)
 list(LENGTH ATTNCHECK_PLOTS ATTNCHECK_PLOT_COUNT)
 add_test(NAME cli.report.html COMMAND ${ATTNCHECK_EXPECT} 0 "wrote .*report.html \\([0-9]+ results, ${ATTNCHECK_PLOT_COUNT} plots\\)"

@@ -61,9 +61,12 @@ GATE_MUTANT = ["gate", "--test", "FALSIFY-SM-001,FALSIFY-SM-004", "--dtype", "f3
 
 def audit_args():
     lib = ARGS.testlib
+    # attention-scaling-v1 brings the accuracy checks of the audited entropy and attention kernels
+    # (FALSIFY-ASCL-008/009), whose samples give their per-kernel plots in the HTML report.
     return ["audit", "--lib", lib, "--kernel", "softmax:f32:bug_softmax_no_max_f32",
             "--kernel", "entropy:f32:bug_entropy_nan_swallowed_f32", "--kernel", "softmax:f64:ok_softmax_f64",
-            "--contract", "softmax-kernel-v1", "--cases", "40", "--seed", "0x5eed"]
+            "--kernel", "attention:f64:ok_attention_f64",
+            "--contract", "softmax-kernel-v1", "--contract", "attention-scaling-v1", "--cases", "40", "--seed", "0x5eed"]
 
 
 def decode(bits, dtype):
@@ -288,6 +291,11 @@ def mode_agree(tmp):
     for kernel in sampled:
         check('id="plot-error-histogram-%s"' % kernel in page, "HTML error histogram of the audited %s" % kernel)
     check('id="plot-error-vs-gap-softmax"' in page, "HTML error against |x_i - max x| of the audited softmax")
+    # The audited entropy and attention kernels: their accuracy checks against the oracle sample
+    # each error with its allowance and its x (H(p); the query's score spread), and the page plots both.
+    for kernel, second in (("entropy", "plot-error-vs-entropy-entropy"), ("attention", "plot-error-vs-gap-attention")):
+        check(kernel in sampled, "the audit's JSON samples the %s kernel's errors" % kernel)
+        check('id="%s"' % second in page, "HTML %s of the audited %s" % (second, kernel))
 
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")

@@ -449,35 +449,12 @@ void attention_query_permutation(Kind, const KernelSet<T>& ks, const Policy&) {
             .raise();
 }
 
-// The derived allowance of every output of a non-causal attention call, against the exact
-// o_ic = Σ_j softmax(s_i)_j v_jc with s_ij = q_i·k_j/√d exact (proofs/bounds/attention_output.md,
-// "Whole row, scores unknown"). The audited kernel's own scores ŝ_ij are not observable: each lies
-// within δ_ij = score_bound of s_ij (a dot product in any summation order, divided by the rounded
-// √d); softmax_bound with those input errors bounds its weights around softmax(s_i), and
-// attention_output_bound adds the value sum (γ_m holds for any summation order). Every term is a
-// symmetric function of the keys (δ_ij travels with key j): permuting keys and values together
-// permutes the summands and leaves the allowance unchanged.
+// The derived allowance of every output of an attention call against the exact attention
+// (bounds/attention_output.hpp, attention_output_allowance; proofs/bounds/attention_output.md,
+// "Whole row, scores unknown"); symmetric in the keys.
 template <class T>
-std::vector<real> attention_allowance(const AttentionCase<T>& c) {
-  const auto md = bounds::model_of<T>();
-  const auto S = oracle::scores_exact(c.q, c.k, c.n, c.m, c.d);
-  const auto Q = oracle::lift(c.q), K = oracle::lift(c.k);
-  std::vector<real> v(c.v.size());
-  for (std::size_t e = 0; e < v.size(); ++e) v[e] = to_double(c.v[e]);
-  std::vector<real> out;
-  for (std::size_t i = 0; i < c.n; ++i) {
-    std::vector<mpfr200> row(S.begin() + static_cast<std::ptrdiff_t>(i * c.m), S.begin() + static_cast<std::ptrdiff_t>((i + 1) * c.m));
-    std::vector<real> delta(c.m);
-    for (std::size_t j = 0; j < c.m; ++j) {
-      mpfr200 abs_dot = 0;
-      for (std::size_t t = 0; t < c.d; ++t) abs_dot += abs(Q[i * c.d + t] * K[j * c.d + t]);
-      delta[j] = bounds::score_bound(oracle::dbl(row[j]), oracle::dbl(abs_dot), c.d, md);
-    }
-    const auto exact = oracle::softmax_row_exact(row);
-    const auto b = bounds::attention_output_bound(exact, bounds::softmax_bound(exact, md, delta), v, c.dv, md);
-    out.insert(out.end(), b.begin(), b.end());
-  }
-  return out;
+std::vector<real> attention_allowance(const AttentionCase<T>& c, bool causal = false) {
+  return bounds::attention_output_allowance(c.q, c.k, c.v, c.n, c.m, c.d, c.dv, causal, bounds::model_of<T>());
 }
 
 // AUDIT-ATT-004: permuting the keys and values together leaves every output unchanged within twice

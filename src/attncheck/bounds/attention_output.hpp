@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "attncheck/bounds/error_model.hpp"
+#include "attncheck/bounds/scores.hpp"
 #include "attncheck/bounds/softmax.hpp"
 #include "attncheck/oracle/exact.hpp"
 
@@ -42,6 +43,39 @@ inline std::vector<real> attention_output_bound(const oracle::SoftmaxRow& row, c
 inline std::vector<real> attention_output_bound(const oracle::SoftmaxRow& row, const std::vector<real>& v, std::size_t dv,
                                                 const Model& md) {
   return attention_output_bound(row, softmax_bound(row, md), v, dv, md);
+}
+
+// The allowance of every output of an attention call whose scores are not observable (an audited
+// kernel, or any kernel judged against the exact o_ic = Σ_j softmax(s_i)_j v_jc with s_ij = q_i·k_j/√d
+// exact; proofs/bounds/attention_output.md, "Whole row, scores unknown"): each computed score lies
+// within δ_ij = score_bound of s_ij (any summation order, divided by the rounded √d); softmax_bound
+// with those input errors bounds the weights around softmax(s_i), and the bound above adds the
+// value sum (γ_m holds for any summation order). Causal: query i sees keys 0..min(i, m-1) only; a
+// masked weight is exactly exp(-inf) = 0 and adds nothing, so the row is that of the visible keys.
+// Every term is symmetric in the keys (δ_ij travels with key j). Row-major n x dv, like the output.
+template <class T>
+std::vector<real> attention_output_allowance(const std::vector<T>& q, const std::vector<T>& k, const std::vector<T>& v,
+                                             std::size_t n, std::size_t m, std::size_t d, std::size_t dv, bool causal,
+                                             const Model& md) {
+  const auto S = oracle::scores_exact(q, k, n, m, d);
+  const auto Q = oracle::lift(q), K = oracle::lift(k);
+  std::vector<real> out;
+  out.reserve(n * dv);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t visible = causal ? std::min(i + 1, m) : m;
+    std::vector<mpfr200> row(S.begin() + static_cast<std::ptrdiff_t>(i * m), S.begin() + static_cast<std::ptrdiff_t>(i * m + visible));
+    std::vector<real> delta(visible), vv(visible * dv);
+    for (std::size_t j = 0; j < visible; ++j) {
+      mpfr200 abs_dot = 0;
+      for (std::size_t t = 0; t < d; ++t) abs_dot += abs(Q[i * d + t] * K[j * d + t]);
+      delta[j] = score_bound(oracle::dbl(row[j]), oracle::dbl(abs_dot), d, md);
+      for (std::size_t c = 0; c < dv; ++c) vv[j * dv + c] = scalar_traits<T>::to_double(v[j * dv + c]);
+    }
+    const auto exact = oracle::softmax_row_exact(row);
+    const auto b = attention_output_bound(exact, softmax_bound(exact, md, delta), vv, dv, md);
+    out.insert(out.end(), b.begin(), b.end());
+  }
+  return out;
 }
 
 }  // namespace attncheck::bounds

@@ -89,6 +89,19 @@ real entropy(const std::vector<T>& p) {
   return accept(tiered::entropy(p), "entropy").v.at(0);
 }
 
+// The entropy as a one-element Values, with its tiered element (what an accuracy check reports).
+template <class T>
+Values<T> entropy_values(const std::vector<T>& p) {
+  return accept(tiered::entropy(p), "entropy");
+}
+
+// o = softmax(q kᵀ/√d (+ causal mask)) v, n x dv row-major, as kernels/attention.hpp lays it out.
+template <class T>
+Values<T> attention(const std::vector<T>& q, const std::vector<T>& k, const std::vector<T>& v, std::size_t n,
+                    std::size_t m, std::size_t d, std::size_t dv, bool causal) {
+  return accept(tiered::attention(q, k, v, n, m, d, dv, causal), "attention");
+}
+
 template <class T>
 Values<T> softmax_jvp(const std::vector<T>& x, const std::vector<T>& dx) {
   return accept(tiered::softmax_jvp(x, dx), "softmax_jvp");
