@@ -2,9 +2,10 @@
 // same inputs as kernels.cpp.
 //
 // Named tiered/<kernel>/<type>/n:<n>[/<shape>]. Each iteration is one call of
-// oracle::tiered::<kernel>(...) with default options: ball<dd> first (f16, bf16, f32; f64 starts
-// at ball<mpfr200>), then ball<mpfr200>, then 256-bit intervals, each tier re-evaluating the whole
-// kernel while some output is still uncertified. Besides rows/s, the counters cert_dd, cert_mpfr,
+// oracle::tiered::<kernel>(...) with default options: ball<double>, then ball<dd> (f16, bf16, f32;
+// f64 starts at ball<mpfr200>), then ball<mpfr200>, then 256-bit intervals, each tier re-evaluating
+// the whole kernel while some output is still uncertified. Besides rows/s, the counters
+// cert_double, cert_dd, cert_mpfr,
 // cert_mpfi and uncertified give the fraction of output elements each tier certified (over all
 // iterations), which is what decides the cost.
 #if __has_include("attncheck/oracle/tiered.hpp")
@@ -22,9 +23,10 @@ namespace {
 namespace tiered = oracle::tiered;
 
 struct tally {
-  double dd = 0, mpfr = 0, mpfi = 0, none = 0;
+  double dbl = 0, dd = 0, mpfr = 0, mpfi = 0, none = 0;
   template <class R>
   void add(const R& res) {
+    dbl += static_cast<double>(res.counts.dbl);
     dd += static_cast<double>(res.counts.dd);
     mpfr += static_cast<double>(res.counts.mpfr);
     mpfi += static_cast<double>(res.counts.mpfi);
@@ -33,8 +35,9 @@ struct tally {
     benchmark::ClobberMemory();
   }
   void report(benchmark::State& state) const {
-    const double all = dd + mpfr + mpfi + none;
+    const double all = dbl + dd + mpfr + mpfi + none;
     if (all == 0) return;
+    state.counters["cert_double"] = dbl / all;
     state.counters["cert_dd"] = dd / all;
     state.counters["cert_mpfr"] = mpfr / all;
     state.counters["cert_mpfi"] = mpfi / all;

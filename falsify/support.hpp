@@ -186,9 +186,9 @@ void expect_close(const std::string& id, const std::string& what,
     check::sample("error-vs-gap", kernel, {"gap", "error", "allowance"}, {*gap, static_cast<double>(err), static_cast<double>(allowed)});
   else
     check::sample("error", kernel, {"error", "allowance"}, {static_cast<double>(err), static_cast<double>(allowed)});
-  // The exact value is known to within ref->radius (the oracle's resolution, below 2^-90 of
-  // it): fail only when the error certainly exceeds the allowance, so an error within the
-  // radius of the allowance passes. Never a false alarm; the benefit of the doubt is 2^-90.
+  // The exact value is known to within ref->radius (below 2^-90 of it from the dd tier up; ~2^-40 from the double tier,
+  // which decides most f16/bf16/f32 values): fail only when the error certainly exceeds the allowance, so an error within
+  // the radius of the allowance passes. Never a false alarm; the benefit of the doubt is the radius (< 2^-16 f32 ulp).
   const long double radius = ref ? ref->radius : 0;
   if (err - radius <= allowed) return;
   Report<T> rep(id, what);

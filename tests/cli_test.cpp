@@ -129,12 +129,12 @@ TEST_CASE("CLI: gate reports where the reference values came from: tiered oracle
   TempDir dir;
   const Run r = attncheck(bundled + "gate --cases 20 --no-timings --contract softmax-kernel-v1 --json '" + dir.file("g.json") + "'");
   CHECK_MESSAGE(r.status == 0, r.output);
-  const std::regex line(R"(Reference values: (\d+) from the tiered oracle, (\d+) certified correctly rounded \(dd [^,]+, mpfr [^,]+, mpfi [^)]+\), (\d+) uncertified)");
+  const std::regex line(R"(Reference values: (\d+) from the tiered oracle, (\d+) certified correctly rounded \(double [^,]+, dd [^,]+, mpfr [^,]+, mpfi [^)]+\), (\d+) uncertified)");
   std::smatch m;
   REQUIRE_MESSAGE(std::regex_search(r.output, m, line), r.output);
   CHECK(std::stoull(m[1]) > 0);
   CHECK(std::stoull(m[1]) == std::stoull(m[2]) + std::stoull(m[3]));
-  CHECK(contains(read(dir.file("g.json")), "\"certified\": {\"dd\": "));
+  CHECK(contains(read(dir.file("g.json")), "\"certified\": {\"double\": "));
 }
 
 TEST_CASE("CLI: tolerance modes: a fixed ULP budget fails the reference softmax, baseline:1 passes it, baseline:2 catches a mutant") {

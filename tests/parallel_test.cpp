@@ -27,7 +27,7 @@ Outcome sample(std::size_t i) {
   o.worst_ratio = -0.0;
   o.median_ratio = std::numeric_limits<double>::quiet_NaN();
   o.observations = i;
-  o.certified.dd = 1, o.certified.mpfr = 2, o.certified.mpfi = 3, o.certified.uncertified = 4;
+  o.certified.dbl = 5, o.certified.dd = 1, o.certified.mpfr = 2, o.certified.mpfi = 3, o.certified.uncertified = 4;
   o.replay = "attncheck gate --test " + o.test_id;
   o.worst_case = "element " + std::to_string(i);
   o.findings = {"smallest distance 2.8e-6", "at (12919, 325608)"};

@@ -49,7 +49,7 @@ KERNELS = ["softmax", "log_softmax", "scores", "rmsnorm", "entropy", "softmax_jv
 TYPES = ["f32", "f64", "f16", "bf16"]
 ORDER = ["mpfr200", "dd", "mpfi256", "tiered"]  # other tiers follow in the order they ran
 rate = {}     # (tier, kernel, type, n) -> rows/s
-cert = {}     # (kernel, type, n) -> tiered oracle's certified fractions (dd, mpfr, mpfi, none)
+cert = {}     # (kernel, type, n) -> tiered oracle's certified fractions (double, dd, mpfr, mpfi, none)
 shapes = {}   # kernel -> shape string
 tiers = []
 for b in doc["benchmarks"]:
@@ -61,7 +61,7 @@ for b in doc["benchmarks"]:
         shapes[kernel] = parts[4]
     rate[(tier, kernel, ty, n)] = b["items_per_second"]
     if "cert_dd" in b:
-        cert[(kernel, ty, n)] = tuple(b[c] for c in ("cert_dd", "cert_mpfr", "cert_mpfi", "uncertified"))
+        cert[(kernel, ty, n)] = tuple(b.get(c, 0) for c in ("cert_double", "cert_dd", "cert_mpfr", "cert_mpfi", "uncertified"))
     if tier != "plain" and tier not in tiers:
         tiers.append(tier)
 ran = list(tiers)
@@ -84,7 +84,7 @@ header = ["kernel", "type", "n", "plain rows/s"]
 for t in tiers:
     header += [f"{t} rows/s", f"{t}/plain"]
 if cert:
-    header += ["tiered cert % dd/mpfr/mpfi/none"]
+    header += ["tiered cert % double/dd/mpfr/mpfi/none"]
 rows = []
 for k in KERNELS + sorted({k for (_, k, _, _) in rate} - set(KERNELS)):
     for ty in TYPES:
@@ -117,7 +117,7 @@ print("rows/s: rows of length n per CPU-second; scores/attention: query rows, sh
       + ", ".join(f"{k} {s}" for k, s in sorted(shapes.items())))
 print("<tier>/plain: oracle time per row divided by plain kernel time per row, same inputs")
 if cert:
-    print("tiered cert %: share of output elements certified by the tiered oracle's dd, mpfr, mpfi "
+    print("tiered cert %: share of output elements certified by the tiered oracle's double, dd, mpfr, mpfi "
           "tier, and left uncertified")
 print()
 w = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]

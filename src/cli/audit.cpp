@@ -399,7 +399,7 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                   "What a fully masked row (all -inf) must give, for every kernel: zeros (log_softmax: all -inf), nan or "
                   "either (default either); replaces the bindings file's masked: policies (per kernel there)");
   app->add_option("--json", o->json,
-                  "Also write a JSON report to FILE (schema attncheck-audit/1, schema_version 3: docs/audit.md, "
+                  "Also write a JSON report to FILE (schema attncheck-audit/1, schema_version 4: docs/audit.md, "
                   "docs/report-schema.json)");
   app->add_option("--junit", o->junit, "Also write a JUnit XML report to FILE (one testcase per check and dtype; N/A ones skipped)");
   app->add_option("--sarif", o->sarif,

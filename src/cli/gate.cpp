@@ -426,7 +426,7 @@ Command setup_gate(CLI::App& parent, const Global& global) {
                   "at the same format)")
       ->capture_default_str();
   app->add_option("--json", o->json,
-                  "Also write a JSON report to FILE (schema attncheck-gate/1, schema_version 3: docs/report-schema.json)");
+                  "Also write a JSON report to FILE (schema attncheck-gate/1, schema_version 4: docs/report-schema.json)");
   app->add_option("--junit", o->junit, "Also write a JUnit XML report to FILE (one testcase per test and dtype)");
   app->add_option("--sarif", o->sarif,
                   "Also write a SARIF 2.1.0 report to FILE: one result per failing check and obligation, at the "

@@ -1,5 +1,5 @@
 // attncheck CLI: the JSON report of `attncheck gate --json FILE` (schema "attncheck-gate/1",
-// schema_version 3, docs/report-schema.json), and the parts the audit's report shares with it.
+// schema_version 4, docs/report-schema.json), and the parts the audit's report shares with it.
 // Hand-written rather than a JSON library: the shape is fixed and small, and the output must be
 // byte-stable for a given seed (fixed key order, fixed number formatting, times only in the
 // "timings" object that --no-timings leaves out).
@@ -65,7 +65,7 @@ std::string result(const GateRow& row) {
   s += ", \"median_ratio\": " + number(o.median_ratio);
   s += ", \"observations\": " + std::to_string(o.observations);
   s += ", \"unbounded\": " + std::to_string(o.unbounded);
-  s += ", \"certified\": {\"dd\": " + std::to_string(o.certified.dd) + ", \"mpfr\": " + std::to_string(o.certified.mpfr) +
+  s += ", \"certified\": {\"double\": " + std::to_string(o.certified.dbl) + ", \"dd\": " + std::to_string(o.certified.dd) + ", \"mpfr\": " + std::to_string(o.certified.mpfr) +
        ", \"mpfi\": " + std::to_string(o.certified.mpfi) + ", \"uncertified\": " + std::to_string(o.certified.uncertified) + "}";
   s += ", \"counterexample\": " + quoted(o.counterexample);
   s += ", \"message\": " + quoted(o.message);

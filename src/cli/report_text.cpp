@@ -121,7 +121,7 @@ std::string render_text(const GateReport& r) {
       return std::string(buf);
     };
     s += "\nReference values: " + std::to_string(c.total()) + " from the tiered oracle, " +
-         std::to_string(c.total() - c.uncertified) + " certified correctly rounded (dd " + share(c.dd) + ", mpfr " +
+         std::to_string(c.total() - c.uncertified) + " certified correctly rounded (double " + share(c.dbl) + ", dd " + share(c.dd) + ", mpfr " +
          share(c.mpfr) + ", mpfi " + share(c.mpfi) + "), " + std::to_string(c.uncertified) + " uncertified\n";
   }
 

@@ -137,7 +137,7 @@ std::string wait_text(pid_t pid) {
 // kept it). The size of Outcome on x86-64 with libstdc++ changes with every new field: when
 // this fires, add the field to both functions below and update the number.
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(Outcome) == 336, "Outcome changed: put its new field on the wire (encode_outcome/decode_outcome)");
+static_assert(sizeof(Outcome) == 344, "Outcome changed: put its new field on the wire (encode_outcome/decode_outcome)");
 #endif
 
 std::string encode_outcome(const Outcome& o) {
@@ -155,6 +155,7 @@ std::string encode_outcome(const Outcome& o) {
   put_double(s, o.median_ratio);
   put_u64(s, o.observations);
   put_u64(s, o.unbounded);
+  put_u64(s, o.certified.dbl);
   put_u64(s, o.certified.dd);
   put_u64(s, o.certified.mpfr);
   put_u64(s, o.certified.mpfi);
@@ -195,6 +196,7 @@ std::optional<Outcome> decode_outcome(std::string_view bytes) {
   o.median_ratio = r.f64();
   o.observations = r.u64();
   o.unbounded = r.u64();
+  o.certified.dbl = r.u64();
   o.certified.dd = r.u64();
   o.certified.mpfr = r.u64();
   o.certified.mpfi = r.u64();

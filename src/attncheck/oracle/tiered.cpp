@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
@@ -26,6 +28,7 @@ namespace attncheck::oracle::tiered {
 
 std::string_view tier_name(tier t) {
   switch (t) {
+    case tier::dbl: return "double";
     case tier::dd: return "dd";
     case tier::mpfr: return "mpfr";
     case tier::mpfi: return "mpfi";
@@ -81,6 +84,25 @@ struct centre<dd> {
     mpfr_set_d(r, c.hi, rnd);
     mpfr_add_d(r, r, c.lo, rnd);
   }
+};
+
+// Plain double, round to nearest, u = 2^-53: + - * / and sqrt are correctly rounded (IEEE 754),
+// so each is within u of its exact result while it is normal; in the subnormal range + and -
+// are exact and * / sqrt err by at most 2^-1075 absolute (eta). exp and log are glibc's: its
+// manual documents at most 1 ulp (<= 2u relative) for both on x86_64 ("Known Maximum Errors in
+// Math Functions"; the same figure traits.hpp uses for the derived bounds), and the
+// "Oracle: double tier, libm" test measures them against MPFR. The constants take 4x that
+// (2^-50), a margin that costs no certification: f32's rounding needs only 2^-25. Results of exp
+// in the subnormal range err by at most 1 ulp = 2^-1074 absolute, inside eta too.
+template <>
+struct centre<double> {
+  static constexpr double arith = 0x1p-53, exp = detail::libm_exp_rel,
+                          log = detail::libm_log_rel, sqrt = 0x1p-53, eta = 0x1p-1072;
+  static double mag_up(double c) { return up(std::fabs(c)); }
+  static double mag_down(double c) { return down(std::fabs(c)); }
+  static bool is_inf(double c) { return std::isinf(c); }
+  static bool finite(double c) { return std::isfinite(c); }
+  static void to_mpfr(mpfr_ptr r, double c, mpfr_rnd_t rnd) { mpfr_set_d(r, c, rnd); }
 };
 
 // Round to nearest at 200 bits: 2^-200 relative for every operation, MPFR's exp and log being
@@ -167,9 +189,17 @@ struct ball {
 
   static ball exp(const ball& a) {
     if (a.exact_inf()) return {scalar_traits<S>::exp(a.c), 0};  // exp(-inf) = 0, exp(inf) = inf
+    // Far below underflow: every point x <= c + r < -750 has 0 < exp(x) < 2^-1082, so the ball
+    // (0, 2^-1076) encloses it. Without this, x_i - m in a row near overflow (|c| ~ 1e38, r ~
+    // u |c|) made expm1(r), and so the radius, infinite: those zeros went to the next tier.
+    if (a.c < scalar_traits<S>::from_double(0) && down(C::mag_down(a.c) - a.r) > 750)
+      return {scalar_traits<S>::from_double(0), 0x1p-1076};
     S c = scalar_traits<S>::exp(a.c);
-    // |exp(x) - exp(a.c)| <= exp(a.c) expm1(a.r) for |x - a.c| <= a.r.
-    const double e = up(C::mag_up(c) + C::eta), g = up(std::expm1(a.r));
+    // |exp(x) - exp(a.c)| <= exp(a.c) expm1(a.r) for |x - a.c| <= a.r, and for r <= 1
+    // expm1(r) = r + r^2 (1/2! + 1/3! + ...) <= r + r^2 (e - 2) < r + r^2: no libm call on the
+    // common path (this was a tenth of the double tier's time).
+    const double e = up(C::mag_up(c) + C::eta);
+    const double g = a.r <= 1 ? up(a.r + a.r * a.r) : up(std::expm1(a.r));
     return settle(std::move(c), e * g, C::exp);
   }
   static ball log(const ball& a) {
@@ -264,30 +294,77 @@ void judge(element<double>& e, mp& lo, mp& hi, mp& mid, mp& tail, double half,
   e.radius = trusted && !mpfr_nan_p(mid.v) ? half : inf;
 }
 
-// The same rule for the dd tier with T narrower than double, in double arithmetic: MPFR
-// certification cost five times the dd evaluation itself. For p < 53, T's values and the
+// The same rule for the double and dd tiers with T narrower than double, in double arithmetic:
+// MPFR certification cost five times the dd evaluation itself. For p < 53, T's values and the
 // midpoints between neighbours are doubles, and every point of the enclosure lies within
-// R = |c.lo| + r of c.hi. With t = RN_T(c.hi), the enclosure rounds to t throughout if it lies
-// strictly between the midpoints below and above t (the boundary itself is left to the next
-// tier: ties need the exact value). Each difference is one rounding, bounded with down()/up().
-void judge_fast(element<double>& e, const ball<dd>& b, const format_info& f, bool trusted) {
-  const double c = b.c.hi;
-  e.decided_by = tier::dd;
+// R = |tail| + r of the centre's leading double c (tail: dd's lo, 0 for a double centre). With
+// t = RN_T(c), the enclosure rounds to t throughout if it lies strictly between the midpoints
+// below and above t (the boundary itself is left to the next tier: ties need the exact value).
+// Each difference is one rounding, bounded with down()/up().
+inline double lead(double c) { return c; }
+inline double lead(const dd& c) { return c.hi; }
+inline double tail_of(double) { return 0; }
+inline double tail_of(const dd& c) { return c.lo; }
+
+// 2^k for a normal exponent k, from its bits (no libm call).
+inline double pow2i(int k) {
+  const std::uint64_t bits = static_cast<std::uint64_t>(k + 1023) << 52;
+  double x;
+  std::memcpy(&x, &bits, 8);
+  return x;
+}
+inline int binade(double x) {  // floor(log2 |x|) for a normal double x
+  std::uint64_t bits;
+  std::memcpy(&bits, &x, 8);
+  return static_cast<int>((bits >> 52) & 0x7ff) - 1023;
+}
+
+// RN_T(c) and the midpoints to its neighbours, with bit operations, where c lies in T's normal
+// range at least one binade above its smallest normal (so the binade below t is normal too) and
+// t is finite; false elsewhere (the caller then uses ulp_of). Same values as the general path:
+// the spacing at |t| = 2^k is 2^(k-p+1) away from zero and, if t is a power of two, half that
+// toward zero. ulp_of, nextafter and their scalbn were a third of the double tier's time.
+inline bool grid_near(double c, const format_info& f, double& t, double& below, double& above) {
+  const double a = std::fabs(c);
+  if (!(a >= pow2i(f.min_exponent + 1) && a <= f.max_finite)) return false;
+  const double q = pow2i(binade(c) - f.precision + 1);
+  t = std::nearbyint(c / q) * q;  // c / q exact (a power of two); ties to even
+  if (std::fabs(t) > f.max_finite) return false;
+  const int k = binade(t);
+  const double away = pow2i(k - f.precision), toward = std::fabs(t) == pow2i(k) ? away / 2 : away;
+  above = t + (t > 0 ? away : toward);
+  below = t - (t > 0 ? toward : away);
+  return true;
+}
+
+template <class S>
+void judge_fast(element<double>& e, const ball<S>& b, const format_info& f, tier t,
+                bool trusted, bool has_guess) {
+  const double c = lead(b.c);
+  if (c != c && has_guess) return;  // keep the earlier tier's guess (uncertified, like judge())
+  e.decided_by = t;
   e.exact = c;
-  e.exact_tail = std::isfinite(c) ? b.c.lo : 0;
+  e.exact_tail = std::isfinite(c) ? tail_of(b.c) : 0;
   e.certified = false;
   e.radius = trusted && std::isfinite(b.r) && c == c ? b.r : inf;
   if (!std::isfinite(c) || std::fabs(c) > 2 * f.max_finite) {  // out of T's range: the next tier
     e.rounded = c;
     return;
   }
-  const double q = ulp_of(c, f);
-  const double t = std::nearbyint(c / q) * q;  // c / q exact (a power of two); ties to even
-  e.rounded = std::fabs(t) > f.max_finite ? std::copysign(inf, c) : t;
-  if (!trusted || !std::isfinite(b.r) || std::fabs(t) > f.max_finite) return;
-  const double reach = up(std::fabs(b.c.lo) + b.r);
-  const double above = t + ulp_of(std::nextafter(t, inf), f) / 2;
-  const double below = t - ulp_of(std::nextafter(t, -inf), f) / 2;
+  double r, below, above;
+  if (!grid_near(c, f, r, below, above)) {
+    const double q = ulp_of(c, f);
+    r = std::nearbyint(c / q) * q;  // c / q exact (a power of two); ties to even
+    if (std::fabs(r) > f.max_finite) {
+      e.rounded = std::copysign(inf, c);
+      return;
+    }
+    above = r + ulp_of(std::nextafter(r, inf), f) / 2;
+    below = r - ulp_of(std::nextafter(r, -inf), f) / 2;
+  }
+  e.rounded = r;
+  if (!trusted || !std::isfinite(b.r)) return;
+  const double reach = up(std::fabs(e.exact_tail) + b.r);
   e.certified = down(c - below) > reach && down(above - c) > reach;
 }
 
@@ -319,12 +396,16 @@ detail::raw run(const format_info& f, const options& o, Eval&& eval) {
       if (!res.values[i].certified) return;
       done[i] = 1;
       --open;
-      ++(t == tier::dd ? res.counts.dd : t == tier::mpfr ? res.counts.mpfr : res.counts.mpfi);
+      ++(t == tier::dbl  ? res.counts.dbl
+         : t == tier::dd ? res.counts.dd
+         : t == tier::mpfr ? res.counts.mpfr
+                           : res.counts.mpfi);
     };
-    if constexpr (std::is_same_v<S, ball<dd>>) {
+    if constexpr (std::is_same_v<S, ball<double>> || std::is_same_v<S, ball<dd>>) {
       if (f.precision < 53) {
         for (std::size_t i = 0; i < out.size(); ++i) {
-          judge_fast(res.values[i], out[i], f, trusted);
+          if (done[i]) continue;
+          judge_fast(res.values[i], out[i], f, t, trusted, !first);
           settle(i);
         }
         first = false;
@@ -341,9 +422,12 @@ detail::raw run(const format_info& f, const options& o, Eval&& eval) {
     }
     first = false;
   };
-  if (f.precision < 53 || o.dd_for_f64) attempt(tier::dd, as<ball<dd>>{});
-  if (res.values.empty() || open > 0) attempt(tier::mpfr, as<ball<mpfr200>>{});
-  if (open > 0) attempt(tier::mpfi, as<mpfi256>{});
+  // Tier 0 only for targets narrower than double: a double centre cannot round to f64.
+  auto wanted = [&](tier t) { return t >= o.first && (res.values.empty() || open > 0); };
+  if (f.precision < 53 && wanted(tier::dbl)) attempt(tier::dbl, as<ball<double>>{});
+  if ((f.precision < 53 || o.dd_for_f64) && wanted(tier::dd)) attempt(tier::dd, as<ball<dd>>{});
+  if (wanted(tier::mpfr)) attempt(tier::mpfr, as<ball<mpfr200>>{});
+  if (res.values.empty() || open > 0) attempt(tier::mpfi, as<mpfi256>{});
   if (open > 0) attempt(tier::mpfi, as<mpfi2048>{});
   res.counts.uncertified = open;
   if (innermost_tally) innermost_tally->counts += res.counts;
