@@ -42,6 +42,21 @@ std::string unescape(const std::string& s) {
   return out;
 }
 
+// The JSON string value after `"key": "` in line, still escaped ("" if absent). Scanned by hand:
+// a std::regex like "((?:[^"\\]|\\.)*)" recurses once per character in libstdc++ and overflowed
+// the stack under AddressSanitizer on the long counterexamples of a replay.
+std::string escaped_value(const std::string& line, const std::string& key) {
+  const std::string head = "\"" + key + "\": \"";
+  const auto at = line.find(head);
+  if (at == std::string::npos) return "";
+  std::string out;
+  for (auto i = at + head.size(); i < line.size() && line[i] != '"'; ++i) {
+    if (line[i] == '\\' && i + 1 < line.size()) out += line[i++];
+    out += line[i];
+  }
+  return out;
+}
+
 // Runs `attncheck audit ARGS --json F` and reads the verdicts back from the JSON report.
 Run audit(const std::string& args) {
   const fs::path json = fs::temp_directory_path() / ("attncheck-audit-test-" + std::to_string(::getpid()) + ".json");
@@ -58,10 +73,9 @@ Run audit(const std::string& args) {
   std::ifstream in(json);
   const std::regex row(R"re("test": "([^"]+)", "kinds": \[("[^"]*")?[^\]]*\], "dtype": "([^"]+)", "verdict": "([^"]+)")re");
   const std::regex policy(R"re("masked_policy": "([^"]+)")re");
-  const std::regex text(R"re("counterexample": "((?:[^"\\]|\\.)*)", "message": "((?:[^"\\]|\\.)*)")re");
   for (std::string line; std::getline(in, line);) {
     r.json += line + "\n";
-    std::smatch m, t;
+    std::smatch m;
     if (!std::regex_search(line, m, row)) continue;
     const std::string key = m[1].str() + " [" + m[3].str() + "]";
     r.verdicts[key] = m[4];
@@ -69,7 +83,8 @@ Run audit(const std::string& args) {
     const std::string kind_key = m[1].str() + " " + first_kind + " [" + m[3].str() + "]";
     r.by_kind[kind_key] = m[4];
     if (std::smatch pm; std::regex_search(line, pm, policy)) r.masked[kind_key] = pm[1];
-    if (std::regex_search(line, t, text)) r.detail[key] = unescape(t[1].str()) + unescape(t[2].str());
+    if (line.find("\"counterexample\": \"") != std::string::npos)
+      r.detail[key] = unescape(escaped_value(line, "counterexample")) + unescape(escaped_value(line, "message"));
   }
   fs::remove(json);
   return r;
@@ -179,14 +194,23 @@ TEST_CASE("a crashing kernel is reported with the smallest row that crashes it, 
 TEST_CASE("the printed replay line re-runs one check and shows the whole faulting input") {
   Run r = audit(lib + "--kernel softmax:f32:bug_softmax_crash_f32 --cases 50 --test FALSIFY-SM-001");
   INFO(r.output);
-  const std::smatch m = [&] {
-    std::smatch found;
-    std::regex_search(r.output, found, std::regex("Replay: attncheck --contracts \\S+ audit (.*--replay)"));
-    return found;
+  // The replay arguments: from "audit " to "--replay" on the Replay line. Found by plain string
+  // search, not std::regex: libstdc++'s matcher recurses once per character of `.*`, and the
+  // line holds a whole long row, which overflowed the stack under AddressSanitizer.
+  const std::string replay = [&] {
+    const std::string head = "Replay: attncheck --contracts ";
+    const auto at = r.output.find(head);
+    if (at == std::string::npos) return std::string();
+    const auto line_end = r.output.find('\n', at);
+    const std::string line = r.output.substr(at, line_end == std::string::npos ? std::string::npos : line_end - at);
+    const auto args = line.find(" audit ", head.size());
+    const auto end = line.rfind("--replay");
+    if (args == std::string::npos || end == std::string::npos || end < args) return std::string();
+    return line.substr(args + 7, end + 8 - (args + 7));
   }();
-  REQUIRE(m.size() == 2);
+  REQUIRE(!replay.empty());
   CHECK(contains(r.detail["FALSIFY-SM-001 [f32]"], " more, "));  // the long row is cut in the table's report
-  Run again = audit(m[1].str());
+  Run again = audit(replay);
   INFO(again.output);
   CHECK(again.status == 1);
   CHECK(again.verdicts.size() == 1);
