@@ -156,7 +156,7 @@ TEST_CASE("attncheck's attention-scaling contract loads with ids, links and no e
   }
   CHECK(c.tests.size() == 9);
   for (const auto& t : c.tests) CHECK_FALSE(t.obligations.empty());
-  CHECK(c.harnesses.size() == 4);  // KANI-ASCL-001, KANI-ASCL-002, BMC-ASCL-003, BMC-ASCL-004
+  CHECK(c.harnesses.size() == 5);  // KANI-ASCL-001, KANI-ASCL-002, BMC-ASCL-003, BMC-ASCL-004, GAPPA-ASCL-001
   // `reached:` maps each format to the bound `attncheck bmc` proves there.
   const auto max_sub = std::find_if(c.harnesses.begin(), c.harnesses.end(), [](const Harness& h) { return h.id == "KANI-ASCL-002"; });
   REQUIRE(max_sub != c.harnesses.end());
