@@ -177,6 +177,18 @@ TEST_CASE("CLI: show prints a falsification test and does not invent a verdict")
   CHECK_FALSE(contains(r.output, "PASS"));
 }
 
+TEST_CASE("CLI: show of a harness says how to run it, or that the model checker does not have it") {
+  const Run r = attncheck(bundled + "show KANI-ASCL-002");
+  CHECK(r.status == 0);
+  CHECK(contains(r.output, "reached (recorded): "));
+  CHECK(contains(r.output, "status: not run by show; run it with: attncheck bmc --harness KANI-ASCL-002"));
+  CHECK(contains(attncheck(bundled + "show GAPPA-ASCL-001").output, "attncheck bmc --harness GAPPA-ASCL-001"));
+  // The Rust system's fixture declares KANI-SM-003, which attncheck's engine does not implement.
+  const Run legacy = attncheck(std::string("--contracts '") + ATTNCHECK_SOURCE_DIR + "/tests/fixtures/interop' show KANI-SM-003");
+  CHECK(legacy.status == 0);
+  CHECK(contains(legacy.output, "status: declared only: attncheck's model checker has no harness KANI-SM-003"));
+}
+
 TEST_CASE("CLI: show suggests the closest ID for a typo") {
   const Run r = attncheck(bundled + "show FALSIFY-ASCL-04");
   CHECK(r.status == 2);

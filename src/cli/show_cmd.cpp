@@ -5,6 +5,8 @@
 #include <iostream>
 #include <memory>
 
+#include "attncheck/bmc/gappa_harness.hpp"
+#include "attncheck/bmc/harness.hpp"
 #include "attncheck/check/registry.hpp"
 #include "cli/cli.hpp"
 #include "cli/coverage.hpp"
@@ -120,7 +122,14 @@ void show_harness(const Contract& c, const contract::Harness& h) {
   field("strategy", h.strategy);
   field("solver", h.solver);
   field("function", h.harness);
-  std::cout << "  status: not run by attncheck — a model-checking harness runs under its own tool\n";
+  std::string reached;
+  for (const auto& [format, bound] : h.reached) reached += (reached.empty() ? "" : ", ") + format + " " + std::to_string(bound);
+  field("reached (recorded)", reached);
+  // `show` runs nothing: it says whether attncheck's engine has this harness and how to run it.
+  if (bmc::find_harness(h.id) != nullptr || bmc::find_gappa_harness(h.id) != nullptr)
+    std::cout << "  status: not run by show; run it with: attncheck bmc --harness " << h.id << "\n";
+  else
+    std::cout << "  status: declared only: attncheck's model checker has no harness " << h.id << "\n";
 }
 
 void show_gate(const Contract& c, const contract::QaGate& g) {
