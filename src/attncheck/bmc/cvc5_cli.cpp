@@ -1,5 +1,6 @@
 // attncheck: running the cvc5 CLI on Z3's SMT-LIB2 export (cvc5_cli.hpp).
 #include "attncheck/bmc/cvc5_cli.hpp"
+#include "attncheck/bmc/external_tool.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -82,34 +83,16 @@ std::optional<std::uint64_t> binary_literal(const std::string& t) {
 
 }  // namespace
 
-std::optional<std::string> cvc5_binary() {
-  if (const char* env = std::getenv("ATTNCHECK_CVC5"); env && *env)
-    return ::access(env, X_OK) == 0 ? std::optional<std::string>(env) : std::nullopt;
-  const char* path = std::getenv("PATH");
-  std::stringstream ss(path ? path : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(ss, dir, ':')) {
-    const std::string p = (dir.empty() ? "." : dir) + "/cvc5";
-    if (::access(p.c_str(), X_OK) == 0) return p;
-  }
-  return std::nullopt;
-}
+std::optional<std::string> cvc5_binary() { return find_executable("ATTNCHECK_CVC5", "cvc5"); }
 
 std::string cvc5_version() {
   static const std::string v = [] {
     const auto bin = cvc5_binary();
     if (!bin) return std::string("cvc5 (not installed)");
-    std::string out;
-    if (FILE* f = ::popen((*bin + " --version 2>/dev/null").c_str(), "r")) {
-      char buf[256];
-      if (std::fgets(buf, sizeof buf, f)) out = buf;
-      ::pclose(f);
-    }
+    const std::string out = first_output_line(*bin + " --version 2>/dev/null");
     const auto at = out.find("version ");
     if (at == std::string::npos) return std::string("cvc5");
-    std::string ver = out.substr(at + 8);
-    while (!ver.empty() && std::isspace(static_cast<unsigned char>(ver.back()))) ver.pop_back();
-    return "cvc5 " + ver;
+    return "cvc5 " + out.substr(at + 8);
   }();
   return v;
 }

@@ -1,5 +1,6 @@
 // attncheck: the gappa child process (gappa_run.hpp).
 #include "attncheck/bmc/gappa_run.hpp"
+#include "attncheck/bmc/external_tool.hpp"
 
 #include <chrono>
 #include <csignal>
@@ -32,30 +33,13 @@ std::string trimmed(std::string s) {
 
 }  // namespace
 
-std::optional<std::string> gappa_binary() {
-  if (const char* env = std::getenv("ATTNCHECK_GAPPA"); env && *env)
-    return ::access(env, X_OK) == 0 ? std::optional<std::string>(env) : std::nullopt;
-  const char* path = std::getenv("PATH");
-  std::stringstream ss(path ? path : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(ss, dir, ':')) {
-    const std::string p = (dir.empty() ? "." : dir) + "/gappa";
-    if (::access(p.c_str(), X_OK) == 0) return p;
-  }
-  return std::nullopt;
-}
+std::optional<std::string> gappa_binary() { return find_executable("ATTNCHECK_GAPPA", "gappa"); }
 
 std::string gappa_version() {
   static const std::string v = [] {
     const auto bin = gappa_binary();
     if (!bin) return std::string("gappa (not installed)");
-    std::string out;
-    if (FILE* f = ::popen((*bin + " --version 2>&1").c_str(), "r")) {
-      char buf[256];
-      if (std::fgets(buf, sizeof buf, f)) out = buf;
-      ::pclose(f);
-    }
-    out = trimmed(out);
+    const std::string out = first_output_line(*bin + " --version 2>&1");
     // "Gappa 1.4.1" -> "gappa 1.4.1"
     const auto sp = out.rfind(' ');
     return sp == std::string::npos ? std::string("gappa") : "gappa " + out.substr(sp + 1);
