@@ -4,6 +4,7 @@
 // bound) makes it fail, and the proved statement holds at concrete points of its input ranges.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -13,6 +14,7 @@
 #include "attncheck/bmc/gappa_run.hpp"
 #include "attncheck/bounds/scores.hpp"
 #include "attncheck/kernels/scores.hpp"
+#include "attncheck/kernels/softmax.hpp"
 
 using namespace attncheck;
 using namespace attncheck::bmc;
@@ -21,6 +23,12 @@ namespace {
 
 const gappa_harness_def& score_harness() {
   const gappa_harness_def* h = find_gappa_harness("GAPPA-ASCL-001");
+  REQUIRE(h);
+  return *h;
+}
+
+const gappa_harness_def& sum_harness() {
+  const gappa_harness_def* h = find_gappa_harness("GAPPA-SM-001");
   REQUIRE(h);
   return *h;
 }
@@ -101,13 +109,28 @@ TEST_CASE("BMC-GAPPA-PROVES: gappa proves the derived score bound of kernels::sc
   }
 }
 
-TEST_CASE("BMC-GAPPA-MUTANTS: every Gappa mutant makes gappa fail to prove GAPPA-ASCL-001") {
-  REQUIRE(gappa_mutants().size() == 3);
+TEST_CASE("BMC-GAPPA-MUTANTS: every Gappa mutant makes gappa fail to prove the harness it names") {
+  REQUIRE(gappa_mutants().size() == 6);
   for (const auto& m : gappa_mutants()) {
-    const run_result r = prove_gappa(score_harness(), fmt_id::f16, 8, 60, m.name);
-    INFO(m.name << ": " << describe(r));
-    CHECK(r.v == verdict::unknown);
-    CHECK(r.reason.find("not proved") == 0);
+    REQUIRE(!m.caught_by.empty());
+    for (const auto& id : m.caught_by) {
+      const gappa_harness_def* h = find_gappa_harness(id);
+      REQUIRE(h);
+      const run_result r = prove_gappa(*h, fmt_id::f16, 8, 60, m.name);
+      INFO(m.name << ": " << describe(r));
+      CHECK(r.v == verdict::unknown);
+      CHECK(r.reason.find("not proved") == 0);
+    }
+  }
+  // Every Gappa harness has a mutant that breaks its kernel, not only its claimed bound.
+  for (const auto& h : gappa_harnesses()) {
+    int kernel_mutants = 0;
+    for (const auto& m : gappa_mutants())
+      if (std::find(m.caught_by.begin(), m.caught_by.end(), h.id) != m.caught_by.end() &&
+          m.name.find("bound") == std::string::npos)
+        ++kernel_mutants;
+    INFO(h.id);
+    CHECK(kernel_mutants >= 2);
   }
   // The reasons: the wrong kernel is caught by the specification check, the others by the bound.
   CHECK(prove_gappa(score_harness(), fmt_id::f16, 8, 60, "gappa_scores_over_d").reason.find("not the specification") !=
@@ -153,4 +176,52 @@ TEST_CASE("BMC-GAPPA-LIMITS: an infinite derived bound is unsupported, a slow ga
   CHECK(slow.result == gappa_answer::status::timeout);
   CHECK(slow.reason.find("timeout") != std::string::npos);
   CHECK(prove_gappa(score_harness(), fmt_id::e4m3, 2, 60, "").v == verdict::unsupported);
+}
+
+TEST_CASE("BMC-GAPPA-SUM: gappa proves the derived summation bound of kernels::row_sum (the softmax denominator)") {
+  // The script: the sum from +0 in the kernel's order, the specification Σ e_j, the bound
+  // γ_{d-1}·d of the format, printed exactly.
+  const gappa_problem p = sum_harness().build(fmt_id::f16, 3, "");
+  const bounds::Model md = bounds::model_of<f16>();
+  const double b = static_cast<double>(bounds::gamma(2, md.u) * 3);
+  CHECK(p.bound >= b);
+  CHECK(p.bound <= b * (1 + 0x1p-50));
+  CHECK(p.roundings == 3);  // the three additions
+  CHECK(p.script.find(" = rnd(0 + e0);") != std::string::npos);
+  CHECK(p.script.find("S_spec = e0 + e1 + e2;") != std::string::npos);
+  CHECK(p.script.find("e2_in in [0, 1]") != std::string::npos);
+  for (fmt_id f : {fmt_id::f16, fmt_id::bf16, fmt_id::f32}) {
+    const run_result r = prove_gappa(sum_harness(), f, 32, 60, "");
+    INFO(describe(r));
+    CHECK(r.v == verdict::proved);
+    CHECK(r.assumptions_satisfiable);
+  }
+  // bf16 at d = 258: (d - 1)·u > 1, no finite derived bound.
+  CHECK(prove_gappa(sum_harness(), fmt_id::bf16, 258, 60, "").v == verdict::unsupported);
+}
+
+TEST_CASE("BMC-GAPPA-SUM-NONVACUOUS: the proved summation bound holds at sampled rows of exps, and is not loose") {
+  // The hypotheses e_j in [0, 1] hold at e = 0 and at every softmax row's exps. Check the
+  // proved statement on the concrete kernel against the exact sum (long double holds every f16
+  // sum of 64 terms exactly), and that the bound is within a small factor of what is reached.
+  constexpr std::size_t d = 64;
+  const double bound = sum_harness().build(fmt_id::f16, d, "").bound;
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(0, 1);
+  long double worst = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::vector<f16> e(d);
+    long double exact = 0;
+    for (std::size_t j = 0; j < d; ++j) {
+      e[j] = static_cast<f16>(trial == 0 ? 1.0 : u(rng));
+      exact += static_cast<double>(e[j]);
+    }
+    const long double err = std::abs(static_cast<long double>(static_cast<double>(kernels::row_sum(e.data(), d))) - exact);
+    INFO("trial " << trial);
+    CHECK(err <= bound);
+    worst = std::max(worst, err);
+  }
+  // Rows of 1s (trial 0) sum exactly; random rows reach a fair fraction of the bound.
+  CHECK(worst > 0);
+  CHECK(worst <= bound);
 }

@@ -23,18 +23,25 @@ T row_max(const T* x, std::size_t n) {
   return m;
 }
 
+// The denominator: the exps summed left to right from +0 (the order the bounds assume,
+// ŝ = Σ ê_j (1 + θ), |θ| <= γ_{n-1}). A function of its own so that the Gappa harness
+// GAPPA-SM-001 records exactly this loop (it cannot run row_max, which compares).
+template <Scalar T>
+T row_sum(const T* e, std::size_t n) {
+  T s = lit<T>(0);
+  for (std::size_t i = 0; i < n; ++i) s = s + e[i];
+  return s;
+}
+
 // softmax(x)_i = exp(x_i - max x) / sum_j exp(x_j - max x), n >= 1; y may alias nothing.
 // Subtract the row max first: every exp argument is <= 0, so nothing overflows, and the max
-// cancels in the ratio. The sum is accumulated left to right (the order the bounds assume).
+// cancels in the ratio.
 template <Scalar T>
 void softmax(const T* x, T* y, std::size_t n) {
   if (n == 0) return;
   const T m = row_max(x, n);
-  T s = lit<T>(0);
-  for (std::size_t i = 0; i < n; ++i) {
-    y[i] = shifted_exp_step(x[i], m);
-    s = s + y[i];
-  }
+  for (std::size_t i = 0; i < n; ++i) y[i] = shifted_exp_step(x[i], m);
+  const T s = row_sum(y, n);
   for (std::size_t i = 0; i < n; ++i) y[i] = y[i] / s;
 }
 
