@@ -25,6 +25,20 @@ doctest_discover_tests(bmc_tests ADD_LABELS 1 PROPERTIES LABELS bmc RUN_SERIAL T
 add_test(NAME bmc.contract-bounds
          COMMAND attncheck_cli --contracts ${CMAKE_CURRENT_SOURCE_DIR}/contracts bmc --timeout 60
                  --json ${CMAKE_CURRENT_BINARY_DIR}/bmc-report.json)
+# `attncheck coverage` shows each harness's verdicts from this report by default (the record of a
+# real run, like the proofs record); only on the file that reads it (see proofs/proofs.cmake).
+set_property(SOURCE src/cli/coverage_cmd.cpp APPEND PROPERTY COMPILE_DEFINITIONS
+  ATTNCHECK_BMC_RECORD="${CMAKE_CURRENT_BINARY_DIR}/bmc-report.json")
+set_tests_properties(bmc.contract-bounds PROPERTIES FIXTURES_SETUP bmc_record)
+if(TEST proofs.coverage)
+  # Coverage with this build's proofs record and bmc report: every obligation covered, and every
+  # harness of the engine shows its verdicts from the run (none "not run").
+  add_test(NAME bmc.coverage-verdicts
+           COMMAND bash -c "out=$('$<TARGET_FILE:attncheck_cli>' --contracts contracts coverage 2>&1); rc=$?; echo \"$out\" | grep -E 'GAPPA|bmc report|covered'; \
+[ $rc -eq 0 ] && echo \"$out\" | grep -q 'GAPPA-SM-001 (proved [0-9]*/[0-9]*)' && ! echo \"$out\" | grep -q '(not run)'"
+           WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+  set_tests_properties(bmc.coverage-verdicts PROPERTIES LABELS proofs FIXTURES_REQUIRED "proofs_record;bmc_record")
+endif()
 # A broken kernel gives a counterexample, replayed on the concrete kernel, and exit status 1.
 add_test(NAME bmc.mutant-counterexample
          COMMAND attncheck_cli bmc --harness KANI-SM-002 --format f16 --bound 1 --no-lemmas

@@ -1,6 +1,8 @@
 // attncheck CLI: what proves and what attacks one obligation, as recorded by real runs.
 #pragma once
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,16 +21,35 @@ struct Coverage {
   std::vector<std::string> tests;    // attacking FALSIFY IDs
   int tests_with_property = 0;       // of those, registered as executable properties in this build
   std::vector<std::string> harnesses;
+  // One per harness, from the bmc report when one is given: "proved 6/6", "NOT proved: f16 d=2
+  // counterexample", "not in the bmc report"; without a report "not run"; "declared only" when
+  // attncheck's model checker has no harness of that ID.
+  std::vector<std::string> harness_status;
   std::vector<std::string> missing;  // required kinds that are absent: empty means covered
 };
 
+// What one run of `attncheck bmc --json FILE` (schema attncheck-bmc/1) says, per harness ID.
+struct BmcRecord {
+  struct Row {
+    std::string format, bound, verdict;
+    bool passed = false;
+  };
+  std::string path;
+  std::map<std::string, std::vector<Row>> rows;
+};
+// The report at path, or nullopt with *error saying why (unreadable, not JSON, another schema).
+std::optional<BmcRecord> read_bmc_record(const std::string& path, std::string* error);
+
 // Required: a checked LaTeX proof; at least one falsification test with an executable property;
 // every Coq theorem the obligation names checked (obligations naming none require none).
-// Harnesses are listed but not required: no model checker runs them yet.
+// Harnesses are not required, but with a bmc report (a real run), a harness of the obligation
+// that the report shows not proved is a gap.
 Coverage coverage_of(const contract::Contract& c, const contract::Obligation& o, const std::string& repo_root,
-                     const std::string& record);
+                     const std::string& record, const BmcRecord* bmc = nullptr);
 
 // $ATTNCHECK_PROOFS_RECORD, else this build's proofs/ directory.
 std::string default_proofs_record();
+// $ATTNCHECK_BMC_REPORT, else the report this build's CTest `bmc.contract-bounds` writes.
+std::string default_bmc_record();
 
 }  // namespace attncheck::cli

@@ -1,6 +1,6 @@
 // attncheck CLI: `attncheck coverage` — for every obligation, its LaTeX and Coq proofs (checked
-// only if this build recorded them), its falsification tests and harnesses; exit 1 when an
-// obligation lacks a required kind.
+// only if this build recorded them), its falsification tests and harnesses (with their verdicts
+// when a bmc report of a real run is at hand); exit 1 when an obligation lacks a required kind.
 #include "cli/coverage.hpp"
 
 #include <algorithm>
@@ -13,12 +13,19 @@
 #include <regex>
 #include <sstream>
 
+#include <yaml-cpp/yaml.h>
+
+#include "attncheck/bmc/gappa_harness.hpp"
+#include "attncheck/bmc/harness.hpp"
 #include "attncheck/check/registry.hpp"
 #include "cli/cli.hpp"
 #include "cli/table.hpp"
 
 #ifndef ATTNCHECK_PROOFS_RECORD
 #define ATTNCHECK_PROOFS_RECORD ""
+#endif
+#ifndef ATTNCHECK_BMC_RECORD
+#define ATTNCHECK_BMC_RECORD ""
 #endif
 
 namespace attncheck::cli {
@@ -72,6 +79,26 @@ std::string coq_status(const std::string& theorem, const std::string& root, cons
   return a == "checked" ? "checked" : "All.v " + a;
 }
 
+// One harness's cell: what the bmc report says of it, and the gap it is (empty: none).
+std::string harness_status(const std::string& id, const BmcRecord* bmc, std::string* gap) {
+  if (bmc::find_harness(id) == nullptr && bmc::find_gappa_harness(id) == nullptr) return "declared only";
+  if (bmc == nullptr) return "not run";
+  const auto it = bmc->rows.find(id);
+  if (it == bmc->rows.end() || it->second.empty()) return "not in the bmc report";
+  std::size_t proved = 0;
+  std::string failed;
+  for (const auto& r : it->second) {
+    if (r.passed) {
+      ++proved;
+      continue;
+    }
+    failed += (failed.empty() ? "" : ", ") + r.format + " " + r.bound + " " + r.verdict;
+  }
+  if (failed.empty()) return "proved " + std::to_string(proved) + "/" + std::to_string(it->second.size());
+  *gap = "harness " + id + " proved (the bmc report " + bmc->path + " says: " + failed + ")";
+  return "NOT proved: " + failed;
+}
+
 }  // namespace
 
 std::string default_proofs_record() {
@@ -79,8 +106,43 @@ std::string default_proofs_record() {
   return ATTNCHECK_PROOFS_RECORD;
 }
 
+std::string default_bmc_record() {
+  if (const char* env = std::getenv("ATTNCHECK_BMC_REPORT"); env && *env) return env;
+  return ATTNCHECK_BMC_RECORD;
+}
+
+std::optional<BmcRecord> read_bmc_record(const std::string& path, std::string* error) {
+  const auto text = read(path);
+  if (!text) {
+    *error = "cannot read the bmc report '" + path + "' (write one with `attncheck bmc --json FILE`)";
+    return std::nullopt;
+  }
+  BmcRecord r;
+  r.path = path;
+  try {
+    const YAML::Node root = YAML::Load(*text);
+    if (!root.IsMap() || !root["schema"] || root["schema"].as<std::string>().rfind("attncheck-bmc/", 0) != 0) {
+      *error = "'" + path + "' is not a report of `attncheck bmc --json` (no schema attncheck-bmc/N)";
+      return std::nullopt;
+    }
+    for (const auto& x : root["results"]) {
+      if (!x["harness"] || !x["verdict"] || !x["passed"]) {
+        *error = "'" + path + "' has a result without harness, verdict or passed";
+        return std::nullopt;
+      }
+      r.rows[x["harness"].as<std::string>()].push_back(
+          {x["format"] ? x["format"].as<std::string>() : "", x["bound"] ? x["bound"].as<std::string>() : "",
+           x["verdict"].as<std::string>(), x["passed"].as<bool>()});
+    }
+  } catch (const YAML::Exception& e) {
+    *error = "'" + path + "' is not valid JSON: " + std::string(e.what());
+    return std::nullopt;
+  }
+  return r;
+}
+
 Coverage coverage_of(const contract::Contract& c, const contract::Obligation& o, const std::string& root,
-                     const std::string& record) {
+                     const std::string& record, const BmcRecord* bmc) {
   Coverage v;
   v.latex = latex_status(o, root, record);
   v.latex_checked = v.latex == "checked";
@@ -101,15 +163,32 @@ Coverage coverage_of(const contract::Contract& c, const contract::Obligation& o,
     v.missing.push_back(v.tests.empty() ? "falsification test (none attacks it)"
                                         : "falsification test (none has an executable property in this build)");
   for (const auto& h : c.harnesses)
-    if (h.obligation == o.id) v.harnesses.push_back(h.id);
+    if (h.obligation == o.id) {
+      std::string gap;
+      v.harnesses.push_back(h.id);
+      v.harness_status.push_back(harness_status(h.id, bmc, &gap));
+      if (!gap.empty()) v.missing.push_back(gap);
+    }
   return v;
 }
 
 namespace {
 
-int run_coverage(const Global& global, const std::string& record) {
+int run_coverage(const Global& global, const std::string& record, const std::string& bmc_path) {
   const auto loaded = load_or_report(global.contracts_dir, false);
   if (!loaded) return exit_usage;
+  // The bmc report: named with --bmc-report it must read; the build's default may be absent
+  // (bmc.contract-bounds has not run), and then the harnesses show "not run".
+  std::optional<BmcRecord> bmc;
+  std::error_code bec;
+  if (!bmc_path.empty() && (bmc_path != default_bmc_record() || fs::exists(bmc_path, bec))) {
+    std::string error;
+    bmc = read_bmc_record(bmc_path, &error);
+    if (!bmc) {
+      std::cerr << "error: " << error << "\n";
+      return exit_usage;
+    }
+  }
   const std::string root = repo_root_of(global.contracts_dir);
   std::error_code ec;
   if (record.empty() || !fs::is_directory(record, ec))
@@ -122,17 +201,20 @@ int run_coverage(const Global& global, const std::string& record) {
   int covered = 0, total = 0;
   for (const auto& c : loaded->contracts)
     for (const auto& o : c.obligations) {
-      const Coverage v = coverage_of(c, o, root, record);
+      const Coverage v = coverage_of(c, o, root, record, bmc ? &*bmc : nullptr);
       ++total;
       covered += v.missing.empty() ? 1 : 0;
       const std::string coq = v.coq_named ? std::to_string(v.coq_checked) + "/" + std::to_string(v.coq_named) + " checked" : "-";
       const std::string tests = std::to_string(v.tests_with_property) + " (" + join(v.tests, " ") + ")";
+      std::vector<std::string> hs;
+      for (std::size_t i = 0; i < v.harnesses.size(); ++i) hs.push_back(v.harnesses[i] + " (" + v.harness_status[i] + ")");
       table.rows.push_back({c.id, o.id, v.latex_checked ? "checked" : "NO", coq, tests,
-                            v.harnesses.empty() ? "-" : join(v.harnesses, " ") + " (not run)",
-                            v.missing.empty() ? "yes" : "NO"});
+                            hs.empty() ? "-" : join(hs, " "), v.missing.empty() ? "yes" : "NO"});
       for (const auto& m : v.missing) gaps.push_back(o.id + ": missing " + m);
     }
-  std::cout << "proofs record: " << (record.empty() ? "(none)" : record) << "\n" << table.render();
+  std::cout << "proofs record: " << (record.empty() ? "(none)" : record) << "\n"
+            << "bmc report: " << (bmc ? bmc->path : "(none: harnesses not run; pass --bmc-report FILE of `attncheck bmc --json FILE`)")
+            << "\n" << table.render();
   for (const auto& g : gaps) std::cout << g << "\n";
   std::cout << covered << " of " << total << " obligations covered\n";
   return covered == total ? exit_pass : exit_fail;
@@ -150,12 +232,19 @@ Command setup_coverage(CLI::App& parent, const Global& global) {
                   "Directory where the proofs build recorded what it checked (default: "
                   "$ATTNCHECK_PROOFS_RECORD, else this build's proofs/)")
       ->capture_default_str();
+  auto bmc = std::make_shared<std::string>(default_bmc_record());
+  app->add_option("--bmc-report", *bmc,
+                  "A JSON report of `attncheck bmc --json FILE` (a real run): each harness shows its verdicts from it "
+                  "(default: $ATTNCHECK_BMC_REPORT, else the one this build's CTest bmc.contract-bounds writes, if present)")
+      ->capture_default_str();
   app->footer(
       "Required per obligation: a LaTeX proof that built (two pdflatex passes, no undefined "
       "reference), an attacking falsification test with an executable property, and every Coq "
-      "theorem it names built with no Admitted and only standard axioms. Harnesses are listed, "
-      "not required: none is run yet.\nExit status: 0 all covered, 1 a gap, 2 contract errors.");
-  return {app, [&global, record] { return run_coverage(global, *record); }};
+      "theorem it names built with no Admitted and only standard axioms. Harnesses are not "
+      "required, but one that the bmc report shows not proved is a gap; without a report they "
+      "show \"not run\", and \"declared only\" when attncheck's model checker has no such harness.\n"
+      "Exit status: 0 all covered, 1 a gap, 2 contract errors or an unreadable bmc report.");
+  return {app, [&global, record, bmc] { return run_coverage(global, *record, *bmc); }};
 }
 
 }  // namespace attncheck::cli
