@@ -2,31 +2,18 @@
 #include "attncheck/bmc/cvc5_cli.hpp"
 #include "attncheck/bmc/external_tool.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <fcntl.h>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
-#include <sys/wait.h>
-#include <thread>
-#include <unistd.h>
 
 #include <fmt/format.h>
 
 namespace attncheck::bmc {
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Top-level elements of an s-expression list "( e1 e2 ... )", each as its text.
 std::vector<std::string> list_items(const std::string& s, std::size_t& pos) {
@@ -108,76 +95,40 @@ std::string cvc5_script(const std::string& z3_smt2, const std::vector<std::strin
   return s;
 }
 
-cvc5_run::~cvc5_run() {
-  kill();
-  if (!dir_.empty()) {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-}
+cvc5_run::~cvc5_run() = default;  // tool_process kills and reaps the child, removes its files
 
 void cvc5_run::start(const std::string& script, std::size_t n_names, bool fp_exp, double timeout_seconds) {
   const auto bin = cvc5_binary();
   if (!bin) throw std::runtime_error("cvc5 not found on PATH (Debian: apt-get install cvc5)");
-  std::string tmpl = (std::filesystem::temp_directory_path() / "attncheck-cvc5-XXXXXX").string();
-  if (!::mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a temporary directory for cvc5");
-  dir_ = tmpl;
-  {
-    std::ofstream out(dir_ + "/query.smt2");
-    out << script;
-    if (!out) throw std::runtime_error("cannot write the cvc5 query to " + dir_);
-  }
+  proc_ = std::make_unique<tool_process>("cvc5");
+  proc_->write("query.smt2", script);
   n_names_ = n_names;
   timeout_ = timeout_seconds;
   const std::string tlimit = fmt::format("--tlimit={}", static_cast<long>(std::max(1.0, timeout_seconds * 1000)));
   std::vector<std::string> args = {*bin, "--lang=smt2", tlimit};
   if (fp_exp) args.push_back("--fp-exp");
-  args.push_back(dir_ + "/query.smt2");
-  const std::string out_path = dir_ + "/out", err_path = dir_ + "/err";
-  pid_ = ::fork();
-  if (pid_ < 0) throw std::runtime_error("cannot start cvc5 (fork failed)");
-  if (pid_ == 0) {
-    const int o = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    const int e = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (o < 0 || e < 0) ::_exit(127);
-    ::dup2(o, 1);
-    ::dup2(e, 2);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
+  args.push_back(proc_->path("query.smt2"));
+  proc_->start(std::move(args));
 }
 
-bool cvc5_run::finished() {
-  if (exited_ || pid_ <= 0) return true;
-  const pid_t r = ::waitpid(pid_, &status_, WNOHANG);
-  if (r == pid_) exited_ = true;
-  return exited_;
-}
+bool cvc5_run::finished() { return !proc_ || proc_->finished(); }
 
 void cvc5_run::kill() {
-  if (pid_ > 0 && !exited_) {
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, &status_, 0);
-    exited_ = true;
-  }
+  if (proc_) proc_->kill();
 }
 
 cvc5_answer cvc5_run::wait() {
   cvc5_answer a;
-  // cvc5's own --tlimit stops it; the hard limit here only guards against a hung child.
-  const auto hard = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_ + 10);
-  while (!finished()) {
-    if (std::chrono::steady_clock::now() > hard) {
-      kill();
-      a.reason = fmt::format("timeout after {:g} s (cvc5 killed)", timeout_);
-      return a;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (!proc_) {
+    a.reason = "cvc5 was not started";
+    return a;
   }
-  const std::string out = read_file(dir_ + "/out"), err = read_file(dir_ + "/err");
+  // cvc5's own --tlimit stops it; the hard limit here only guards against a hung child.
+  if (!proc_->wait_until(std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(timeout_ + 10)))) {
+    a.reason = fmt::format("timeout after {:g} s (cvc5 killed)", timeout_);
+    return a;
+  }
+  const std::string out = proc_->out(), err = proc_->err();
   std::istringstream in(out);
   std::string first;
   in >> first;
@@ -207,7 +158,7 @@ cvc5_answer cvc5_run::wait() {
     std::string msg = err.empty() ? out : err;
     if (msg.size() > 300) msg = msg.substr(0, 300) + "...";
     while (!msg.empty() && std::isspace(static_cast<unsigned char>(msg.back()))) msg.pop_back();
-    a.reason = "cvc5 failed: " + (msg.empty() ? fmt::format("exit status {}", WIFEXITED(status_) ? WEXITSTATUS(status_) : -1) : msg);
+    a.reason = "cvc5 failed: " + (msg.empty() ? fmt::format("exit status {}", proc_->exit_code()) : msg);
   }
   return a;
 }

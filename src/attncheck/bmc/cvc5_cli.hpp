@@ -6,10 +6,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
-#include <sys/types.h>
 #include <vector>
+
+#include "attncheck/bmc/external_tool.hpp"
 
 namespace attncheck::bmc {
 
@@ -42,12 +44,9 @@ class cvc5_run {
   void kill();              // stops the child (portfolio: the other solver answered)
 
  private:
-  pid_t pid_ = -1;
-  std::string dir_;  // temporary directory with the script and the child's output
+  std::unique_ptr<tool_process> proc_;  // the child, its script and its output
   std::size_t n_names_ = 0;
   double timeout_ = 0;
-  bool exited_ = false;
-  int status_ = 0;
 };
 
 // The IEEE bits of an SMT-LIB2 floating-point value as cvc5 prints it: (fp #b.. #b.. #b..),

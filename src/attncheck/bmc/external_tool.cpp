@@ -1,12 +1,19 @@
 // attncheck: finding and probing external solvers (external_tool.hpp).
 #include "attncheck/bmc/external_tool.hpp"
 
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cctype>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
+#include <stdexcept>
+#include <thread>
 
 namespace attncheck::bmc {
 
@@ -33,5 +40,79 @@ std::string first_output_line(const std::string& command) {
   while (!out.empty() && std::isspace(static_cast<unsigned char>(out.back()))) out.pop_back();
   return out;
 }
+
+namespace {
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+}  // namespace
+
+tool_process::tool_process(const std::string& tag) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / ("attncheck-" + tag + "-XXXXXX")).string();
+  if (!::mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a temporary directory for " + tag);
+  dir_ = tmpl;
+}
+
+tool_process::~tool_process() {
+  kill();
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
+}
+
+void tool_process::write(const std::string& name, const std::string& text) {
+  std::ofstream out(path(name));
+  out << text;
+  if (!out) throw std::runtime_error("cannot write " + path(name));
+}
+
+void tool_process::start(std::vector<std::string> argv) {
+  const std::string out_path = path("out"), err_path = path("err");
+  pid_ = ::fork();
+  if (pid_ < 0) throw std::runtime_error("cannot start " + argv.at(0) + " (fork failed)");
+  if (pid_ == 0) {
+    const int o = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int e = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (o < 0 || e < 0) ::_exit(127);
+    ::dup2(o, 1);
+    ::dup2(e, 2);
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+}
+
+bool tool_process::finished() {
+  if (exited_ || pid_ <= 0) return true;
+  if (::waitpid(pid_, &status_, WNOHANG) == pid_) exited_ = true;
+  return exited_;
+}
+
+void tool_process::kill() {
+  if (pid_ > 0 && !exited_) {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, &status_, 0);
+    exited_ = true;
+  }
+}
+
+bool tool_process::wait_until(std::chrono::steady_clock::time_point deadline) {
+  while (!finished()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill();
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+int tool_process::exit_code() const { return WIFEXITED(status_) ? WEXITSTATUS(status_) : -1; }
+std::string tool_process::out() const { return slurp(path("out")); }
+std::string tool_process::err() const { return slurp(path("err")); }
 
 }  // namespace attncheck::bmc
