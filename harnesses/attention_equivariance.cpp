@@ -123,7 +123,7 @@ const bool registered =
     register_harness({"KANI-AEQ-002", "attention-equivariance-v1",
                       "swapping the two query rows swaps the attention output rows bit for bit (2 queries, bound = m "
                       "keys, d = dv = 1, not causal)",
-                      false, true, 2, 1, {}, "", make_body<bmc_aeq_002>()}) &&
+                      false, true, 2, 1, {}, "", make_body<bmc_aeq_002>(), "m"}) &&
     register_harness({"LEM-AEQ-001", "", "first max step commutes: max_step(a, b) == max_step(b, a) for finite a, b",
                       true, false, 1, 1, {}, "", make_body<lem_aeq_001>()}) &&
     register_harness({"LEM-AEQ-002", "", "max step keeps equal maxima equal: m == m' gives max_step(m, x) == max_step(m', x)",

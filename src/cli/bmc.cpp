@@ -61,7 +61,7 @@ std::string value_text(bmc::fmt_id f, std::uint64_t b) {
 
 struct Row {
   bmc::run_result r;
-  std::string bound_text;  // "d=8", "all d", "d=1 (every input)"
+  std::string bound_text;  // "d=8" (KANI-AEQ-002: "m=3", its bound counts keys), "all d", "scalar"
   std::string lemmas;      // for "all d" rows
 };
 
@@ -417,11 +417,11 @@ int run_bmc(const Global& global, const BmcOptions& o) {
         row.r.id = h->id;
         row.r.format = f;
         row.r.v = bmc::verdict::unsupported;
-        row.r.reason = fmt::format("{} needs d >= {}", h->id, h->min_bound);
+        row.r.reason = fmt::format("{} needs {} >= {}", h->id, h->bound_name, h->min_bound);
       } else {
         row.r = enumerate ? bmc::exhaustive(*h, f, ro) : bmc::prove(*h, f, ro);
       }
-      row.bound_text = (h->lemma ? "scalar" : fmt::format("d={}", ro.bound));
+      row.bound_text = (h->lemma ? "scalar" : fmt::format("{}={}", h->bound_name, ro.bound));
       if (!lemmas_only) {
         rows.push_back(row);
         print_row(rows.back());
@@ -516,7 +516,7 @@ Command setup_bmc(CLI::App& parent, const Global& global) {
                   "f16, bf16, f32, f64, e4m3, e4m3sat (E4M3 with OCP's saturating conversion) or e5m2 (repeatable; "
                   "default f16 bf16 f32). The 8-bit OCP formats "
                   "run on the concrete kernel over every input (d <= 3), their lemmas over every value");
-  app->add_option("--bound", o->bound, "Row length d (default: the contract's reached bound per format)");
+  app->add_option("--bound", o->bound, "Row length d (KANI-AEQ-002: the number of keys m; rows say which) (default: the contract's reached bound per format)");
   app->add_option("--solver", o->solver,
                   "z3 (in-process), cvc5 (the cvc5 CLI on Z3's SMT-LIB2 export), portfolio (both at once, the "
                   "first definite answer counts; the row says which solver gave it), or gappa (only the GAPPA-* "

@@ -202,6 +202,7 @@ struct harness_def {
   std::vector<std::string> lemmas;  // for an all-d composition
   std::string composition;          // the argument, in words
   harness_body body;
+  std::string bound_name = "d";     // what the bound counts, as rows print it ("d=4"; KANI-AEQ-002: "m=4" keys)
 };
 
 bool register_harness(harness_def h);
