@@ -26,7 +26,7 @@ namespace attncheck::cli {
 
 namespace {
 
-struct AuditOptions {
+struct AuditOptions : ReportFileOptions {
   std::string lib, bindings, exec;
   std::vector<std::string> kernels, contracts, tests, dtypes;
   std::string seed = "0x5eed2026";
@@ -35,10 +35,7 @@ struct AuditOptions {
   int memory_mib = 1024;
   std::string masked;
   std::string tolerance;  // "" = not given: the bindings file's, else derived
-  std::string json, junit, sarif, markdown, html;
-  bool no_timings = false;
   bool replay = false;
-  bool quiet = false;
   int jobs = 0;  // 0: one worker per core
 };
 
@@ -398,21 +395,10 @@ Command setup_audit(CLI::App& parent, const Global& global) {
   app->add_option("--masked", o->masked,
                   "What a fully masked row (all -inf) must give, for every kernel: zeros (log_softmax: all -inf), nan or "
                   "either (default either); replaces the bindings file's masked: policies (per kernel there)");
-  app->add_option("--json", o->json,
-                  "Also write a JSON report to FILE (schema attncheck-audit/1, schema_version 4: docs/audit.md, "
-                  "docs/report-schema.json)");
-  app->add_option("--junit", o->junit, "Also write a JUnit XML report to FILE (one testcase per check and dtype; N/A ones skipped)");
-  app->add_option("--sarif", o->sarif,
-                  "Also write a SARIF 2.1.0 report to FILE: one result per failing check and obligation, at the "
-                  "obligation's line in its contract YAML (AUDIT-* obligations: docs/audit.md)");
-  app->add_option("--markdown", o->markdown, "Also write a Markdown summary to FILE (e.g. $GITHUB_STEP_SUMMARY)");
-  app->add_option("--html", o->html,
-                  "Also write one self-contained HTML page to FILE: verdicts and plots, rendered from this run's JSON "
-                  "report (as `attncheck report --html` would)");
-  app->add_flag("--no-timings", o->no_timings,
-                "Leave every time out of the reports (the JSON \"timings\" object; \"seconds\" are 0), so the same seed "
-                "and kernels give byte-identical reports");
-  app->add_flag("-q,--quiet", o->quiet, "No progress line and no table: only failures, notes and the summary line");
+  add_report_options(*app, *o,
+                     {"schema attncheck-audit/1, schema_version 4: docs/audit.md, docs/report-schema.json",
+                      "one testcase per check and dtype; N/A ones skipped", " (AUDIT-* obligations: docs/audit.md)",
+                      "seed and kernels"});
   app->add_option("-j,--jobs", o->jobs,
                   "Worker processes (0 = one per core, the default); each starts its own kernel process. The "
                   "reports are the same for every N (with --no-timings, byte for byte)")

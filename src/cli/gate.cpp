@@ -28,16 +28,13 @@ int GateReport::passed() const {
 
 namespace {
 
-struct GateOptions {
+struct GateOptions : ReportFileOptions {
   std::vector<std::string> contracts, tests, dtypes;
   std::string seed = "0x5eed2026";
   int cases = 200;
   std::string mutant;
   std::string tolerance = "derived";
-  std::string json, junit, sarif, markdown, html;
   bool list_mutants = false;
-  bool no_timings = false;
-  bool quiet = false;
   int jobs = 0;       // 0: one worker per core (check/parallel.hpp)
   std::string shard;  // "i/N": only every N-th check, starting at the i-th (1-based)
 };
@@ -425,21 +422,10 @@ Command setup_gate(CLI::App& parent, const Global& global) {
                   "ulp:N, abs:A,rel:R, or baseline:K (error <= K x that of attncheck's plain reference kernel "
                   "at the same format)")
       ->capture_default_str();
-  app->add_option("--json", o->json,
-                  "Also write a JSON report to FILE (schema attncheck-gate/1, schema_version 4: docs/report-schema.json)");
-  app->add_option("--junit", o->junit, "Also write a JUnit XML report to FILE (one testcase per test and dtype)");
-  app->add_option("--sarif", o->sarif,
-                  "Also write a SARIF 2.1.0 report to FILE: one result per failing check and obligation, at the "
-                  "obligation's line in its contract YAML");
-  app->add_option("--markdown", o->markdown, "Also write a Markdown summary to FILE (e.g. $GITHUB_STEP_SUMMARY)");
-  app->add_option("--html", o->html,
-                  "Also write one self-contained HTML page to FILE: verdicts and plots, rendered from this run's JSON "
-                  "report (as `attncheck report --html` would)");
+  add_report_options(*app, *o,
+                     {"schema attncheck-gate/1, schema_version 4: docs/report-schema.json",
+                      "one testcase per test and dtype", "", "seed and inputs"});
   app->add_flag("--list-mutants", o->list_mutants, "List the built-in mutants and the tests that must catch them");
-  app->add_flag("--no-timings", o->no_timings,
-                "Leave every time out of the reports (the JSON \"timings\" object; \"seconds\" are 0), so the same seed "
-                "and inputs give byte-identical reports");
-  app->add_flag("-q,--quiet", o->quiet, "No progress line and no table: only failures, notes and the summary line");
   app->add_option("-j,--jobs", o->jobs,
                   "Worker processes (default 0: one per core); the verdicts and reports are the same for every N");
   app->add_option("--shard", o->shard,

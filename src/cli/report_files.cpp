@@ -1,6 +1,8 @@
 // attncheck CLI: atomic report files and the SIGINT/SIGTERM handling of long runs.
 #include "cli/report_files.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -110,6 +112,22 @@ bool write_reports(const ReportFiles& files) {
     return false;
   }
   return true;
+}
+
+void add_report_options(CLI::App& app, ReportFileOptions& o, const ReportFileOptionHelp& help) {
+  app.add_option("--json", o.json, "Also write a JSON report to FILE (" + help.json_schema + ")");
+  app.add_option("--junit", o.junit, "Also write a JUnit XML report to FILE (" + help.junit_cases + ")");
+  app.add_option("--sarif", o.sarif,
+                 "Also write a SARIF 2.1.0 report to FILE: one result per failing check and obligation, at the "
+                 "obligation's line in its contract YAML" + help.sarif_note);
+  app.add_option("--markdown", o.markdown, "Also write a Markdown summary to FILE (e.g. $GITHUB_STEP_SUMMARY)");
+  app.add_option("--html", o.html,
+                 "Also write one self-contained HTML page to FILE: verdicts and plots, rendered from this run's JSON "
+                 "report (as `attncheck report --html` would)");
+  app.add_flag("--no-timings", o.no_timings,
+               "Leave every time out of the reports (the JSON \"timings\" object; \"seconds\" are 0), so the same " +
+                   help.same_inputs + " give byte-identical reports");
+  app.add_flag("-q,--quiet", o.quiet, "No progress line and no table: only failures, notes and the summary line");
 }
 
 }  // namespace attncheck::cli

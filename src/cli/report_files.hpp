@@ -5,7 +5,30 @@
 #include <string>
 #include <vector>
 
+namespace CLI {
+class App;
+}
+
 namespace attncheck::cli {
+
+// The report files and output switches `gate` and `audit` share (their option structs derive
+// from it), declared once by add_report_options.
+struct ReportFileOptions {
+  std::string json, junit, sarif, markdown, html;
+  bool no_timings = false;
+  bool quiet = false;
+};
+
+// Where the two commands' help texts differ.
+struct ReportFileOptionHelp {
+  std::string json_schema;  // e.g. "schema attncheck-gate/1, schema_version 4: docs/report-schema.json"
+  std::string junit_cases;  // e.g. "one testcase per test and dtype"
+  std::string sarif_note;   // appended to the SARIF help, e.g. " (AUDIT-* obligations: docs/audit.md)"
+  std::string same_inputs;  // what must be the same for byte-identical reports, e.g. "seed and inputs"
+};
+
+// --json, --junit, --sarif, --markdown, --html, --no-timings and -q/--quiet on app, into o.
+void add_report_options(CLI::App& app, ReportFileOptions& o, const ReportFileOptionHelp& help);
 
 // The report files a run writes: (path, content), written in order by write_reports.
 using ReportFiles = std::vector<std::pair<std::string, std::string>>;
