@@ -32,6 +32,9 @@ cmake --build "$build" -j "$(nproc)" --target attncheck_cli falsify_tests attnch
 export ASAN_OPTIONS="${ASAN_OPTIONS:-allocator_may_return_null=1:detect_stack_use_after_return=0:handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export ATTNCHECK_CASES="${ATTNCHECK_CASES:-50}"
-echo "sanitize: ctest -LE proofs with ATTNCHECK_CASES=$ATTNCHECK_CASES in $build"
+# BMC-AXIOMS-F32 sends all 2^32 binary32 inputs through expf and logf (50 s in the main build): it
+# exercises glibc, not our code, and ran over 15 min under ASan without finishing. It runs in the
+# main build; here it is left out by name.
+echo "sanitize: ctest -LE proofs -E BMC-AXIOMS-F32 with ATTNCHECK_CASES=$ATTNCHECK_CASES in $build"
 cd "$build"
-exec ctest --output-on-failure -j "$(nproc)" -LE proofs "$@"
+exec ctest --output-on-failure -j "$(nproc)" -LE proofs -E '^BMC-AXIOMS-F32:' "$@"
