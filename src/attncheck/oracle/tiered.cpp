@@ -190,10 +190,12 @@ struct ball {
   static ball exp(const ball& a) {
     if (a.exact_inf()) return {scalar_traits<S>::exp(a.c), 0};  // exp(-inf) = 0, exp(inf) = inf
     // Far below underflow: every point x <= c + r < -750 has 0 < exp(x) < 2^-1082, so the ball
-    // (0, 2^-1076) encloses it. Without this, x_i - m in a row near overflow (|c| ~ 1e38, r ~
-    // u |c|) made expm1(r), and so the radius, infinite: those zeros went to the next tier.
+    // (0, 2^-1074) encloses it (the radius is a double: 2^-1074 is its smallest positive value;
+    // the literal 0x1p-1076 written here before rounded to a radius of 0, which did not enclose).
+    // Without this, x_i - m in a row near overflow (|c| ~ 1e38, r ~ u |c|) made expm1(r), and so
+    // the radius, infinite: those zeros went to the next tier.
     if (a.c < scalar_traits<S>::from_double(0) && down(C::mag_down(a.c) - a.r) > 750)
-      return {scalar_traits<S>::from_double(0), 0x1p-1076};
+      return {scalar_traits<S>::from_double(0), std::numeric_limits<double>::denorm_min()};
     S c = scalar_traits<S>::exp(a.c);
     // |exp(x) - exp(a.c)| <= exp(a.c) expm1(a.r) for |x - a.c| <= a.r, and for r <= 1
     // expm1(r) = r + r^2 (1/2! + 1/3! + ...) <= r + r^2 (e - 2) < r + r^2: no libm call on the
