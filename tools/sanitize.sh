@@ -25,7 +25,7 @@ flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-fr
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" \
   -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" >/dev/null
 cmake --build "$build" -j "$(nproc)" --target attncheck_cli falsify_tests attncheck_tests \
-  attncheck_audit_tests attncheck_audit_testkernels bmc_tests
+  attncheck_audit_tests attncheck_audit_testkernels bmc_tests bmc_user_kernel
 
 # allocator_may_return_null: a test kernel's malloc(4 GiB) under the audit's memory limit must get
 # NULL (as from glibc) and not an ASan abort, so the verdict under test stays the same.
