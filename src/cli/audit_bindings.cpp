@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "attncheck/check/tolerance.hpp"
+#include "attncheck/contract/yaml_documents.hpp"
 #include "cli/audit.hpp"
 #include "cli/cli.hpp"
 
@@ -73,18 +74,17 @@ std::string read_bindings_text(const std::string& text, const std::string& path,
   if (text.size() > max_bindings_bytes)
     return path + ": the text has " + std::to_string(text.size()) + " bytes, more than the " +
            std::to_string(max_bindings_bytes >> 20) + " MiB a bindings file may have";
-  // yaml-cpp 0.7 loops forever, allocating without bound, on some lines starting with ',' (found
-  // by fuzzing the contract loader, which refuses them the same way): refused before it parses.
-  for (std::size_t start = 0, line = 1; start < text.size(); ++line) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    const std::size_t first = text.find_first_not_of(" \t\r", start);
-    if (first < end && text[first] == ',')
-      return path + ":" + std::to_string(line) + ": a line starts with ','; a comma separates entries only inside [...] or {...}";
-    start = end + 1;
-  }
   try {
-    return parse_bindings(YAML::Load(text), path, out);
+    // The contract loader's reading of a YAML stream (never loops, as YAML::LoadAll can), so that
+    // a second document is refused and not silently ignored as YAML::Load would.
+    const auto loaded = contract::load_yaml_documents(text);
+    if (loaded.stuck)
+      return path + ":" + std::to_string(loaded.stuck->line + 1) + ":" + std::to_string(loaded.stuck->column + 1) + ": " +
+             contract::stuck_message(text, *loaded.stuck);
+    if (loaded.documents.size() > 1)
+      return path + ": the file holds " + std::to_string(loaded.documents.size()) +
+             " YAML documents (separated by ---): a bindings file holds one";
+    return parse_bindings(loaded.documents.empty() ? YAML::Node() : loaded.documents[0], path, out);
   } catch (const YAML::ParserException& e) {
     return path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg;
   } catch (const YAML::Exception& e) {

@@ -1,6 +1,7 @@
 // attncheck: loading contract YAML files into the model, with file:line:col diagnostics.
 // The format is documented in docs/contract-format.md; keep the two in step.
 #include "attncheck/contract/loader.hpp"
+#include "attncheck/contract/yaml_documents.hpp"
 
 #include <fmt/format.h>
 #include <yaml-cpp/depthguard.h>
@@ -842,23 +843,14 @@ void parse_bytes(const std::string& path, const std::string& bytes, Parser& pars
                      bad->what, utf16 ? " (it looks like UTF-16)" : ""));
     return;
   }
-  // yaml-cpp 0.7 (Debian 12) loops forever, allocating without bound, on some lines that start
-  // with ',' (e.g. a file that is just ",a"; found by fuzz/contract_fuzz.cpp). Outside a flow
-  // list such a line is never meant, so it is refused before yaml-cpp sees it.
-  for (std::size_t start = 0, line = 1; start < bytes.size(); ++line) {
-    std::size_t end = bytes.find('\n', start);
-    if (end == std::string::npos) end = bytes.size();
-    const std::size_t first = bytes.find_first_not_of(" \t\r", start);
-    if (first < end && bytes[first] == ',') {
-      fail({path, static_cast<int>(line), static_cast<int>(first - start + 1)},
-           "a line starts with ',': a comma separates entries only inside [...] or {...}; join "
-           "this line to the previous one (such lines can hang the YAML parser, so they are "
-           "refused)");
-      return;
-    }
-    start = end + 1;
+  // Not YAML::LoadAll itself: on some inputs it loops forever (yaml_documents.hpp).
+  const YamlDocuments loaded = load_yaml_documents(bytes);
+  if (loaded.stuck) {
+    fail({path, loaded.stuck->line + 1, loaded.stuck->column + 1},
+         stuck_message(bytes, *loaded.stuck));
+    return;
   }
-  const std::vector<YAML::Node> docs = YAML::LoadAll(bytes);
+  const std::vector<YAML::Node>& docs = loaded.documents;
   if (docs.empty() || docs[0].IsNull()) {
     fail({path, 1, 1},
          "the file is empty (no YAML document): a contract needs at least metadata with "
