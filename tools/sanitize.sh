@@ -26,6 +26,7 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1
   -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" >/dev/null
 cmake --build "$build" -j "$(nproc)" --target attncheck_cli falsify_tests attncheck_tests \
   attncheck_audit_tests attncheck_audit_testkernels bmc_tests bmc_user_kernel
+echo "sanitize: the instrumented build took $SECONDS s"
 
 # allocator_may_return_null: a test kernel's malloc(4 GiB) under the audit's memory limit must get
 # NULL (as from glibc) and not an ASan abort, so the verdict under test stays the same.
@@ -37,9 +38,18 @@ cmake --build "$build" -j "$(nproc)" --target attncheck_cli falsify_tests attnch
 export ASAN_OPTIONS="${ASAN_OPTIONS:-allocator_may_return_null=1:detect_stack_use_after_return=0:handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export ATTNCHECK_CASES="${ATTNCHECK_CASES:-50}"
-# BMC-AXIOMS-F32 sends all 2^32 binary32 inputs through expf and logf (50 s in the main build): it
-# exercises glibc, not our code, and ran over 15 min under ASan without finishing. It runs in the
-# main build; here it is left out by name.
-echo "sanitize: ctest -LE proofs -E BMC-AXIOMS-F32 with ATTNCHECK_CASES=$ATTNCHECK_CASES in $build"
+# Left out by name, each because the same code runs in the sanitized suite already and the test
+# only repeats it at a cost CI's 60 min cannot carry at -O0 (times: the second sanitized run,
+# README; each still runs in the main build):
+#   BMC-AXIOMS-F32         all 2^32 binary32 inputs through glibc's expf and logf: glibc, not our
+#                          code (50 s in the main build, over 15 min here without finishing);
+#   the two byte-identical determinism tests (the gate's JSON twice, 167 s; the audit at -j 1 and
+#                          -j 2, 181 s): they compare two runs of code that the other gate, report
+#                          and audit tests run here once each (reports.determinism stays);
+#   bmc.exhaustive-e5m2-d2, bmc.exhaustive-e4m3sat-d2 (140 s, 159 s): the enumeration code that
+#                          bmc.exhaustive-e4m3-d2 and -f16-d1 run here too, over 60 000 more rows;
+#   the SciPy example (107 s): the same exec-protocol audit as the NumPy example, which stays.
+excluded='^BMC-AXIOMS-F32:|byte-identical|^bmc[.]exhaustive-(e5m2|e4m3sat)-d2$|scipy[.]special'
+echo "sanitize: ctest -LE proofs -E '$excluded' with ATTNCHECK_CASES=$ATTNCHECK_CASES in $build"
 cd "$build"
-exec ctest --output-on-failure -j "$(nproc)" -LE proofs -E '^BMC-AXIOMS-F32:' "$@"
+exec ctest --output-on-failure -j "$(nproc)" -LE proofs -E "$excluded" "$@"
