@@ -19,7 +19,11 @@ bash tools/install-deps.sh
 phase "installing dependencies"
 build="${ATTNCHECK_BUILD_DIR:-build}"
 jobs="$(nproc)"
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# -O2 as RelWithDebInfo, without its -g: the same code, and the build (the longest phase of CI)
+# 20 % faster (measured on falsify/softmax_jvp.cpp, GCC 12: 46 s with -g, 37 s without). CI
+# reads no debug info; for a debugger, configure build/ yourself with RelWithDebInfo.
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
+  -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG"
 cmake --build "$build" -j "$jobs"
 phase "the build"
 
