@@ -38,14 +38,22 @@ std::chrono::milliseconds progress_delay() {
 
 Progress::Progress(bool quiet, std::size_t total_checks, std::size_t cases_per_check)
     : enabled_(!quiet && ::isatty(STDERR_FILENO) != 0), total_(total_checks), cases_per_(cases_per_check),
-      delay_(progress_delay()) {
-  if (enabled_) ticker_ = std::thread([this] { loop(); });
+      delay_(progress_delay()) {}
+
+// The ticker thread starts here, at the first check, and not in the constructor: the gate's
+// check::run_parallel forks its workers before it hands out the first check, and a process must
+// not fork while another of its threads may hold a lock the child needs. Found by the sanitized
+// suite: the ticker, allocating in draw(), held ASan's allocator lock at the fork, and the worker
+// (GCC 12's libasan has no fork handler for it) waited on that lock forever in its first malloc.
+void Progress::start_ticker() {
+  if (enabled_ && !stop_ && !ticker_.joinable()) ticker_ = std::thread([this] { loop(); });
 }
 
 Progress::~Progress() { clear(); }
 
 void Progress::show(std::size_t index, const std::string& what) {
   std::lock_guard lock(mutex_);
+  start_ticker();
   index_ = index;
   what_ = what;
   if (enabled_ && !stop_ && (drawn_ || std::chrono::steady_clock::now() - start_ >= delay_)) draw();

@@ -14,7 +14,8 @@ namespace attncheck::cli {
 // obligations, test, dtype), cases done / total and the time left, estimated from the checks
 // done so far. Only when stderr is a terminal, not with --quiet, and only once the run has taken
 // a second (a quick run shows nothing; ATTNCHECK_PROGRESS_AFTER_MS sets another delay). stdout is
-// never touched, so reports stay identical.
+// never touched, so reports stay identical. No thread runs until the first show(): a caller that
+// forks (the gate's workers) does so before it, so its children never inherit a held lock.
 class Progress {
  public:
   // cases_per_check 0: the caller cannot count cases, the line shows checks only.
@@ -28,6 +29,7 @@ class Progress {
   void clear();                                           // erase the line and stop redrawing
 
  private:
+  void start_ticker();  // with mutex_ held
   void loop();
   void draw();  // with mutex_ held
 

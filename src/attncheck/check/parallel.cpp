@@ -249,6 +249,8 @@ std::vector<std::optional<std::string>> run_parallel_bytes(std::size_t n, int jo
   ignore.sa_handler = SIG_IGN;
   ::sigaction(SIGPIPE, &ignore, &old);
 
+  // The workers are forked here, before hooks.on_start first runs: the caller's progress line
+  // starts its thread only then (cli/progress.hpp), so this process has one thread at each fork.
   std::fflush(nullptr);
   std::cout.flush();
   std::cerr.flush();
