@@ -70,6 +70,13 @@ void tool_process::write(const std::string& name, const std::string& text) {
 
 void tool_process::start(std::vector<std::string> argv) {
   const std::string out_path = path("out"), err_path = path("err");
+  // Everything the child needs is built before the fork: between fork and exec the child calls
+  // only async-signal-safe functions (no malloc), since another thread of this process (the
+  // engine's watcher) may hold the allocator's lock at the fork (cli/progress.cpp tells how
+  // that deadlocked a child under ASan).
+  std::vector<char*> args;
+  for (auto& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
   pid_ = ::fork();
   if (pid_ < 0) throw std::runtime_error("cannot start " + argv.at(0) + " (fork failed)");
   if (pid_ == 0) {
@@ -78,9 +85,6 @@ void tool_process::start(std::vector<std::string> argv) {
     if (o < 0 || e < 0) ::_exit(127);
     ::dup2(o, 1);
     ::dup2(e, 2);
-    std::vector<char*> args;
-    for (auto& a : argv) args.push_back(a.data());
-    args.push_back(nullptr);
     ::execv(args[0], args.data());
     ::_exit(127);
   }
