@@ -93,7 +93,7 @@ TEST_CASE("CLI: usage errors exit 2 and name the fix") {
   CHECK(contains(seed.output, "--seed"));
   const Run dtype = attncheck(bundled + "gate --dtype f8");
   CHECK(dtype.status == 2);
-  CHECK(contains(dtype.output, "f16, bf16, f32, f64"));
+  CHECK(contains(dtype.output, "f32, f64, f16, bf16 (f32 arithmetic), f16@f16, bf16@bf16"));
   CHECK(attncheck("gate --no-such-option").status == 2);
   CHECK(attncheck("").status == 2);  // a subcommand is required
   const Run mutant = attncheck(bundled + "gate --mutant no-such-mutant");

@@ -1,9 +1,13 @@
-"""attncheck exec protocol, version 1 (docs/audit-protocol.md): serve NumPy kernels to
+"""attncheck exec protocol, version 2 (docs/audit-protocol.md): serve NumPy kernels to
 `attncheck audit --exec 'python3 this_script.py' --kernel KIND:DTYPE`.
 
-A kernel is a plain function on NumPy arrays of the dtype under test (float16, float32,
-float64; bfloat16 arrives as float32 holding exactly the bf16 values and the result is rounded
-back to bfloat16, to nearest even). Signatures, by kind:
+A kernel is a plain function on NumPy arrays of its arithmetic format, keyed by (kind, dtype)
+with dtype as attncheck spells it: "f32", "f64", and for 16-bit storage STORAGE@ARITHMETIC,
+"f16@f32" and "bf16@f32" (also spelt "f16", "bf16": f32 arithmetic is the default) or "f16@f16"
+and "bf16@bf16". The inputs arrive converted (exactly) to the arithmetic format: float32 for
+@f32, float16 for f16@f16; NumPy has no bfloat16, so bf16@bf16 arrives as float32 arrays holding
+bf16 values (a kernel that claims bf16 arithmetic rounds its own steps). The result is rounded
+once to the storage format, to nearest even. Signatures, by kind:
 
     softmax(x) / log_softmax(x)         x: (n,)            -> (n,)
     scores(q, k)                        q: (n, d), k: (m, d) -> (n, m)   s = q k^T / sqrt(d)
@@ -21,12 +25,14 @@ import sys
 import numpy as np
 
 MAGIC = b"ATCK"
-VERSION = 1
+VERSION = 2
 HELLO, CALL, RESULT, ERROR = 1, 2, 3, 4
 MAX_PAYLOAD = 64 << 20  # the same hard limit attncheck applies
 KINDS = {1: "softmax", 2: "log_softmax", 3: "scores", 4: "rmsnorm", 5: "entropy", 6: "attention", 7: "softmax_jvp"}
 DTYPES = {1: ("f16", "<f2", 2), 2: ("bf16", "<u2", 2), 3: ("f32", "<f4", 4), 4: ("f64", "<f8", 8)}
-CALL_FIXED = struct.Struct("<BBBBIQQQQQQ")  # kind dtype causal reserved inputs n m d dv eps_bits out_count
+ARITHMETIC = {0: None, 3: "f32"}  # CALL's arithmetic byte: 0 the storage format's own, 3 f32
+ALIASES = {"f16": "f16@f32", "bf16": "bf16@f32", "f32@f32": "f32", "f64@f64": "f64"}
+CALL_FIXED = struct.Struct("<BBBBIQQQQQQ")  # kind dtype causal arithmetic inputs n m d dv eps_bits out_count
 
 
 class Declined(Exception):
@@ -93,16 +99,21 @@ def _compute(fn, kind, arrays, n, m, d, dv, eps, causal):
 def _handle_call(payload, kernels):
     if len(payload) < CALL_FIXED.size:
         raise ProtocolError("CALL payload too short")
-    kind_code, dt, causal, _, inputs, n, m, d, dv, eps_bits, out_count = CALL_FIXED.unpack_from(payload, 0)
-    if kind_code not in KINDS or dt not in DTYPES:
-        raise ProtocolError("unknown kind or dtype code")
-    kind, (dname, _, width) = KINDS[kind_code], DTYPES[dt]
+    kind_code, dt, causal, arith, inputs, n, m, d, dv, eps_bits, out_count = CALL_FIXED.unpack_from(payload, 0)
+    if kind_code not in KINDS or dt not in DTYPES or arith not in ARITHMETIC:
+        raise ProtocolError("unknown kind, dtype or arithmetic code")
+    kind, (storage, _, width) = KINDS[kind_code], DTYPES[dt]
+    wide = ARITHMETIC[arith]
+    if wide == storage:
+        wide = None
+    dname = storage + "@" + (wide or storage) if dt in (1, 2) else storage
     off = CALL_FIXED.size
     arrays = []
     for _ in range(inputs):
         (count,) = struct.unpack_from("<Q", payload, off)
         off += 8
-        arrays.append(_decode(payload[off:off + count * width], dt))
+        a = _decode(payload[off:off + count * width], dt)
+        arrays.append(a.astype(np.float32) if wide == "f32" else a)
         off += count * width
     eps = struct.unpack("<d", struct.pack("<Q", eps_bits))[0]
     fn = kernels.get((kind, dname))
@@ -121,6 +132,7 @@ def _handle_call(payload, kernels):
 def serve(kernels):
     """Answers attncheck's frames on stdin/stdout until attncheck closes the pipe.
     kernels maps (kind, dtype) -> function, e.g. {("softmax", "f32"): my_softmax}."""
+    kernels = {(kind, ALIASES.get(d, d)): fn for (kind, d), fn in kernels.items()}
     inp, out = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print must not corrupt the frame stream
     while True:

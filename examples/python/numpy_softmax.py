@@ -1,4 +1,5 @@
-"""Serves a textbook NumPy softmax (max subtracted) to attncheck at f16, bf16, f32 and f64:
+"""Serves a textbook NumPy softmax (max subtracted) to attncheck at f16, bf16, f32 and f64. NumPy
+computes float16 in float16 (f16@f16); bf16 arrives as float32 (bf16@f32, attncheck_exec.py):
 
     attncheck audit --exec 'python3 examples/python/numpy_softmax.py' --kernel softmax:f32
 
@@ -26,4 +27,4 @@ def softmax_without_max(x):
 
 if __name__ == "__main__":
     fn = softmax_without_max if "--without-max" in sys.argv[1:] else softmax
-    serve({("softmax", d): fn for d in ("f16", "bf16", "f32", "f64")})
+    serve({("softmax", d): fn for d in ("f16@f16", "bf16@f32", "f32", "f64")})

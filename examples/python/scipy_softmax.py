@@ -11,4 +11,5 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from attncheck_exec import serve  # noqa: E402
 
 if __name__ == "__main__":
-    serve({("softmax", d): scipy.special.softmax for d in ("f16", "bf16", "f32", "f64")})
+    # SciPy computes float16 in float16 (f16@f16); bf16 arrives as float32 (bf16@f32).
+    serve({("softmax", d): scipy.special.softmax for d in ("f16@f16", "bf16@f32", "f32", "f64")})

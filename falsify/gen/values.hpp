@@ -84,6 +84,17 @@ inline rc::Gen<std::vector<double>> sized_row(int lo, int hi, rc::Gen<double> g)
   });
 }
 
+// Rows holding values near -max beside values near +max (and a few moderate ones): x_i - max x
+// overflows, and log_softmax's exact result lies beyond the format's range (about -1.5 max for
+// [-max, max/2]), where a correct kernel returns its rounding, -inf.
+inline rc::Gen<std::vector<double>> mixed_extremes(const format_info& f) {
+  return sized_row(2, 16, rc::gen::weightedOneOf<double>({
+                              {2, rc::gen::map(unit(), [f](double u) { return -f.max_finite * (0.75 + 0.25 * std::abs(u)); })},
+                              {2, rc::gen::map(unit(), [f](double u) { return f.max_finite * (0.5 + 0.25 * u); })},
+                              {1, value(f, 8)},
+                          }));
+}
+
 // A score row for softmax-like kernels, n >= 1: random values, constant rows, ties, single
 // entries, long rows (257..4096), rows whose every entry is very negative, rows near overflow,
 // wide Gaussian-like spreads (σ = 10 and σ = 1e4).
@@ -108,6 +119,7 @@ inline rc::Gen<std::vector<double>> row(const format_info& f, std::size_t max_lo
       {8, sized(1, 30, rc::gen::map(unit(), [f](double u) { return f.max_finite * (0.75 + 0.25 * u); }))},
       {8, sized(2, 128, rc::gen::map(unit(), [](double u) { return 10 * 1.7320508 * u; }))},
       {4, sized(2, 64, rc::gen::map(unit(), [](double u) { return 1e4 * 1.7320508 * u; }))},
+      {4, mixed_extremes(f)},
   });
 }
 

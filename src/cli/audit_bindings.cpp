@@ -47,7 +47,10 @@ std::string parse_kernel_spec(const std::string& spec, bool with_symbol, audit::
            join(kind_names(), ", ");
   }
   const auto d = parse_dtype(dtype);
-  if (!d) return "unknown dtype '" + dtype + "' in --kernel '" + spec + "'; use f16, bf16, f32 or f64";
+  if (!d)
+    return "unknown dtype '" + dtype + "' in --kernel '" + spec +
+           "'; use f32, f64, or a 16-bit storage format with its arithmetic: f16, bf16 (f32 arithmetic, as f16@f32 and "
+           "bf16@f32) or f16@f16, bf16@bf16 (every operation rounded to 16 bits)";
   out.kind = *k;
   out.dtype = *d;
   out.symbol = with_symbol ? spec.substr(b + 1) : "";
@@ -133,13 +136,23 @@ static std::string parse_bindings(const YAML::Node& root, const std::string& pat
       const auto key = kv.first.as<std::string>();
       if (key == "tolerance") {
         if (auto e = take_tolerance(at, kv.second.as<std::string>()); !e.empty()) return e;
-      } else if (key != "kind" && key != "dtype" && key != "symbol" && key != "masked") {
-        return at + ": unknown key '" + key + "' (known: kind, dtype, symbol, masked, tolerance)";
+      } else if (key != "kind" && key != "dtype" && key != "symbol" && key != "masked" && key != "compute") {
+        return at + ": unknown key '" + key + "' (known: kind, dtype, compute, symbol, masked, tolerance)";
       }
     }
     if (!k["kind"] || !k["dtype"] || !k["symbol"]) return at + ": a kernel entry needs kind, dtype and symbol";
     audit::Binding b;
-    const std::string spec = k["kind"].as<std::string>() + ":" + k["dtype"].as<std::string>() + ":" + k["symbol"].as<std::string>();
+    // compute: the arithmetic format, the same as dtype's '@' part (dtype: bf16, compute: bf16 is
+    // bf16@bf16); given twice, the two must agree.
+    std::string dtype = k["dtype"].as<std::string>();
+    if (k["compute"]) {
+      const std::string compute = k["compute"].as<std::string>();
+      const auto at_sign = dtype.find('@');
+      if (at_sign != std::string::npos && dtype.substr(at_sign + 1) != compute)
+        return at + ": dtype '" + dtype + "' and compute '" + compute + "' name different arithmetic formats";
+      dtype = dtype.substr(0, at_sign) + "@" + compute;
+    }
+    const std::string spec = k["kind"].as<std::string>() + ":" + dtype + ":" + k["symbol"].as<std::string>();
     if (auto e = parse_kernel_spec(spec, true, b); !e.empty()) return at + ": " + e;
     if (k["masked"]) {
       audit::MaskedPolicy p{};

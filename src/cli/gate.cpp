@@ -87,7 +87,7 @@ bool validate(const GateOptions& o, check::RunParams& params, std::vector<Dtype>
   for (const auto& name : o.dtypes) {
     const auto d = parse_dtype(name);
     if (!d) {
-      std::cerr << "error: unknown dtype '" << name << "'; use one of f16, bf16, f32, f64\n";
+      std::cerr << "error: unknown dtype '" << name << "'; use one of f32, f64, f16, bf16 (f32 arithmetic), f16@f16, bf16@bf16\n";
       return false;
     }
     if (std::find(dtypes.begin(), dtypes.end(), *d) == dtypes.end()) dtypes.push_back(*d);
@@ -413,7 +413,8 @@ Command setup_gate(CLI::App& parent, const Global& global) {
   app->fallthrough();
   app->add_option("--contract", o->contracts, "Only this contract (repeatable; default: all)")->delimiter(',');
   app->add_option("--test", o->tests, "Only this falsification test ID (repeatable)")->delimiter(',');
-  app->add_option("--dtype", o->dtypes, "Only this scalar format: f16, bf16, f32, f64 (repeatable)")->delimiter(',');
+  app->add_option("--dtype", o->dtypes, "Only this format (repeatable): f32, f64; 16-bit storage with its arithmetic: f16@f32 and bf16@f32 "
+                 "(also spelt f16, bf16), f16@f16 and bf16@bf16")->delimiter(',');
   app->add_option("--seed", o->seed, "Run seed, decimal or 0x hex; same seed, same verdicts")->capture_default_str();
   app->add_option("--cases", o->cases, "Successful random cases per (test, dtype)")->capture_default_str();
   app->add_option("--mutant", o->mutant, "Run against a built-in wrong kernel (self-test of attncheck)");

@@ -124,8 +124,10 @@ std::string strip_plot_script(const std::string& title, const std::vector<std::s
 }
 
 std::string dtype_colour(const std::string& dtype) {
-  if (dtype == "f16") return "#d62728";
-  if (dtype == "bf16") return "#ff7f0e";
+  if (dtype == "f16@f16") return "#d62728";
+  if (dtype == "bf16@bf16") return "#ff7f0e";
+  if (dtype == "f16@f32") return "#9467bd";
+  if (dtype == "bf16@f32") return "#8c564b";
   if (dtype == "f32") return "#1f77b4";
   if (dtype == "f64") return "#2ca02c";
   return "#7f7f7f";

@@ -82,7 +82,7 @@ window.addEventListener("load", function () {
 )";
 
 int dtype_rank(const std::string& d) {
-  static const std::vector<std::string> order = {"f16", "bf16", "f32", "f64"};
+  static const std::vector<std::string> order = {"f16@f16", "f16@f32", "bf16@bf16", "bf16@f32", "f32", "f64"};
   const auto it = std::find(order.begin(), order.end(), d);
   return it == order.end() ? static_cast<int>(order.size()) : static_cast<int>(it - order.begin());
 }

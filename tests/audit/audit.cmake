@@ -1,7 +1,7 @@
 # attncheck audit tests (included from cmake/audit.cmake): the C test kernels and the doctest
 # cases that audit them with the real CLI and assert the exact verdicts.
 enable_language(C)
-add_library(attncheck_audit_testkernels SHARED ${CMAKE_CURRENT_LIST_DIR}/kernels.c)
+add_library(attncheck_audit_testkernels SHARED ${CMAKE_CURRENT_LIST_DIR}/kernels.c ${CMAKE_CURRENT_LIST_DIR}/kernels16.c)
 target_link_libraries(attncheck_audit_testkernels PRIVATE attncheck::abi m)
 set_target_properties(attncheck_audit_testkernels PROPERTIES C_STANDARD 11 C_EXTENSIONS OFF)
 

@@ -89,6 +89,23 @@
 CORRECT_KERNELS(float, f32, expf, logf, sqrtf)
 CORRECT_KERNELS(double, f64, exp, log, sqrt)
 
+/* log_softmax as a careful user writes it: y_i = (x_i - m) - log sum_j exp(x_j - m) computed in a
+ * wider type (W) and rounded once to F. Its exact result may lie beyond F's range, e.g. the middle
+ * entry of [-inf, -3.40282347e+38, 1.70141183e+38] at f32 (about -5.1e38): it returns -inf there,
+ * the correctly rounded value, which the audit must accept (AUDIT-MASK-002, FALSIFY-SM-009). */
+#define WIDE_LOG_SOFTMAX(F, W, SFX, EXPW, LOGW)                                                     \
+  int wide_log_softmax_##SFX(const F* x, F* y, size_t n) {                                          \
+    if (n == 0) return 0;                                                                          \
+    W m = x[0], s = 0;                                                                             \
+    for (size_t i = 1; i < n; ++i) m = (W)x[i] > m ? (W)x[i] : m;                                  \
+    for (size_t i = 0; i < n; ++i) s += EXPW((W)x[i] - m);                                         \
+    const W ls = LOGW(s);                                                                          \
+    for (size_t i = 0; i < n; ++i) y[i] = (F)(((W)x[i] - m) - ls);                                 \
+    return 0;                                                                                      \
+  }
+WIDE_LOG_SOFTMAX(float, double, f32, exp, log)
+WIDE_LOG_SOFTMAX(double, long double, f64, expl, logl)
+
 /* ---- wrong kernels (f32), one bug each --------------------------------------------------------- */
 
 /* No max subtraction: exp overflows for large inputs (inf/inf = NaN). */

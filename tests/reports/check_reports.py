@@ -75,7 +75,7 @@ def decode(bits, dtype):
         return struct.unpack("<d", struct.pack("<Q", v))[0]
     if dtype == "f32":
         return struct.unpack("<f", struct.pack("<I", v))[0]
-    if dtype == "bf16":
+    if dtype.startswith("bf16"):  # bf16@bf16 and bf16@f32 store bf16
         return struct.unpack("<f", struct.pack("<I", v << 16))[0]
     return struct.unpack("<e", struct.pack("<H", v))[0]
 

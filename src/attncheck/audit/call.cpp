@@ -25,7 +25,9 @@ std::optional<Kind> parse_kind(std::string_view s) {
 std::size_t dtype_size(Dtype d) {
   switch (d) {
     case Dtype::f16:
-    case Dtype::bf16: return 2;
+    case Dtype::bf16:
+    case Dtype::f16_f32:
+    case Dtype::bf16_f32: return 2;
     case Dtype::f32: return 4;
     case Dtype::f64: return 8;
   }
@@ -34,17 +36,23 @@ std::size_t dtype_size(Dtype d) {
 
 std::uint8_t dtype_code(Dtype d) {
   switch (d) {
-    case Dtype::f16: return 1;
-    case Dtype::bf16: return 2;
+    case Dtype::f16:
+    case Dtype::f16_f32: return 1;
+    case Dtype::bf16:
+    case Dtype::bf16_f32: return 2;
     case Dtype::f32: return 3;
     case Dtype::f64: return 4;
   }
   return 0;
 }
 
-std::optional<Dtype> dtype_from_code(std::uint8_t c) {
+std::uint8_t arithmetic_code(Dtype d) { return arithmetic_of(d) == Arithmetic::f32 ? 3 : 0; }
+
+std::optional<Dtype> dtype_from_code(std::uint8_t storage, std::uint8_t arithmetic) {
   for (Dtype d : all_dtypes)
-    if (dtype_code(d) == c) return d;
+    if (dtype_code(d) == storage && arithmetic_code(d) == arithmetic) return d;
+  // f32 and f64 may name themselves as their arithmetic too.
+  if (arithmetic == storage && (storage == 3 || storage == 4)) return dtype_from_code(storage, 0);
   return std::nullopt;
 }
 

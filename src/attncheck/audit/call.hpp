@@ -22,8 +22,9 @@ inline constexpr Kind all_kinds[] = {Kind::softmax, Kind::log_softmax, Kind::sco
 std::string_view kind_name(Kind k);
 std::optional<Kind> parse_kind(std::string_view s);
 std::size_t dtype_size(Dtype d);   // bytes per element: 2, 4 or 8
-std::uint8_t dtype_code(Dtype d);  // exec protocol code: f16 1, bf16 2, f32 3, f64 4
-std::optional<Dtype> dtype_from_code(std::uint8_t c);
+std::uint8_t dtype_code(Dtype d);  // exec protocol code of the storage format: f16 1, bf16 2, f32 3, f64 4
+std::uint8_t arithmetic_code(Dtype d);  // of the arithmetic format: 0 the storage format's own, 3 f32
+std::optional<Dtype> dtype_from_code(std::uint8_t storage, std::uint8_t arithmetic);
 
 // The arguments of one call, in the ABI's order. Inputs hold raw little-endian element bits.
 struct Call {

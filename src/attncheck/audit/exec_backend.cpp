@@ -90,7 +90,8 @@ void ExecBackend::start() {
     else if (h.type == protocol::Type::error) why = "reported an error: " + peer_error_text(payload);
     else if (h.type != protocol::Type::hello || payload.size() != 4) why = "answered HELLO with a frame of another type or size";
     else if (payload[0] != protocol::version || payload[1] || payload[2] || payload[3])
-      why = "speaks protocol version " + std::to_string(payload[0]) + ", attncheck speaks " + std::to_string(protocol::version);
+      why = "speaks protocol version " + std::to_string(payload[0]) + ", attncheck speaks " + std::to_string(protocol::version) +
+            protocol::version_note(payload[0]);
   } catch (const protocol::ProtocolError& e) {
     why = std::string("sent a malformed HELLO: ") + e.what();
   }

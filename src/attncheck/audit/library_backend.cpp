@@ -164,7 +164,9 @@ void send_startup(int fd, const std::string& msg) {
       case Dtype::f32: rc = invoke<float, float>(b.kind, fns[r.binding], r, region); break;
       case Dtype::f64: rc = invoke<double, double>(b.kind, fns[r.binding], r, region); break;
       case Dtype::f16:
-      case Dtype::bf16: rc = invoke<std::uint16_t, float>(b.kind, fns[r.binding], r, region); break;
+      case Dtype::bf16:
+      case Dtype::f16_f32:
+      case Dtype::bf16_f32: rc = invoke<std::uint16_t, float>(b.kind, fns[r.binding], r, region); break;
     }
     const Response resp{0, rc};
     if (::write(resp_fd, &resp, sizeof resp) != static_cast<ssize_t>(sizeof resp)) ::_exit(0);

@@ -46,6 +46,11 @@ std::size_t expected_inputs(Kind k) {
 }
 }  // namespace
 
+std::string version_note(unsigned peer) {
+  return peer == 1 ? ", which adds the arithmetic format to CALL: update the program's side of the protocol, "
+                     "docs/audit-protocol.md" : "";
+}
+
 std::vector<unsigned char> encode_header(Type t, std::uint32_t length) {
   std::vector<unsigned char> b{'A', 'T', 'C', 'K', version, static_cast<unsigned char>(t), 0, 0};
   put(b, length, 4);
@@ -60,7 +65,7 @@ Header decode_header(const unsigned char (&h)[header_bytes]) {
   }
   if (h[4] != version)
     throw ProtocolError("protocol version " + std::to_string(h[4]) + " is not supported (attncheck speaks version " +
-                        std::to_string(version) + ")");
+                        std::to_string(version) + version_note(h[4]) + ")");
   if (h[5] < 1 || h[5] > 4) throw ProtocolError("unknown frame type " + std::to_string(h[5]));
   if (h[6] != 0 || h[7] != 0) throw ProtocolError("reserved header bytes are not zero");
   Header r;
@@ -83,7 +88,7 @@ std::vector<unsigned char> encode_call(const Call& c) {
   p.push_back(static_cast<unsigned char>(c.kind));
   p.push_back(dtype_code(c.dtype));
   p.push_back(c.causal ? 1 : 0);
-  p.push_back(0);
+  p.push_back(arithmetic_code(c.dtype));
   put(p, c.inputs.size(), 4);
   put(p, c.n, 8), put(p, c.m, 8), put(p, c.d, 8), put(p, c.dv, 8);
   std::uint64_t eps_bits;
@@ -107,11 +112,13 @@ Call decode_call(const std::vector<unsigned char>& payload) {
   const auto kind = r.get(1, "kind");
   if (kind < 1 || kind > 7) throw ProtocolError("unknown kernel kind " + std::to_string(kind));
   c.kind = static_cast<Kind>(kind);
-  const auto d = dtype_from_code(static_cast<std::uint8_t>(r.get(1, "dtype")));
-  if (!d) throw ProtocolError("unknown dtype code");
-  c.dtype = *d;
+  const auto storage = static_cast<std::uint8_t>(r.get(1, "dtype"));
   c.causal = r.get(1, "causal") != 0;
-  r.get(1, "reserved");
+  const auto arithmetic = static_cast<std::uint8_t>(r.get(1, "arithmetic"));
+  const auto d = dtype_from_code(storage, arithmetic);
+  if (!d)
+    throw ProtocolError("unknown dtype code " + std::to_string(storage) + " with arithmetic code " + std::to_string(arithmetic));
+  c.dtype = *d;
   const auto inputs = r.get(4, "input count");
   if (inputs != expected_inputs(c.kind)) throw ProtocolError("wrong input count " + std::to_string(inputs));
   c.n = r.get(8, "n"), c.m = r.get(8, "m"), c.d = r.get(8, "d"), c.dv = r.get(8, "dv");

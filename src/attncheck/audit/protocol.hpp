@@ -1,4 +1,4 @@
-// attncheck audit: the exec protocol (docs/audit-protocol.md), version 1. Little-endian frames
+// attncheck audit: the exec protocol (docs/audit-protocol.md), version 2. Little-endian frames
 //   "ATCK" | u8 version | u8 type | u16 reserved (0) | u32 payload length | payload
 // carry test cases to a program and results back, every value as its raw bits.
 #pragma once
@@ -12,7 +12,8 @@
 
 namespace attncheck::audit::protocol {
 
-inline constexpr std::uint8_t version = 1;
+// Version 2 gave CALL's fourth byte, reserved in version 1, the arithmetic format (call.hpp).
+inline constexpr std::uint8_t version = 2;
 inline constexpr std::size_t header_bytes = 12;
 // No frame may carry more than this; a peer announcing more is refused before any allocation.
 inline constexpr std::uint32_t max_payload = 64u << 20;
@@ -32,6 +33,9 @@ struct Header {
 };
 
 std::vector<unsigned char> encode_header(Type t, std::uint32_t length);
+// Why a peer of another version is refused, for the message (empty when nothing more is known).
+std::string version_note(unsigned peer_version);
+
 // Checks magic, version, reserved bits, type and the size limit; throws ProtocolError.
 Header decode_header(const unsigned char (&bytes)[header_bytes]);
 

@@ -44,7 +44,7 @@ F recorded(F f, unsigned& used, unsigned b) {
 template <class T>
 unsigned probe(const check::PropertyInfo& p, check::RunParams params) {
   unsigned used = 0;
-  KernelSet<T> k = reference_kernels<T>();
+  KernelSet<T> k = current_reference_kernels<T>();
   k.softmax = recorded(k.softmax, used, bit(Kind::softmax));
   k.log_softmax = recorded(k.log_softmax, used, bit(Kind::log_softmax));
   k.scores = recorded(k.scores, used, bit(Kind::scores));

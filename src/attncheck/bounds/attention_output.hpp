@@ -35,7 +35,10 @@ inline std::vector<real> attention_output_bound(const oracle::SoftmaxRow& row, c
       const real w = std::max(sb.hi[j] - row.p[j], row.p[j] - sb.lo[j]);
       s += (w + g * sb.hi[j]) * std::abs(v[j * dv + c]);
     }
-    out[c] = std::isfinite(g) ? s * evaluation_slack : std::numeric_limits<real>::infinity();
+    // Mixed precision: the output rounded once more, to storage (round_out with |o_c| <= max|v_jc|).
+    real vmax = 0;
+    for (std::size_t j = 0; j < m; ++j) vmax = std::max(vmax, std::abs(v[j * dv + c]));
+    out[c] = std::isfinite(g) ? md.round_out(vmax, s) * evaluation_slack : std::numeric_limits<real>::infinity();
   }
   return out;
 }

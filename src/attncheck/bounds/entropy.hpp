@@ -14,12 +14,15 @@ namespace attncheck::bounds {
 struct EntropyBound {
   real rel = 0;  // relative part ρ_H
   real abs = 0;  // absolute part a_H
+  // Mixed precision: Ĥ rounded once more, to storage: ρ_H' = (1 + ρ_H)(1 + u_S) - 1, a_H' =
+  // a_H(1 + u_S) + η_S (error_model.hpp, round_out with H >= 0).
   real allowed(real exact_h) const { return (exact_h * rel + abs) * evaluation_slack; }
 };
 
 inline EntropyBound entropy_bound(std::size_t n, const Model& md) {
   const real g = gamma(n > 0 ? n - 1 : 0, md.u);
-  return {(1 + md.log_rel) * (1 + md.u) * (1 + g) - 1, static_cast<real>(n) * md.eta * (1 + g)};
+  const real rel = (1 + md.log_rel) * (1 + md.u) * (1 + g) - 1, abs = static_cast<real>(n) * md.eta * (1 + g);
+  return {(1 + rel) * (1 + md.out_u) - 1, abs * (1 + md.out_u) + md.out_eta};
 }
 
 }  // namespace attncheck::bounds

@@ -4,8 +4,10 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <type_traits>
 
 #include "attncheck/oracle/exact.hpp"
+#include "attncheck/scalar/arithmetic.hpp"
 #include "attncheck/scalar/traits.hpp"
 
 namespace attncheck::bounds {
@@ -17,16 +19,44 @@ using oracle::real;
 // subnormal range an absolute error of at most half the subnormal spacing η is added
 // (addition and subtraction of floats are then exact). exp/log add their own relative error.
 struct Model {
-  real u;        // unit roundoff of the working format
-  real eta;      // subnormal spacing (absolute error granule); 0 for the oracle
+  real u;        // unit roundoff of the arithmetic format
+  real eta;      // its subnormal spacing (absolute error granule); 0 for the oracle
   real exp_rel;  // relative error of exp (from the libm's documented maximum, see traits)
   real log_rel;  // relative error of log
+  // The final rounding of each output to the storage format, for 16-bit storage with f32
+  // arithmetic (scalar/arithmetic.hpp); 0 when the arithmetic is the storage format itself.
+  // |RN_S(z) - z| <= out_u |z| + out_eta/2, so an output within B of y in the arithmetic is
+  // within round_out(|y|, B) after it (proofs/bounds/mixed_precision.md).
+  real out_u = 0;
+  real out_eta = 0;
+
+  real round_out(real y_abs, real B) const { return B + out_u * (y_abs + B) + out_eta; }
+  // The model of the arithmetic alone: for the intermediate values of a composite kernel, which
+  // stay in the arithmetic format (only outputs are rounded to storage).
+  Model arithmetic() const { return {u, eta, exp_rel, log_rel, 0, 0}; }
+  bool mixed() const { return out_u != 0; }
 };
 
+namespace detail {
 template <class T>
-constexpr Model model_of() {
-  return {format_of<T>.unit_roundoff, format_of<T>.denorm_min, scalar_traits<T>::exp_rel,
-          scalar_traits<T>::log_rel};
+constexpr Model plain_model() {
+  return {format_of<T>.unit_roundoff, format_of<T>.denorm_min, scalar_traits<T>::exp_rel, scalar_traits<T>::log_rel};
+}
+}  // namespace detail
+
+// The error model of kernels whose values are stored in T, under the current arithmetic: T's
+// own, or for 16-bit T with f32 arithmetic, f32's with a final rounding to T.
+template <class T>
+Model model_of() {
+  if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>) {
+    if (current_arithmetic() == Arithmetic::f32) {
+      Model m = detail::plain_model<float>();
+      m.out_u = format_of<T>.unit_roundoff;
+      m.out_eta = format_of<T>.denorm_min;
+      return m;
+    }
+  }
+  return detail::plain_model<T>();
 }
 
 // γ_k = k u / (1 - k u) (Higham Lemma 3.1): the relative error of k chained roundings.

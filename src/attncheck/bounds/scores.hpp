@@ -19,7 +19,14 @@ inline real score_bound(real exact, real abs_dot, std::size_t d, const Model& md
   const real kappa = (1 + md.u) / (1 - eps_c);
   const real E = gamma(d, md.u) * abs_dot + static_cast<real>(d) * md.eta;
   const real sd = std::sqrt(static_cast<real>(d));
-  return (E / sd * kappa + std::abs(exact) * (kappa - 1) + md.eta) * evaluation_slack;
+  const real B = E / sd * kappa + std::abs(exact) * (kappa - 1) + md.eta;
+  if (!md.mixed()) return B * evaluation_slack;
+  // 16-bit storage, f32 arithmetic (proofs/bounds/mixed_precision.md): the kernels people ship
+  // store what they compute in the storage format S along the way, and each is allowed: a scale
+  // folded into q or k and stored in S (u_S Σ|q_t k_t|/√d), the product q·k stored in S, and the
+  // scaled score stored in S once more (two round_out). What is not allowed is a sum in S.
+  const real folded = B + md.out_u * abs_dot / sd * kappa;
+  return md.round_out(std::abs(exact), md.round_out(std::abs(exact), folded)) * evaluation_slack;
 }
 
 }  // namespace attncheck::bounds

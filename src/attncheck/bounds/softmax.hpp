@@ -51,9 +51,13 @@ SoftmaxBound softmax_bound_with(const oracle::SoftmaxRow& r, const Model& md, co
     const real lo = std::isfinite(den_hi) ? std::max<real>(0, num_lo / den_hi - md.eta) : 0;
     // Headroom for evaluating this in real (error_model.hpp): widen both half-widths.
     const real p = r.p[i];
-    // Capped at 1: a quotient ê_i/ŝ with ê_i one of ŝ's non-negative summands never exceeds 1.
-    b.hi[i] = std::min<real>(1, p + std::max<real>(0, hi - p) * evaluation_slack);
-    b.lo[i] = std::max<real>(0, p - std::max<real>(0, p - lo) * evaluation_slack);
+    // Capped at 1: a quotient ê_i/ŝ with ê_i one of ŝ's non-negative summands never exceeds 1
+    // (and so does its rounding to a storage format).
+    // Mixed precision: the output rounded once more, to storage (error_model.hpp, round_out).
+    const real hi_out = md.mixed() ? hi * (1 + md.out_u) + md.out_eta : hi;
+    const real lo_out = md.mixed() ? std::max<real>(0, lo * (1 - md.out_u) - md.out_eta) : lo;
+    b.hi[i] = std::min<real>(1, p + std::max<real>(0, hi_out - p) * evaluation_slack);
+    b.lo[i] = std::max<real>(0, p - std::max<real>(0, p - lo_out) * evaluation_slack);
   }
   return b;
 }
@@ -87,21 +91,23 @@ inline real normalisation_bound(std::size_t n, const Model& md) {
   const real g = gamma(n > 0 ? n - 1 : 0, md.u);
   if (g >= 1) return std::numeric_limits<real>::infinity();
   const real up = (1 + md.u) / (1 - g) - 1, down = 1 - (1 - md.u) / (1 + g);
-  return (std::max(up, down) + static_cast<real>(n) * md.eta) * evaluation_slack;
+  const real in_arithmetic = std::max(up, down) + static_cast<real>(n) * md.eta;
+  // Mixed precision: each output rounded to storage, Σŷ_S = Σŷ (1 ± out_u) ± n out_eta/2.
+  return (md.round_out(1, in_arithmetic) + static_cast<real>(n) * md.out_eta) * evaluation_slack;
 }
 
 // log_softmax: ŷ_i = fl(fl(x_i - m) - fl(log ŝ)), exact y_i = t_i - log S with ŝ = S·r,
 // r in [(1-γ)L, (1+γ)U]:  |ŷ_i - y_i| <= B + u(|y_i| + B),
 // B = u|t_i| + |log r|max (1 + log_rel) + log_rel·log S.
 inline std::vector<real> log_softmax_bound(const oracle::SoftmaxRow& r, const Model& md) {
-  const SoftmaxBound sb = softmax_bound(r, md);
+  const SoftmaxBound sb = softmax_bound(r, md.arithmetic());  // the sum stays in the arithmetic
   const real r_lo = (1 - sb.gamma_sum) * sb.sum_lo, r_hi = (1 + sb.gamma_sum) * sb.sum_hi;
   const real log_r = r_lo > 0 ? std::max(std::abs(std::log(r_lo)), std::abs(std::log(r_hi)))
                                 : std::numeric_limits<real>::infinity();
   std::vector<real> out(r.p.size());
   for (std::size_t i = 0; i < out.size(); ++i) {
     const real B = md.u * r.gap[i] + log_r * (1 + md.log_rel) + md.log_rel * r.log_sum;
-    out[i] = (B + md.u * (std::abs(r.logp[i]) + B)) * evaluation_slack;
+    out[i] = md.round_out(std::abs(r.logp[i]), B + md.u * (std::abs(r.logp[i]) + B)) * evaluation_slack;
   }
   return out;
 }

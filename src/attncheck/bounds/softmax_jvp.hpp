@@ -15,7 +15,7 @@ namespace attncheck::bounds {
 //   |dŷ_i - dy_i| <= [A_i(|dx_i - μ| + Δμ) + p_iΔμ](1+u)² + (p_i + A_i)(|dx_i - μ| + Δμ)((1+u)² - 1) + η.
 inline std::vector<real> softmax_jvp_bound(const oracle::SoftmaxRow& r, const std::vector<real>& dx,
                                              const Model& md) {
-  const SoftmaxBound sb = softmax_bound(r, md);
+  const SoftmaxBound sb = softmax_bound(r, md.arithmetic());  // p̂ stays in the arithmetic
   const std::size_t n = r.p.size();
   std::vector<real> A(n);
   real mu = 0, s1 = 0, s2 = 0;
@@ -36,7 +36,9 @@ inline std::vector<real> softmax_jvp_bound(const oracle::SoftmaxRow& r, const st
   for (std::size_t i = 0; i < n; ++i) {
     // |dx_i - μ| with μ summed in real (2^-64) from real-rounded p: add that evaluation's error.
     const real c = std::abs(dx[i] - mu) + static_cast<real>(n + 2) * 0x1p-63L * (std::abs(dx[i]) + s2) + dmu;
-    out[i] = ((A[i] * c + r.p[i] * dmu) * r2 + (r.p[i] + A[i]) * c * (r2 - 1) + md.eta) * evaluation_slack;
+    // Mixed precision: dŷ_i rounded once more, to storage (round_out, |dy_i| <= p_i|dx_i - μ|).
+    const real B = (A[i] * c + r.p[i] * dmu) * r2 + (r.p[i] + A[i]) * c * (r2 - 1) + md.eta;
+    out[i] = md.round_out(r.p[i] * std::abs(dx[i] - mu), B) * evaluation_slack;
   }
   return out;
 }

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
+#include <vector>
 
 #include "attncheck/kernels/attention.hpp"
 #include "attncheck/kernels/attention_hvp.hpp"
@@ -17,6 +19,7 @@
 #include "attncheck/kernels/scores.hpp"
 #include "attncheck/kernels/softmax.hpp"
 #include "attncheck/kernels/softmax_jvp.hpp"
+#include "attncheck/scalar/arithmetic.hpp"
 
 namespace attncheck {
 
@@ -40,9 +43,89 @@ struct KernelSet {
   std::function<void(std::size_t t, std::size_t d, T* row)> position_encoding;  // one row of Φ
 };
 
-// The built-in reference kernels: the templates of src/attncheck/kernels at T.
+namespace detail {
+template <class C, class S>
+std::vector<C> widen(const S* x, std::size_t n) {  // exact: every S value is a C value
+  std::vector<C> r(n);
+  for (std::size_t i = 0; i < n; ++i) r[i] = scalar_traits<C>::from_double(scalar_traits<S>::to_double(x[i]));
+  return r;
+}
+template <class S, class C>
+S narrow(C v) { return scalar_traits<S>::from_double(scalar_traits<C>::to_double(v)); }  // one rounding (C ⊂ double)
+template <class S, class C>
+void narrow(const std::vector<C>& v, S* out) {
+  for (std::size_t i = 0; i < v.size(); ++i) out[i] = narrow<S>(v[i]);
+}
+}  // namespace detail
+
+// The kernels k (values in C), as kernels whose values are stored in S: each call converts its
+// inputs to C (exactly), runs k and rounds each output once to S, as PyTorch's CPU kernels,
+// oneDNN and FlashAttention treat 16-bit storage with f32 arithmetic (scalar/arithmetic.hpp).
+// The formulas stay those of k: no kernel is written twice.
+template <class S, class C>
+KernelSet<S> computed_in(const KernelSet<C>& k) {
+  using detail::narrow;
+  using detail::widen;
+  KernelSet<S> r;
+  r.name = k.name;
+  const auto row_op = [](const auto& f) {
+    return [f](const S* x, S* y, std::size_t n) {
+      std::vector<C> out(n);
+      f(widen<C>(x, n).data(), out.data(), n);
+      narrow(out, y);
+    };
+  };
+  r.softmax = row_op(k.softmax);
+  r.log_softmax = row_op(k.log_softmax);
+  r.scores = [f = k.scores](const S* q, const S* kk, std::size_t n, std::size_t m, std::size_t d, S* s) {
+    std::vector<C> out(n * m);
+    f(widen<C>(q, n * d).data(), widen<C>(kk, m * d).data(), n, m, d, out.data());
+    narrow(out, s);
+  };
+  r.rmsnorm = [f = k.rmsnorm](const S* x, const S* w, std::size_t d, S eps, S* y) {
+    std::vector<C> out(d);
+    f(widen<C>(x, d).data(), widen<C>(w, d).data(), d, widen<C>(&eps, 1)[0], out.data());
+    narrow(out, y);
+  };
+  r.rmsnorm_heads = [f = k.rmsnorm_heads](const S* x, const S* w, std::size_t h, std::size_t d, S eps, S* y) {
+    std::vector<C> out(h * d);
+    f(widen<C>(x, h * d).data(), widen<C>(w, d).data(), h, d, widen<C>(&eps, 1)[0], out.data());
+    narrow(out, y);
+  };
+  r.entropy = [f = k.entropy](const S* p, std::size_t n) { return narrow<S>(f(widen<C>(p, n).data(), n)); };
+  r.attention = [f = k.attention](const S* q, const S* kk, const S* v, std::size_t n, std::size_t m, std::size_t d, std::size_t dv,
+                                  bool causal, S* o) {
+    std::vector<C> out(n * dv);
+    f(widen<C>(q, n * d).data(), widen<C>(kk, m * d).data(), widen<C>(v, m * dv).data(), n, m, d, dv, causal, out.data());
+    narrow(out, o);
+  };
+  r.softmax_jvp = [f = k.softmax_jvp](const S* x, const S* dx, std::size_t n, S* dy) {
+    std::vector<C> out(n);
+    f(widen<C>(x, n).data(), widen<C>(dx, n).data(), n, out.data());
+    narrow(out, dy);
+  };
+  r.attention_hvp = [f = k.attention_hvp](const S* q, const S* kk, const S* v, const S* w, kernels::HeadDirection<S> a,
+                                          kernels::HeadDirection<S> b, std::size_t n, std::size_t m, std::size_t d, std::size_t dv,
+                                          bool causal) {
+    const auto wide = [](const S* p, std::size_t len) { return p ? widen<C>(p, len) : std::vector<C>{}; };
+    const auto q2 = wide(q, n * d), k2 = wide(kk, m * d), v2 = wide(v, m * dv), w2 = wide(w, n * dv);
+    const auto aq = wide(a.q, n * d), ak = wide(a.k, m * d), av = wide(a.v, m * dv);
+    const auto bq = wide(b.q, n * d), bk = wide(b.k, m * d), bv = wide(b.v, m * dv);
+    const auto ptr = [](const std::vector<C>& x) { return x.empty() ? nullptr : x.data(); };
+    return narrow<S>(f(ptr(q2), ptr(k2), ptr(v2), ptr(w2), {ptr(aq), ptr(ak), ptr(av)}, {ptr(bq), ptr(bk), ptr(bv)}, n, m, d, dv,
+                       causal));
+  };
+  r.position_encoding = [f = k.position_encoding](std::size_t t, std::size_t d, S* row) {
+    std::vector<C> out(d);
+    f(t, d, out.data());
+    narrow(out, row);
+  };
+  return r;
+}
+
+// The built-in reference kernels: the templates of src/attncheck/kernels at T, computed in T.
 template <class T>
-KernelSet<T> reference_kernels() {
+KernelSet<T> reference_kernels_in_storage() {
   KernelSet<T> k;
   k.softmax = kernels::softmax<T>;
   k.log_softmax = kernels::log_softmax<T>;
@@ -55,6 +138,22 @@ KernelSet<T> reference_kernels() {
   k.attention_hvp = kernels::attention_hvp<T>;
   k.position_encoding = kernels::position_encoding<T>;
   return k;
+}
+
+// The reference kernels at storage S and arithmetic C: the templates at C, converted in and
+// rounded once to S (computed_in) when C is wider.
+template <class S, class C = S>
+KernelSet<S> reference_kernels() {
+  if constexpr (std::is_same_v<S, C>) return reference_kernels_in_storage<S>();
+  else return computed_in<S, C>(reference_kernels_in_storage<C>());
+}
+
+// The reference kernels at storage T under the current arithmetic (scalar/arithmetic.hpp).
+template <class T>
+KernelSet<T> current_reference_kernels() {
+  if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>)
+    if (current_arithmetic() == Arithmetic::f32) return reference_kernels<T, float>();
+  return reference_kernels<T>();
 }
 
 // Kernel sets supplied by the caller for a run, at the scalar types it has them for (e.g. the

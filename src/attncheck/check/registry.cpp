@@ -132,6 +132,10 @@ void add_mutant(MutantInfo m) {
 
 template <class T>
 KernelSet<T> kernels_for(std::string_view mutant) {
+  // 16-bit storage with f32 arithmetic: the f32 kernels (mutated or not), converted in and
+  // rounded once to T (computed_in), so that every mutant has its mixed-precision form.
+  if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>)
+    if (current_arithmetic() == Arithmetic::f32) return computed_in<T, float>(kernels_for<float>(mutant));
   KernelSet<T> k = reference_kernels<T>();
   if (mutant.empty() || mutant == "reference") return k;
   const MutantInfo* m = find_mutant(mutant);

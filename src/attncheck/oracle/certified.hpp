@@ -41,7 +41,8 @@ Values<T> accept(tiered::result<T>&& r, std::string_view kernel) {
     if (std::isfinite(e.exact) && !std::isfinite(e.radius))
       throw tiered::no_verdict("the tiered oracle found no enclosure for output " + std::to_string(i) + " of " +
                                std::string(kernel) + " (centre " + e.exact_text() + "): no verdict");
-    out.v.push_back(static_cast<real>(e.exact) + static_cast<real>(e.exact_tail));
+    out.v.push_back(std::isfinite(e.exact) || e.exact_wide != e.exact_wide ? static_cast<real>(e.exact) + static_cast<real>(e.exact_tail)
+                                                                            : e.exact_wide);
   }
   out.ref = std::move(r.values);
   return out;

@@ -289,9 +289,12 @@ void judge(element<double>& e, mp& lo, mp& hi, mp& mid, mp& tail, double half,
   e.rounded = e.certified && rl != 0 ? rl : round_to_format(mid.v, f);
   e.exact = mpfr_get_d(mid.v, MPFR_RNDN);
   e.exact_tail = 0;
+  e.exact_wide = std::numeric_limits<long double>::quiet_NaN();
   if (std::isfinite(e.exact)) {
     mpfr_sub_d(tail.v, mid.v, e.exact, MPFR_RNDN);
     e.exact_tail = mpfr_get_d(tail.v, MPFR_RNDN);
+  } else if (mpfr_number_p(mid.v)) {
+    e.exact_wide = mpfr_get_ld(mid.v, MPFR_RNDN);  // an f64 result beyond double's range
   }
   e.radius = trusted && !mpfr_nan_p(mid.v) ? half : inf;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <limits>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
@@ -52,6 +53,10 @@ struct element {
   bool certified = false;
   tier decided_by = tier::mpfi;  // the tier that certified it (else: whose guess is shown)
   double radius = 0;         // half-width of that tier's enclosure, absolute (inf: no enclosure)
+  // The centre as a long double where it is finite but beyond double's range (exact is then
+  // ±inf): an f64 result that overflows, judged against its rounding (oracle::error_in_format)
+  // within an allowance that must stay finite. NaN otherwise.
+  long double exact_wide = std::numeric_limits<long double>::quiet_NaN();
 
   double rel_radius() const { return radius == 0 ? 0 : radius / std::fabs(exact); }
 
@@ -119,7 +124,7 @@ result<T> narrow(raw&& r) {  // rounded values lie on T's grid: the conversion i
   out.values.reserve(r.values.size());
   for (auto& v : r.values)
     out.values.push_back({v.exact, v.exact_tail, scalar_traits<T>::from_double(v.rounded),
-                          v.certified, v.decided_by, v.radius});
+                          v.certified, v.decided_by, v.radius, v.exact_wide});
   return out;
 }
 }  // namespace detail

@@ -73,6 +73,29 @@ double round_to_format(mpfr_srcptr x, const format_info& f) {
   return std::fabs(r) > f.max_finite ? sign * inf : r;
 }
 
+long double overflow_threshold(const format_info& f) {
+  return std::ldexp(2.0L - std::ldexp(1.0L, -f.precision), f.max_exponent);
+}
+
+namespace detail {
+double round_long_double(long double exact, const format_info& f) {
+  mp x(64);  // a long double's significand: exact
+  mpfr_set_ld(x.v, exact, MPFR_RNDN);
+  return round_to_format(x.v, f);
+}
+
+long double error_in_format(double got, long double exact, double rounded, const format_info& f) {
+  if (std::isfinite(got)) return std::isnan(exact) ? std::numeric_limits<long double>::infinity()
+                                                  : std::fabs(static_cast<long double>(got) - exact);
+  if (std::isnan(got) ? std::isnan(rounded) : got == rounded) return 0;
+  if (std::isnan(got) || std::isnan(exact)) return std::numeric_limits<long double>::infinity();
+  // The other infinity, or an infinity of the sign the exact value does not have.
+  if (std::isinf(exact) || (got > 0) != (exact > 0)) return std::numeric_limits<long double>::infinity();
+  const long double to_threshold = overflow_threshold(f) - (got > 0 ? exact : -exact);
+  return std::max<long double>(0, to_threshold);
+}
+}  // namespace detail
+
 std::string decimal(mpfr_srcptr x, int digits) {
   if (mpfr_nan_p(x)) return "nan";
   if (mpfr_inf_p(x)) return mpfr_signbit(x) ? "-inf" : "inf";

@@ -43,6 +43,39 @@ T round_to(mpfr_srcptr x) {
   return scalar_traits<T>::from_double(round_to_format(x, format_of<T>));
 }
 
+// The one rule by which every comparison of a computed T value with an exact real value measures
+// the error (gate and audit alike; falsify/support.hpp's expect_close and the audit's obligations
+// call it). The reference is the exact value's rounding to T, RN_T(exact), overflow included: an
+// exact value beyond the overflow threshold (2 - 2^-p) 2^emax rounds to ±inf (E4M3: to NaN;
+// saturating formats: to ±max, as T's own conversion of ±inf defines). Then
+//   - a finite got errs by |got - exact|, the real distance (so a finite output where the exact
+//     value overflows errs by at least the distance to the largest finite value);
+//   - a non-finite got equal to RN_T(exact) (±inf, or NaN where T overflows to NaN) errs by 0;
+//   - got = ±inf where RN_T(exact) is finite errs by the distance from the exact value to the
+//     threshold on that side, the nearest real that rounds to that infinity: an output within its
+//     allowance of a value that overflows may overflow;
+//   - anything else (NaN, or the infinity of the other sign) errs by +inf.
+// And whatever the allowance, an output equal to RN_T(exact) is never an error: the callers pass
+// it (falsify::is_correctly_rounded), so identities judged with allowance 0 accept it too.
+// `rounded` is RN_T(exact) when the caller has it certified (the tiered oracle's element); else
+// it is computed here from exact.
+long double overflow_threshold(const format_info& f);
+namespace detail {
+long double error_in_format(double got, long double exact, double rounded, const format_info& f);
+double round_long_double(long double exact, const format_info& f);
+}  // namespace detail
+
+template <class T>
+long double error_in_format(T got, long double exact, T rounded) {
+  return detail::error_in_format(scalar_traits<T>::to_double(got), exact, scalar_traits<T>::to_double(rounded), format_of<T>);
+}
+template <class T>
+long double error_in_format(T got, long double exact) {
+  // T's own conversion maps an infinity to its overflow value (±inf, NaN or ±max).
+  const T rounded = scalar_traits<T>::from_double(detail::round_long_double(exact, format_of<T>));
+  return error_in_format<T>(got, exact, rounded);
+}
+
 // Whole steps between two T values on T's grid (0 for ±0, and for NaN against NaN).
 template <class T>
 double ulp_distance(T a, T b) {
