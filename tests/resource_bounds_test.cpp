@@ -141,7 +141,7 @@ TEST_CASE("attncheck bmc refuses d = 10^6 at once (exit 2) instead of building a
 TEST_CASE("an exec kernel that allocates without bound is stopped by the memory limit: a FAIL verdict within seconds") {
   // HELLO, then a shell doubling a string forever. Under --memory 64 the address-space limit
   // (RLIMIT_AS in the child) makes it die at 64 MiB; without the limit it would eat the machine.
-  const std::string hog = "--exec \"printf 'ATCK\\001\\001\\000\\000\\004\\000\\000\\000\\001\\000\\000\\000'; "
+  const std::string hog = "--exec \"printf 'ATCK\\002\\001\\000\\000\\004\\000\\000\\000\\002\\000\\000\\000'; "
                           "x=y; while :; do x=\\$x\\$x; done\" --kernel softmax:f32";
   const fs::path json = fs::temp_directory_path() / ("attncheck-bounds-" + std::to_string(::getpid()) + ".json");
   const Run r = cli("--contracts '" ATTNCHECK_SOURCE_DIR "/contracts' audit " + hog +

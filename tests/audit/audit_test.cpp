@@ -506,12 +506,16 @@ TEST_CASE("an exec peer that breaks the protocol is a clear error, never a crash
   CHECK(r.status == 2);
   CHECK(contains(r.output, "bad magic: expected \"ATCK\""));
   // A correct HELLO, then a header announcing a 2 GiB frame: refused before any allocation.
-  r = audit("--exec \"printf 'ATCK\\001\\001\\000\\000\\004\\000\\000\\000\\001\\000\\000\\000ATCK\\001\\003\\000\\000\\377\\377\\377\\177'; "
+  r = audit("--exec \"printf 'ATCK\\002\\001\\000\\000\\004\\000\\000\\000\\002\\000\\000\\000ATCK\\002\\003\\000\\000\\377\\377\\377\\177'; "
             "sleep 5\" --kernel softmax:f32 --cases 5 --test AUDIT-SAFE-001");
   INFO(r.output);
   CHECK(r.status == 1);
   CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "FAIL");
   CHECK(contains(r.detail["AUDIT-SAFE-001 [f32]"], "exceeds the limit of 67108864 bytes"));
+  // A peer of protocol version 1 (no arithmetic byte in CALL) is refused with the reason.
+  r = audit("--exec \"printf 'ATCK\\001\\001\\000\\000\\004\\000\\000\\000\\001\\000\\000\\000'; sleep 5\" --kernel softmax:f32");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "protocol version 1 is not supported (attncheck speaks version 2, which adds the arithmetic format to CALL"));
   // A program that exits at once: no HELLO.
   r = audit("--exec 'exit 0' --kernel softmax:f32");
   CHECK(r.status == 2);
@@ -519,7 +523,7 @@ TEST_CASE("an exec peer that breaks the protocol is a clear error, never a crash
 }
 
 TEST_CASE("an exec peer that hangs is killed after the timeout, one that exits is reported, and each is restarted") {
-  const std::string hello = "printf 'ATCK\\001\\001\\000\\000\\004\\000\\000\\000\\001\\000\\000\\000'; ";
+  const std::string hello = "printf 'ATCK\\002\\001\\000\\000\\004\\000\\000\\000\\002\\000\\000\\000'; ";
   Run r = audit("--exec \"" + hello + "sleep 30\" --kernel softmax:f32 --cases 5 --timeout 0.3 --test AUDIT-SAFE-001");
   INFO(r.output);
   CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "FAIL");

@@ -28,7 +28,9 @@ TEST_CASE("a CALL frame round-trips NaN payloads, signed zeros, subnormals and i
   const std::vector<std::uint32_t> f32 = {0x7fc12345u, 0x7f800001u, 0x80000000u, 0x00000001u, 0xff800000u, 0x7f7fffffu};
   // f16/bf16 travel as raw 16-bit patterns.
   const std::vector<std::uint16_t> f16 = {0x7e01u, 0x8000u, 0x0001u, 0xfc00u, 0x7bffu};
-  for (const auto& [d, in] : {std::pair{Dtype::f32, bytes_of(f32)}, std::pair{Dtype::f16, bytes_of(f16)}, std::pair{Dtype::bf16, bytes_of(f16)}}) {
+  // The arithmetic travels in its own byte: f16@f32 and bf16@f32 come back as themselves.
+  for (const auto& [d, in] : {std::pair{Dtype::f32, bytes_of(f32)}, std::pair{Dtype::f16, bytes_of(f16)}, std::pair{Dtype::bf16, bytes_of(f16)},
+                              std::pair{Dtype::f16_f32, bytes_of(f16)}, std::pair{Dtype::bf16_f32, bytes_of(f16)}}) {
     Call c;
     c.kind = Kind::softmax_jvp;
     c.dtype = d;
@@ -76,8 +78,10 @@ TEST_CASE("headers with a wrong magic, version, reserved bits, type or an oversi
   };
   with(0, 'X');
   CHECK_THROWS_WITH_AS(protocol::decode_header(h), "bad magic: expected \"ATCK\" (41 54 43 4b), got 58 54 43 4b", protocol::ProtocolError);
-  with(4, 2);
+  with(4, 3);
   CHECK_THROWS_AS(protocol::decode_header(h), protocol::ProtocolError);
+  with(4, 1);  // version 1: no arithmetic byte; the message says what changed
+  CHECK_THROWS_WITH_AS(protocol::decode_header(h), doctest::Contains("which adds the arithmetic format to CALL"), protocol::ProtocolError);
   with(6, 1);
   CHECK_THROWS_AS(protocol::decode_header(h), protocol::ProtocolError);
   with(5, 9);

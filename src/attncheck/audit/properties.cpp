@@ -1,6 +1,7 @@
 // attncheck audit: the audit's own obligations (AUDIT-*), stated with the same generators,
 // oracle and derived bounds as the contracts' properties.
 #include "attncheck/audit/properties.hpp"
+#include "attncheck/audit/rounding_bias.hpp"
 
 #include <cmath>
 #include <limits>
@@ -517,8 +518,14 @@ std::vector<AuditProperty> build() {
                                att, attention_key_permutation),
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-INF-001", "a row with +inf gives all NaN or the one-hot limit over the +inf entries (log_softmax: its log)", sm,
                                plus_infinity),
+      ATTNCHECK_AUDIT_PROPERTY("AUDIT-BIAS-001",
+                               "over 1000 rows the signed error has mean about 0, as rounding to nearest gives (false-alarm probability 1e-9)",
+                               sm, rounding_bias),
   };
-  for (AuditProperty& p : v) p.judges_masked_policy = p.id == "AUDIT-MASK-001";
+  for (AuditProperty& p : v) {
+    p.judges_masked_policy = p.id == "AUDIT-MASK-001";
+    p.one_shot = p.id == "AUDIT-BIAS-001";
+  }
   return v;
 }
 

@@ -35,6 +35,9 @@ struct AuditProperty {
   std::function<void(Kind, const KernelSet<float>&, const Policy&)> f32;
   std::function<void(Kind, const KernelSet<double>&, const Policy&)> f64;
   bool judges_masked_policy = false;  // its verdict depends on Policy::masked (reports show the policy)
+  // A statistical test over a sample it draws itself (AUDIT-BIAS-001): run once per check, not
+  // --cases times, and never shrunk.
+  bool one_shot = false;
 };
 
 const std::vector<AuditProperty>& audit_properties();

@@ -110,7 +110,9 @@ void run_audit_property(Backend& b, const AuditProperty& ap, Kind kind, const Au
     else return ap.f64;
   }();
   const Policy policy = req.policy_for(kind, dtype_of<T>());
-  check::detail::run_rapidcheck([&] { body(kind, ks, policy); }, req.params, row.outcome);
+  check::RunParams params = req.params;
+  if (ap.one_shot) params.cases = 1;
+  check::detail::run_rapidcheck([&] { body(kind, ks, policy); }, params, row.outcome);
 }
 
 bool selected(const std::vector<std::string>& only, const std::string& id) {

@@ -30,7 +30,8 @@ struct Model {
   real out_u = 0;
   real out_eta = 0;
 
-  real round_out(real y_abs, real B) const { return B + out_u * (y_abs + B) + out_eta; }
+  // (Without a final rounding, B itself: an infinite B must not become inf·0 = NaN.)
+  real round_out(real y_abs, real B) const { return mixed() ? B + out_u * (y_abs + B) + out_eta : B; }
   // The model of the arithmetic alone: for the intermediate values of a composite kernel, which
   // stay in the arithmetic format (only outputs are rounded to storage).
   Model arithmetic() const { return {u, eta, exp_rel, log_rel, 0, 0}; }
