@@ -152,9 +152,10 @@ struct Ascl002 {
       const double mq = ms_eps(q), mk = ms_eps(kv);
       RC_PRE(mq > 0 && mk > 0 && std::isfinite(mq) && std::isfinite(mk) && mq < format_of<T>.max_finite / 4);
       const auto bq = bounds::rmsnorm_bound(d, mq, md), bk = bounds::rmsnorm_bound(d, mk, md);
-      // ‖q̂‖ <= √d·max|γ|·(1 + φ) + 3η√d: the exact norm is at most √d·max|γ|, plus the kernel's error.
+      // ‖q̂‖ <= √d·max|γ|·(1 + φ) + √d·a(max|γ|): the exact norm is at most √d·max|γ|, plus the
+      // kernel's error, a(w) = ((1+u)|w| + 1)η/2 the absolute part of its element bound.
       const double sd = std::sqrt(static_cast<double>(d));
-      bound = (sd * gmax_q * (1 + bq.phi) + 3 * md.eta * sd) * (sd * gmax_k * (1 + bk.phi) + 3 * md.eta * sd) / sd;
+      bound = (sd * gmax_q * (1 + bq.phi) + bq.absolute(gmax_q) * sd) * (sd * gmax_k * (1 + bk.phi) + bk.absolute(gmax_k) * sd) / sd;
       what += domain == 1 ? ", domain (b) RMSNorm unit gain: bound √d" : ", domain (c) RMSNorm with gains: bound √d·max|γq|·max|γk|";
       q = qn;
       kv = kn;
@@ -169,7 +170,8 @@ struct Ascl002 {
       k.scores(u.data(), u.data(), 1, 1, d, &st);
       const double sd = std::sqrt(static_cast<double>(d)), exact = sd / (1 + to_double(eps));
       const auto bu = bounds::rmsnorm_bound(d, 1 + to_double(eps), md);
-      const double slack = exact * (2 * bu.phi + bu.phi * bu.phi) + 6 * md.eta * sd +
+      // û_i >= y(1 - φ) - a(1) with y = 1/√(1+ε) <= 1, so Σû_i²/√d >= exact(1 - φ)² - 2a(1)√d.
+      const double slack = exact * (2 * bu.phi + bu.phi * bu.phi) + 2 * bu.absolute(1) * sd +
                            bounds::score_bound(exact, static_cast<double>(d) * (1 + bu.phi) * (1 + bu.phi), d, md);
       observe(ratio(std::max(0.0, exact - to_double(st)), slack), "tightness of √d, d = " + std::to_string(d));
       if (!(to_double(st) >= exact - slack))

@@ -54,7 +54,7 @@ struct Qkn001 {
     double allowed = 0;
     mpfr200 got = 0;
     for (std::size_t i = 0; i < d; ++i) {
-      const double A = b.allowed(ex[i]);
+      const double A = b.allowed(ex[i], 1);
       allowed += std::isfinite(A) ? 2 * std::abs(ex[i]) * A + A * A : A;
       got += mpfr200(to_double(y[i])) * mpfr200(to_double(y[i]));
     }
@@ -88,7 +88,7 @@ struct Qkn002 {
       double cap = std::sqrt(static_cast<double>(d));
       if (e > 0) cap = std::min(cap, std::abs(to_double(x[i])) / std::sqrt(e));
       const double bound = std::abs(to_double(w[i])) * cap;
-      const double allowed = bound + b.allowed(bound);
+      const double allowed = bound + b.allowed(bound, to_double(w[i]));
       if (!(allowed < std::numeric_limits<double>::infinity())) {
         // No finite derived bound (e.g. ε = 0 and a mean square that underflows in T: 0/0 gives
         // NaN): counted as unchecked like every unbounded comparison, not judged (a NaN here was
@@ -107,8 +107,8 @@ struct Qkn002 {
 
 // With ε = 0 and x != 0, RMSNorm(·, 1) maps onto the sphere of radius √d and is idempotent.
 // (With ε > 0 it is not: RMSNorm(RMSNorm(x)) = RMSNorm(x)/√(r² + ε), r² = ms/(ms+ε).)
-// The second application moves ŷ by at most |ŷ_i|·(φ + 3η)/(1 - φ - 3η) (its RMS is 1 ± (φ+3η))
-// plus its own derived error.
+// The second application moves ŷ by at most |ŷ_i|·(φ + a)/(1 - φ - a) (its RMS is 1 ± (φ+a), a the
+// absolute part of the element bound at unit gain) plus its own derived error.
 struct Qkn003 {
   static constexpr const char* id = "FALSIFY-QKN-003";
   static constexpr const char* title = "with ε = 0, RMSNorm(RMSNorm(x, 1), 1) = RMSNorm(x, 1) within the derived bounds";
@@ -129,11 +129,11 @@ struct Qkn003 {
     RC_PRE(ms1 > 0);
     const auto b2 = bounds::rmsnorm_bound(d, ms1, md);
     const auto ex2 = oracle::certified::rmsnorm(y1, w, eps);
-    const double drift = b1.phi + 3 * md.eta;
+    const double drift = b1.phi + b1.absolute(1);
     RC_PRE(drift < 0.5);  // beyond that the a-priori bound says nothing for this d and format
     for (std::size_t i = 0; i < d; ++i) {
       const double a = std::abs(to_double(y1[i]));
-      const double allowed = (a * drift / (1 - drift) + b2.allowed(ex2[i])) * bounds::evaluation_slack;
+      const double allowed = (a * drift / (1 - drift) + b2.allowed(ex2[i], 1)) * bounds::evaluation_slack;
       const double err = std::abs(to_double(y2[i]) - to_double(y1[i]));
       observe(ratio(err, allowed), "rmsnorm idempotence, d = " + std::to_string(d));
       if (!(err <= allowed))
@@ -184,7 +184,7 @@ struct Qkn005 {
     }, ex);
     for (std::size_t i = 0; i < d; ++i)
       expect_close<T>(id, "rmsnorm<" + scalar_name<T>() + ">, element " + std::to_string(i) + " of " + std::to_string(d) + ", ε = " + decimal(to_double(eps)),
-                      "x", x, y[i], ex[i], b.allowed(ex[i]), &ex.ref[i], base);
+                      "x", x, y[i], ex[i], b.allowed(ex[i], to_double(w[i])), &ex.ref[i], base);
   }
 };
 

@@ -55,13 +55,13 @@ struct lem_ascl_002 {
 
 // The derived bound of |q̂·k̂/√d| for q̂ = RMSNorm(x_q), k̂ = RMSNorm(x_k), unit gains, eps > 0
 // (proofs/bounds: RMSNorm and score derivations, composed). Each computed entry obeys
-// |ŷ_i - y_i| <= |y_i|φ + 3η with ‖y‖ <= √d, so ‖ŷ‖ <= A = √d(1 + φ) + 3η√d; the recursive dot
+// |ŷ_i - y_i| <= |y_i|φ + a, a = (2+u)η/2 at unit gain, with ‖y‖ <= √d, so ‖ŷ‖ <= A = √d(1 + φ) + a√d; the recursive dot
 // product adds γ_d Σ|q̂_t k̂_t| + dη <= γ_d A² + dη; the divisor fl(sqrt(fl(d))) is at least
 // √d(1 - ε_c), ε_c = (1+u)^{3/2} - 1; the quotient rounds once more (1+u) ± η.
 inline real score_after_qknorm_bound(std::size_t d, real eps, const bounds::Model& md) {
   const bounds::RmsnormBound rb = bounds::rmsnorm_bound(d, eps, md);
   const real sd = std::sqrt(static_cast<real>(d));
-  const real a = sd * (1 + rb.phi) + 3 * md.eta * sd;
+  const real a = sd * (1 + rb.phi) + rb.absolute(1) * sd;
   const real dot = (1 + bounds::gamma(d, md.u)) * a * a + static_cast<real>(d) * md.eta;
   const real eps_c = std::pow(1 + md.u, 1.5L) - 1;
   return (dot / (sd * (1 - eps_c)) * (1 + md.u) + md.eta) * bounds::evaluation_slack;

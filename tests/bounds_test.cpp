@@ -134,13 +134,54 @@ TEST_CASE_TEMPLATE("Bounds: the RMSNorm bound is sound and not vacuous", T, floa
       double ms = 0;
       for (const T& v : x) ms += to_double(v) * to_double(v);
       const auto b = bounds::rmsnorm_bound(d, ms / d + to_double(eps), bounds::model_of<T>());
-      for (std::size_t i = 0; i < d; ++i) t.add(std::abs(to_double(y[i]) - ex[i]), b.allowed(ex[i]));
+      for (std::size_t i = 0; i < d; ++i) t.add(std::abs(to_double(y[i]) - ex[i]), b.allowed(ex[i], 1));
     }
     MESSAGE(format_of<T>.name << " rmsnorm d=" << d << ": max ratio " << t.max() << ", median " << t.median());
     CHECK(t.max() <= 1.0);
     best = std::max(best, t.max());
   }
   CHECK_MESSAGE(best >= 0.05, "rmsnorm bound is vacuous: largest measured ratio " << best);
+}
+
+// The RMSNorm element bound as it stood before issue 17: a flat absolute allowance of 3η, whatever
+// the gain (and ρ without the (1 + γ_{d+2}) factor on η). Kept to show that it was unsound.
+bounds::real old_rmsnorm_allowance(std::size_t d, bounds::real ms_plus_eps, const bounds::Model& md, bounds::real exact_y) {
+  const bounds::real rho = bounds::gamma(d + 3, md.u) + (ms_plus_eps > 0 ? md.eta / ms_plus_eps : 1.0);
+  if (rho >= 1) return INFINITY;
+  const bounds::real phi = (1 + md.u) * (1 + md.u) / ((1 - md.u) * std::sqrt(1 - rho)) - 1;
+  return (std::abs(exact_y) * phi + 3 * md.eta) * bounds::evaluation_slack;
+}
+
+// mean(x²) + ε of the exact input, from the 200-bit oracle.
+template <class T>
+bounds::real exact_ms_plus_eps(const std::vector<T>& x, T eps) {
+  mpfr200 s = 0;
+  for (const T& v : x) s += mpfr200(to_double(v)) * mpfr200(to_double(v));
+  return oracle::dbl(mpfr200(s / static_cast<long>(x.size()) + mpfr200(to_double(eps))));
+}
+
+// Issue 17's input: f32, d = 2, x = [1, 1e-42], w = [1, 1000], ε = 1e-6. x_2/r̂ ≈ 1.41e-42 is
+// subnormal (η = 2^-149 ≈ 1.4e-45); its rounding error, up to η/2, comes out multiplied by 1000.
+TEST_CASE("RMSNorm: the underflow granule of x_i/r̂ is multiplied by the gain (the old 3η bound fails, the new one holds)") {
+  const std::vector<float> x = {1.0f, 1e-42f}, w = {1.0f, 1000.0f};
+  const float eps = 1e-6f;
+  std::vector<float> y(2);
+  kernels::rmsnorm(x.data(), w.data(), 2, eps, y.data());
+  const auto ex = oracle::rmsnorm(x, w, eps);
+  const auto md = bounds::model_of<float>();
+  const bounds::real mpe = exact_ms_plus_eps(x, eps);
+  const bounds::real err = std::abs(static_cast<bounds::real>(y[1]) - ex[1]);
+  const bounds::real old_allowed = old_rmsnorm_allowance(2, mpe, md, ex[1]);
+  const bounds::real new_allowed = bounds::rmsnorm_bound(2, mpe, md).allowed(ex[1], w[1]);
+  MESSAGE("x_2 = " << static_cast<double>(x[1]) << " (" << static_cast<double>(x[1]) / md.eta << " η), y_2 = " << static_cast<double>(y[1])
+                   << ", exact " << static_cast<double>(ex[1]) << ": error " << static_cast<double>(err / md.eta) << " η; old allowance "
+                   << static_cast<double>(old_allowed / md.eta) << " η (ratio " << static_cast<double>(err / old_allowed) << "), new "
+                   << static_cast<double>(new_allowed / md.eta) << " η (ratio " << static_cast<double>(err / new_allowed) << ")");
+  CHECK(err > old_allowed);
+  CHECK(err <= new_allowed);
+  // The first element (gain 1, a normal quotient) is within the new bound too.
+  const bounds::real err0 = std::abs(static_cast<bounds::real>(y[0]) - ex[0]);
+  CHECK(err0 <= bounds::rmsnorm_bound(2, mpe, md).allowed(ex[0], w[0]));
 }
 
 TEST_CASE_TEMPLATE("Bounds: the entropy and log-softmax bounds are sound and not vacuous", T, float, double, f16, bf16) {

@@ -3,31 +3,41 @@
 
 #include <cmath>
 #include <cstddef>
+#include <limits>
 
 #include "attncheck/bounds/error_model.hpp"
 
 namespace attncheck::bounds {
 
-// kernels/rmsnorm.hpp: m̂s = fl(dot̂(x,x)/fl(d)), r̂ = fl(sqrt(fl(m̂s + ε))), ŷ_i = fl(fl(x_i/r̂)·w_i).
-//   dot̂(x,x) = Σx²(1+θ) ± dη/2 with |θ| <= γ_d (all terms >= 0), the division by d adds two
-//   roundings (d to T, quotient) and the +ε one more, so r̂² = (ms+ε)(1±ν) ± η, ν = γ_{d+3};
-//   relative: ρ = ν + η/(ms+ε). Then r̂/r ∈ [√(1-ρ)(1-u), √(1+ρ)(1+u)] and two more roundings:
-//   |ŷ_i - y_i| <= |y_i|·φ + 3η,  φ = (1+u)² / ((1-u)√(1-ρ)) - 1.
-// ms_plus_eps is mean(x²)+ε of the exact input (oracle).
+// kernels/rmsnorm.hpp: m̂s = fl(dot̂(x,x)/fl(d)), r̂ = fl(sqrt(fl(m̂s + ε))), ŷ_i = fl(fl(x_i/r̂)·w_i)
+// (proofs/bounds/rmsnorm.md). Each rounding is fl(z) = z(1+δ) + e, |δ| <= u, |e| <= η/2.
+//   dot̂(x,x) = Σx²(1+θ) + Σe_j(1+θ'), |θ| <= γ_d, |θ'| <= γ_{d-1} (all terms >= 0); the division by
+//   d adds two roundings (d to T, quotient, with one more e) and the +ε one more, so
+//   r̂² = (ms+ε)(1+ν) ± η(1+γ_{d+2}), |ν| <= γ_{d+3}; relative: ρ = γ_{d+3} + η(1+γ_{d+2})/(ms+ε).
+//   Then r̂/r ∈ [√(1-ρ)(1-u), √(1+ρ)(1+u)] (a square root of a positive float is normal).
+//   q_i = fl(x_i/r̂) = (x_i/r̂)(1+δ₁) + e₁ and ŷ_i = fl(q_i·w_i) = q_i w_i(1+δ₂) + e₂, so the
+//   quotient's underflow granule e₁ is multiplied by the gain:
+//   |ŷ_i - y_i| <= |y_i|·φ + ((1+u)|w_i| + 1)·η/2,  φ = (1+u)² / ((1-u)√(1-ρ)) - 1.
+// (A flat 3η in place of the second term, as before issue 17, is unsound once |w_i| > 5/(1+u).)
+// ms_plus_eps is mean(x²)+ε of the exact input (oracle); w_i is the gain of the element.
 struct RmsnormBound {
   real phi = 0;
   real eta = 0;
+  real u = 0;
+  // The absolute (underflow) part of the bound of an element with gain w_i.
+  real absolute(real gain) const { return ((1 + u) * std::abs(gain) + 1) * eta / 2; }
   // An infinite φ (γ_{d+3} >= 1: d too long for the format) bounds nothing: infinite allowance.
-  real allowed(real exact_y) const {
+  real allowed(real exact_y, real gain) const {
     if (!(phi < std::numeric_limits<real>::infinity())) return std::numeric_limits<real>::infinity();
-    return (std::abs(exact_y) * phi + 3 * eta) * evaluation_slack;
+    return (std::abs(exact_y) * phi + absolute(gain)) * evaluation_slack;
   }
 };
 
 inline RmsnormBound rmsnorm_bound(std::size_t d, real ms_plus_eps, const Model& md) {
-  const real rho = gamma(d + 3, md.u) + (ms_plus_eps > 0 ? md.eta / ms_plus_eps : 1.0);
-  if (rho >= 1) return {std::numeric_limits<real>::infinity(), md.eta};
-  return {(1 + md.u) * (1 + md.u) / ((1 - md.u) * std::sqrt(1 - rho)) - 1, md.eta};
+  const real g = gamma(d + 2, md.u);
+  const real rho = gamma(d + 3, md.u) + (ms_plus_eps > 0 ? md.eta * (1 + g) / ms_plus_eps : 1.0);
+  if (!(rho < 1)) return {std::numeric_limits<real>::infinity(), md.eta, md.u};
+  return {(1 + md.u) * (1 + md.u) / ((1 - md.u) * std::sqrt(1 - rho)) - 1, md.eta, md.u};
 }
 
 }  // namespace attncheck::bounds
