@@ -8,6 +8,7 @@
 #include "attncheck/bounds/rmsnorm.hpp"
 #include "attncheck/oracle/exact.hpp"
 #include "falsify/doctest_glue.hpp"
+#include "falsify/gen/gains.hpp"
 #include "falsify/support.hpp"
 
 namespace attncheck::falsify {
@@ -76,7 +77,7 @@ struct Qkn002 {
   static void check(const KernelSet<T>& k) {
     const std::size_t d = static_cast<std::size_t>(*rc::gen::inRange(1, 257));
     const auto x = draw_norm_input<T>(d);
-    const auto w = draw_vector<T>(d, 4);
+    const auto w = gen::draw_gains<T>(d);
     const T eps = draw_eps<T>(true);
     std::vector<T> y(d);
     k.rmsnorm(x.data(), w.data(), d, eps, y.data());
@@ -171,7 +172,7 @@ struct Qkn005 {
   static void check(const KernelSet<T>& k) {
     const std::size_t d = static_cast<std::size_t>(*rc::gen::inRange(1, 257));
     const auto x = draw_norm_input<T>(d);
-    const auto w = draw_vector<T>(d, 4);
+    const auto w = gen::draw_gains<T>(d);
     const T eps = draw_eps<T>(false);
     std::vector<T> y(d);
     k.rmsnorm(x.data(), w.data(), d, eps, y.data());
@@ -195,7 +196,7 @@ struct Qkn007 {
   static void check(const KernelSet<T>& k) {
     const std::size_t h = static_cast<std::size_t>(*rc::gen::inRange(1, 9)), d = static_cast<std::size_t>(*rc::gen::inRange(1, 65));
     const auto x = draw_norm_input<T>(h * d);
-    const auto w = draw_vector<T>(d, 4);
+    const auto w = gen::draw_gains<T>(d);
     const T eps = draw_eps<T>(false);
     std::vector<T> all(h * d), one(d);
     k.rmsnorm_heads(x.data(), w.data(), h, d, eps, all.data());
