@@ -20,12 +20,21 @@ namespace attncheck::bounds {
 //   |ŷ_i - y_i| <= |y_i|·φ + ((1+u)|w_i| + 1)·η/2,  φ = (1+u)² / ((1-u)√(1-ρ)) - 1.
 // (A flat 3η in place of the second term, as before issue 17, is unsound once |w_i| > 5/(1+u).)
 // ms_plus_eps is mean(x²)+ε of the exact input (oracle); w_i is the gain of the element.
+// 16-bit storage with f32 arithmetic (proofs/bounds/mixed_precision.md): the f32 bound, and the
+// normalised value may be stored in S before the gain is applied, as Hugging Face's LlamaRMSNorm
+// does (w * h.to(dtype)): ŷ = RN_S(RN_S(q)·w), two roundings to S, so
+//   φ' = (1+φ)(1+u_S)² - 1 and the absolute part (1+u_S)² of f32's plus ((1+u)(1+u_S)|w_i| + 1)η_S.
 struct RmsnormBound {
   real phi = 0;
   real eta = 0;
   real u = 0;
+  real out_u = 0, out_eta = 0;  // the storage format's, under f32 arithmetic (bounds::Model)
   // The absolute (underflow) part of the bound of an element with gain w_i.
-  real absolute(real gain) const { return ((1 + u) * std::abs(gain) + 1) * eta / 2; }
+  real absolute(real gain) const {
+    const real in_arithmetic = ((1 + u) * std::abs(gain) + 1) * eta / 2;
+    if (out_u == 0) return in_arithmetic;
+    return in_arithmetic * (1 + out_u) * (1 + out_u) + ((1 + u) * (1 + out_u) * std::abs(gain) + 1) * out_eta;
+  }
   // An infinite φ (γ_{d+3} >= 1: d too long for the format) bounds nothing: infinite allowance.
   real allowed(real exact_y, real gain) const {
     if (!(phi < std::numeric_limits<real>::infinity())) return std::numeric_limits<real>::infinity();
@@ -36,8 +45,9 @@ struct RmsnormBound {
 inline RmsnormBound rmsnorm_bound(std::size_t d, real ms_plus_eps, const Model& md) {
   const real g = gamma(d + 2, md.u);
   const real rho = gamma(d + 3, md.u) + (ms_plus_eps > 0 ? md.eta * (1 + g) / ms_plus_eps : 1.0);
-  if (!(rho < 1)) return {std::numeric_limits<real>::infinity(), md.eta, md.u};
-  return {(1 + md.u) * (1 + md.u) / ((1 - md.u) * std::sqrt(1 - rho)) - 1, md.eta, md.u};
+  if (!(rho < 1)) return {std::numeric_limits<real>::infinity(), md.eta, md.u, md.out_u, md.out_eta};
+  const real phi = (1 + md.u) * (1 + md.u) / ((1 - md.u) * std::sqrt(1 - rho)) - 1;
+  return {(1 + phi) * (1 + md.out_u) * (1 + md.out_u) - 1, md.eta, md.u, md.out_u, md.out_eta};
 }
 
 }  // namespace attncheck::bounds
