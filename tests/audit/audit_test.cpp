@@ -392,6 +392,75 @@ TEST_CASE("a log_softmax computed in a wider type and rounded once passes every 
   CHECK(passed >= 8);
 }
 
+// tests/audit/kernels16.c: 16-bit storage with f32 arithmetic, as PyTorch's CPU kernels, oneDNN and
+// FlashAttention compute (docs/audit.md, "Storage and arithmetic formats").
+TEST_CASE("16-bit storage with f32 arithmetic: correct kernels of every kind pass every applicable obligation") {
+  std::string kernels;
+  for (const char* kind : {"softmax", "log_softmax", "scores", "rmsnorm", "attention"})
+    for (const char* d : {"bf16", "f16"}) kernels += std::string("--kernel ") + kind + ":" + d + ":f32math_" + kind + "_" + d + " ";
+  Run r = audit(lib + kernels + "--cases 100");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  std::size_t passed = 0;
+  for (const auto& [test, verdict] : r.verdicts) {
+    INFO(test);
+    CHECK((verdict == "PASS" || verdict == "N/A"));
+    passed += verdict == "PASS";
+  }
+  CHECK(r.verdicts["FALSIFY-SM-004 [bf16@f32]"] == "PASS");
+  CHECK(r.verdicts["FALSIFY-QKN-005 [f16@f32]"] == "PASS");
+  CHECK(r.verdicts["FALSIFY-ASCL-009 [bf16@f32]"] == "PASS");
+  CHECK(passed >= 70);  // distinct "TEST [dtype]" keys (AUDIT-* rows of several kinds share one)
+}
+
+// The verdicts of one kernel: the set of failing checks ("TEST [dtype]", sorted) and the exit status.
+static std::string failing(const Run& r) {
+  std::string out;
+  for (const auto& [test, verdict] : r.verdicts)
+    if (verdict != "PASS" && verdict != "N/A") out += (out.empty() ? "" : " ") + test + "=" + verdict;
+  return out;
+}
+
+TEST_CASE("subtle 16-bit and f32 bugs fail with the named tests: 16-bit accumulation, truncation, round-toward-zero, max skipped") {
+  const auto run = [&](const std::string& spec) {
+    Run r = audit(lib + "--kernel " + spec + " --cases 100");
+    INFO(r.output);
+    CHECK(r.status == 1);
+    return failing(r);
+  };
+  // A bf16 normaliser summed in bf16 (256 + 1 = 256), declared with f32 arithmetic.
+  CHECK(run("softmax:bf16:bug_softmax_sum16_bf16") ==
+        "AUDIT-BIAS-001 [bf16@f32]=FAIL AUDIT-MASK-002 [bf16@f32]=FAIL FALSIFY-AEQ-001 [bf16@f32]=FAIL FALSIFY-AEQ-003 [bf16@f32]=FAIL "
+        "FALSIFY-ASCL-004 [bf16@f32]=FAIL FALSIFY-LSE-003 [bf16@f32]=FAIL FALSIFY-SM-001 [bf16@f32]=FAIL FALSIFY-SM-004 [bf16@f32]=FAIL");
+  // The same in f16: its rounding errors have mean about 0, so the bias test passes; the bound fails.
+  CHECK(run("softmax:f16:bug_softmax_sum16_f16") ==
+        "AUDIT-MASK-002 [f16@f32]=FAIL FALSIFY-AEQ-001 [f16@f32]=FAIL FALSIFY-AEQ-003 [f16@f32]=FAIL FALSIFY-ASCL-004 [f16@f32]=FAIL "
+        "FALSIFY-LSE-003 [f16@f32]=FAIL FALSIFY-SM-001 [f16@f32]=FAIL FALSIFY-SM-004 [f16@f32]=FAIL");
+  // f16 scores whose dot product is accumulated in f16.
+  CHECK(run("scores:f16:bug_scores_acc16_f16") == "FALSIFY-ASCL-006 [f16@f32]=FAIL");
+  // A bf16 RMSNorm whose sum of squares is accumulated in bf16.
+  CHECK(run("rmsnorm:bf16:bug_rmsnorm_ssq16_bf16") == "FALSIFY-QKN-001 [bf16@f32]=FAIL FALSIFY-QKN-005 [bf16@f32]=FAIL");
+  // bf16 outputs rounded by truncation: the bound sees the large errors, the bias test their sign.
+  CHECK(run("softmax:bf16:bug_softmax_truncated_bf16") ==
+        "AUDIT-BIAS-001 [bf16@f32]=FAIL AUDIT-MASK-002 [bf16@f32]=FAIL FALSIFY-ASCL-004 [bf16@f32]=FAIL FALSIFY-SM-001 [bf16@f32]=FAIL "
+        "FALSIFY-SM-004 [bf16@f32]=FAIL FALSIFY-SM-006 [bf16@f32]=FAIL");
+  // An f32 sum rounded toward zero stays inside every allowance: only the bias test sees it.
+  CHECK(run("softmax:f32:bug_softmax_sum_rtz_f32") == "AUDIT-BIAS-001 [f32]=FAIL");
+  // Max subtraction skipped when the max is below -50: exps underflow on very negative rows.
+  const std::string skipped = run("softmax:f32:bug_softmax_skip_max_low_f32");
+  CHECK(contains(skipped, "FALSIFY-SM-004 [f32]=FAIL"));
+  CHECK(contains(skipped, "FALSIFY-SM-001 [f32]=FAIL"));
+}
+
+TEST_CASE("16-bit accumulation is what a 16-bit-arithmetic declaration admits: the same kernels pass as bf16@bf16 and f16@f16") {
+  Run r = audit(lib + "--kernel softmax:bf16@bf16:bug_softmax_sum16_bf16 --kernel scores:f16@f16:bug_scores_acc16_f16 "
+                      "--kernel rmsnorm:bf16@bf16:bug_rmsnorm_ssq16_bf16 --cases 100");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(failing(r).empty());
+  CHECK(r.verdicts["FALSIFY-SM-004 [bf16@bf16]"] == "PASS");
+}
+
 TEST_CASE("attention key order: permuting keys and values together is allowed the derived rounding, a position bias is caught") {
   const std::string t = "--cases 200 --test AUDIT-ATT-001,AUDIT-ATT-002,AUDIT-ATT-003,AUDIT-ATT-004 ";
   Run ok = audit(lib + "--kernel attention:f32:ok_attention_f32 --kernel attention:f64:ok_attention_f64 " + t);
