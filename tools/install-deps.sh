@@ -11,6 +11,7 @@ PACKAGES=(
   libbenchmark-dev
   texlive-latex-base texlive-latex-recommended coq libcoq-coquelicot libcoq-flocq  # proofs/: pdflatex, coqc (proofs/proofs.cmake)
   python3-numpy python3-scipy  # examples/python: the audit's exec-protocol adapter, run by the audit tests
+  python3-torch  # examples/python/torch_kernels.py: PyTorch's own CPU kernels, audited by the audit tests (no false alarm)
   clang-16 libclang-rt-16-dev  # fuzz/: libFuzzer targets (clang >= 15 for _Float16 on x86), tools/fuzz.sh
   libz3-dev  # attncheck bmc: the symbolic scalar over Z3's floating-point theory (C++ API)
   gnuplot-nox  # attncheck report --html: the plots, drawn as SVG and inlined (src/cli/plot_gnuplot.cpp)

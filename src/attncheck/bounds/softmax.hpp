@@ -104,9 +104,15 @@ inline std::vector<real> log_softmax_bound(const oracle::SoftmaxRow& r, const Mo
   const real r_lo = (1 - sb.gamma_sum) * sb.sum_lo, r_hi = (1 + sb.gamma_sum) * sb.sum_hi;
   const real log_r = r_lo > 0 ? std::max(std::abs(std::log(r_lo)), std::abs(std::log(r_hi)))
                                 : std::numeric_limits<real>::infinity();
+  // Mixed precision: the normaliser and its log may be stored in the storage format S on the
+  // way, as PyTorch's CPU log_softmax does for bf16 (log of the sum rounded to bf16):
+  // log(ŝ(1+δ)) moves by |log(1+δ)| <= u_S/(1-u_S), and the stored log by u_S|log ŝ| + η_S, so
+  // the subtracted log errs by stored_ls more (proofs/bounds/mixed_precision.md).
+  const real ls_hi = r.log_sum + log_r * (1 + md.log_rel) + md.log_rel * r.log_sum;
+  const real stored_ls = md.mixed() ? md.out_u / (1 - md.out_u) + md.out_u * (ls_hi + md.out_u) + md.out_eta : 0;
   std::vector<real> out(r.p.size());
   for (std::size_t i = 0; i < out.size(); ++i) {
-    const real B = md.u * r.gap[i] + log_r * (1 + md.log_rel) + md.log_rel * r.log_sum;
+    const real B = md.u * r.gap[i] + log_r * (1 + md.log_rel) + md.log_rel * r.log_sum + stored_ls;
     out[i] = md.round_out(std::abs(r.logp[i]), B + md.u * (std::abs(r.logp[i]) + B)) * evaluation_slack;
   }
   return out;
