@@ -1,0 +1,120 @@
+// attncheck: the error model of 16-bit storage with f32 arithmetic (proofs/bounds/mixed_precision.md)
+// is sound (the reference kernel computed in f32 and rounded once to storage never exceeds it),
+// not vacuous (every class reaches a stated fraction of it), and sharp where 16-bit arithmetic
+// says nothing: at every n up to 4096 the bf16 softmax allowance stays within a small factor of
+// one bf16 ulp, and is never infinite.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "attncheck/bounds/softmax.hpp"
+#include "attncheck/check/kernel_set.hpp"
+#include "attncheck/oracle/exact.hpp"
+#include "attncheck/oracle/ulp.hpp"
+#include "falsify/gen/normal.hpp"
+
+namespace attncheck {
+namespace {
+
+using oracle::real;
+
+template <class T>
+std::vector<T> normal_row(gen::NormalStream& g, std::size_t n, double sigma) {
+  std::vector<T> r(n);
+  for (auto& v : r) v = scalar_traits<T>::from_double(sigma * g.next());
+  return r;
+}
+
+struct Seen {
+  double max = 0;
+  std::vector<double> ratios;
+  void add(real err, real bound) {
+    const double r = bound > 0 ? static_cast<double>(err / bound) : (err > 0 ? INFINITY : 0);
+    ratios.push_back(r);
+    max = std::max(max, r);
+  }
+  double median() {
+    std::sort(ratios.begin(), ratios.end());
+    return ratios[ratios.size() / 2];
+  }
+};
+
+// One class of rows (n, σ) at storage T with f32 arithmetic: the reference computed in f32 and
+// rounded once (computed_in), judged against the exact softmax within the mixed bound.
+template <class T>
+Seen softmax_mixed(std::size_t n, double sigma, int rows, std::uint64_t seed) {
+  const arithmetic_scope f32_arithmetic(Arithmetic::f32);
+  const auto k = current_reference_kernels<T>();
+  const auto md = bounds::model_of<T>();
+  REQUIRE(md.mixed());
+  gen::NormalStream g(seed);
+  Seen s;
+  for (int r = 0; r < rows; ++r) {
+    const auto x = normal_row<T>(g, n, sigma);
+    std::vector<T> y(n);
+    k.softmax(x.data(), y.data(), n);
+    const auto ex = oracle::softmax_row(x);
+    const auto b = bounds::softmax_bound(ex, md);
+    // Outputs in T's normal range: below it the allowance is the subnormal granule, which an
+    // output that underflows to 0 uses only in part (f16 rows of σ = 10 are mostly such).
+    const real normal_min = std::ldexp(1.0L, format_of<T>.min_exponent);
+    for (std::size_t i = 0; i < n; ++i)
+      if (ex.p[i] >= normal_min) s.add(std::abs(to_double(y[i]) - ex.p[i]), std::max(b.hi[i] - ex.p[i], ex.p[i] - b.lo[i]));
+  }
+  return s;
+}
+
+// Fractions, over outputs in the normal range: measured (MESSAGE lines; bf16: max 0.93-0.97,
+// median 0.33-0.35; f16: max 0.64-0.98, median 0.16-0.34 over these classes) and set at about half, so a bound that became twice as
+// loose fails. The final rounding to 16 bits dominates the mixed bound, so every class of every
+// length comes close to it: the median is far above the tenth the issue asks of a sharp bound.
+TEST_CASE_TEMPLATE("Mixed precision: the 16-bit-storage, f32-arithmetic softmax bound is sound and sharp on every class", T, bf16, f16) {
+  struct Class {
+    std::size_t n;
+    double sigma;
+    int rows;
+  };
+  for (const Class c : {Class{8, 1, 200}, Class{128, 1, 20}, Class{128, 10, 20}, Class{1024, 1, 4}, Class{4096, 3, 2}}) {
+    auto s = softmax_mixed<T>(c.n, c.sigma, c.rows, 0x5eed + c.n);
+    const double md = s.median();
+    MESSAGE(format_of<T>.name << "@f32 softmax n=" << c.n << " sigma=" << c.sigma << ": max ratio " << s.max << ", median " << md);
+    CHECK_MESSAGE(s.max <= 1.0, "mixed softmax bound exceeded (n = " << c.n << ")");
+    CHECK_MESSAGE(s.max >= 0.3, "mixed softmax bound loose for n = " << c.n << ": max ratio " << s.max);
+    CHECK_MESSAGE(md >= 0.1, "mixed softmax bound loose for n = " << c.n << ": median ratio " << md);
+  }
+}
+
+// The allowance of an output p at n, relative to one ulp of the storage format at p, for a row
+// of n equal entries (p = 1/n: no exp error grows with a gap) and for a one-hot-like row.
+TEST_CASE_TEMPLATE("Mixed precision: at every n up to 4096 the softmax allowance is finite and within a small factor of one ulp", T, bf16,
+                   f16) {
+  const arithmetic_scope f32_arithmetic(Arithmetic::f32);
+  const auto md = bounds::model_of<T>();
+  double worst = 0;
+  for (std::size_t n = 1; n <= 4096; n *= 2) {
+    const auto ex = oracle::softmax_row(std::vector<T>(n, scalar_traits<T>::from_double(0)));
+    const auto b = bounds::softmax_bound(ex, md);
+    const double ulp = oracle::ulp_of(static_cast<double>(ex.p[0]), format_of<T>);
+    const double in_ulps = static_cast<double>(std::max(b.hi[0] - ex.p[0], ex.p[0] - b.lo[0])) / ulp;
+    CHECK(std::isfinite(in_ulps));
+    CHECK(std::isfinite(static_cast<double>(bounds::normalisation_bound(n, md))));
+    CHECK(std::isfinite(static_cast<double>(bounds::log_softmax_bound(ex, md)[0])));
+    worst = std::max(worst, in_ulps);
+  }
+  MESSAGE(format_of<T>.name << "@f32: the largest softmax allowance for n <= 4096 is " << worst << " ulp");
+  // u_T relative is half an ulp to one ulp by binade position; f32's γ_4095 adds 2.4e-4 relative.
+  CHECK(worst <= 2.0);
+  // Under 16-bit arithmetic the same allowance is infinite from n = 2^p on: what "checked
+  // nothing" meant before, and still means for the storage-arithmetic model.
+  const auto ex = oracle::softmax_row(std::vector<T>(4096, scalar_traits<T>::from_double(0)));
+  CHECK(std::isinf(static_cast<double>(bounds::softmax_bound(ex, bounds::model_of<T>()).hi[0] - ex.p[0])) ==
+        false);  // mixed: finite (the scope is still f32)
+  const arithmetic_scope storage(Arithmetic::storage);
+  CHECK(bounds::softmax_bound(ex, bounds::model_of<T>()).hi[0] == 1);  // capped at 1: says nothing
+}
+
+}  // namespace
+}  // namespace attncheck
