@@ -1,9 +1,12 @@
 // attncheck: RapidCheck generators for scalars and rows that reach the hard cases of each format.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <rapidcheck.h>
@@ -16,10 +19,37 @@ namespace attncheck::gen {
 // so values are built here from the format's table and then rounded into T (round to nearest).
 // Every generator returns finite values of T; non-finite inputs have their own generators.
 
+// Debian's RapidCheck scales gen::inRange, gen::container and gen::arbitrary<integer> with the
+// test size s, which runs from 0 to 100 over a run: inRange(a, b) draws from [a, a + (b - a)·s/100]
+// and shrinks towards a. A generator built on them reaches its stated range only in the last
+// cases. Every generator here draws from its full stated range at every size (uniform_int), so
+// what its comment says is what it does; tests/generators_test.cpp measures it.
+
+// An integer uniform in [lo, hi] whatever the test size, shrinking towards `simplest`. The modulo
+// favours no value by more than a factor 1 + (hi - lo + 1)/2^64 (at most 1 + 2^-11 here).
+template <class I>
+rc::Gen<I> uniform_int(I lo, I hi, I simplest) {
+  return [=](const rc::Random& random, int /*size: ignored on purpose*/) {
+    const std::uint64_t span = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo) + 1;
+    const std::uint64_t bits = rc::Random(random).next();
+    const I v = static_cast<I>(static_cast<std::uint64_t>(lo) + (span == 0 ? bits : bits % span));
+    return rc::shrinkable::shrinkRecur(v, [simplest](I x) { return rc::shrink::towards<I>(x, simplest); });
+  };
+}
+template <class I>
+rc::Gen<I> uniform_int(I lo, I hi) {
+  return uniform_int<I>(lo, hi, lo);
+}
+
 // Uniform in [-1, 1] with 2^-52 resolution (shrinks towards 0).
 inline rc::Gen<double> unit() {
-  return rc::gen::map(rc::gen::inRange<std::int64_t>(-(std::int64_t{1} << 52), (std::int64_t{1} << 52) + 1),
-                      [](std::int64_t v) { return std::ldexp(static_cast<double>(v), -52); });
+  constexpr std::int64_t one = std::int64_t{1} << 52;
+  return rc::gen::map(uniform_int<std::int64_t>(-one, one, 0), [](std::int64_t v) { return std::ldexp(static_cast<double>(v), -52); });
+}
+
+// Uniform in [lo, hi] (2^-53 of the width resolution), shrinking towards the middle.
+inline rc::Gen<double> uniform_real(double lo, double hi) {
+  return rc::gen::map(unit(), [lo, hi](double u) { return std::clamp((lo + hi) / 2 + (hi - lo) / 2 * u, lo, hi); });
 }
 
 // A finite value of format f: mostly moderate, with weight on ±0, subnormals, small integers
@@ -28,15 +58,15 @@ inline rc::Gen<double> value(const format_info& f, double sigma) {
   const double sub_max = static_cast<double>((std::int64_t{1} << (f.precision - 1)) - 1);
   return rc::gen::weightedOneOf<double>({
       {50, rc::gen::map(unit(), [sigma](double u) { return sigma * u; })},
-      {10, rc::gen::map(rc::gen::inRange(-4, 5), [](int i) { return static_cast<double>(i); })},
+      {10, rc::gen::map(uniform_int(-4, 4, 0), [](int i) { return static_cast<double>(i); })},
       {4, rc::gen::element(0.0, -0.0)},
-      {4, rc::gen::map(rc::gen::pair(rc::gen::inRange<std::int64_t>(1, static_cast<std::int64_t>(sub_max) + 1),
+      {4, rc::gen::map(rc::gen::pair(uniform_int<std::int64_t>(1, static_cast<std::int64_t>(sub_max)),
                                      rc::gen::arbitrary<bool>()),
                        [f](std::pair<std::int64_t, bool> kv) {
                          const double v = static_cast<double>(kv.first) * f.denorm_min;
                          return kv.second ? -v : v;
                        })},
-      {6, rc::gen::map(rc::gen::pair(unit(), rc::gen::inRange(-6, 7)),
+      {6, rc::gen::map(rc::gen::pair(unit(), uniform_int(-6, 6, 0)),
                        [f](std::pair<double, int> ue) {
                          const double v = ue.first * std::pow(10.0, ue.second);
                          return std::abs(v) < f.max_finite ? v : std::copysign(f.max_finite, v);
@@ -51,11 +81,11 @@ inline rc::Gen<double> moderate_value(const format_info& f, double sigma) {
   const double sub_max = static_cast<double>((std::int64_t{1} << (f.precision - 1)) - 1);
   return rc::gen::weightedOneOf<double>({
       {60, rc::gen::map(unit(), [sigma](double u) { return sigma * u; })},
-      {10, rc::gen::map(rc::gen::inRange(-4, 5), [sigma](int i) { return std::min(sigma, 4.0) * i / 4; })},
+      {10, rc::gen::map(uniform_int(-4, 4, 0), [sigma](int i) { return std::min(sigma, 4.0) * i / 4; })},
       {4, rc::gen::element(0.0, -0.0)},
-      {4, rc::gen::map(rc::gen::inRange<std::int64_t>(1, static_cast<std::int64_t>(sub_max) + 1),
+      {4, rc::gen::map(uniform_int<std::int64_t>(1, static_cast<std::int64_t>(sub_max)),
                        [f](std::int64_t k) { return static_cast<double>(k) * f.denorm_min; })},
-      {6, rc::gen::map(rc::gen::pair(unit(), rc::gen::inRange(-8, 1)),
+      {6, rc::gen::map(rc::gen::pair(unit(), uniform_int(-8, 0, 0)),
                        [sigma](std::pair<double, int> ue) { return sigma * ue.first * std::pow(10.0, ue.second); })},
   });
 }
@@ -77,58 +107,111 @@ std::vector<T> to_row(const std::vector<double>& v) {
   return r;
 }
 
-// n in [lo, hi] elements drawn from g.
+// n elements drawn from g, n uniform in [lo, hi] (shrinks towards short rows).
 inline rc::Gen<std::vector<double>> sized_row(int lo, int hi, rc::Gen<double> g) {
-  return rc::gen::mapcat(rc::gen::inRange(lo, hi + 1), [g](int n) {
+  return rc::gen::mapcat(uniform_int(lo, hi), [g](int n) {
     return rc::gen::container<std::vector<double>>(static_cast<std::size_t>(n), g);
   });
 }
 
-// Rows holding values near -max beside values near +max (and a few moderate ones): x_i - max x
+// Rows holding values near -max beside values near +max (and up to 14 more): x_i - max x
 // overflows, and log_softmax's exact result lies beyond the format's range (about -1.5 max for
 // [-max, max/2]), where a correct kernel returns its rounding, -inf.
 inline rc::Gen<std::vector<double>> mixed_extremes(const format_info& f) {
-  return sized_row(2, 16, rc::gen::weightedOneOf<double>({
-                              {2, rc::gen::map(unit(), [f](double u) { return -f.max_finite * (0.75 + 0.25 * std::abs(u)); })},
-                              {2, rc::gen::map(unit(), [f](double u) { return f.max_finite * (0.5 + 0.25 * u); })},
-                              {1, value(f, 8)},
-                          }));
-}
-
-// A score row for softmax-like kernels, n >= 1: random values, constant rows, ties, single
-// entries, long rows (257..4096), rows whose every entry is very negative, rows near overflow,
-// wide Gaussian-like spreads (σ = 10 and σ = 1e4).
-inline rc::Gen<std::vector<double>> row(const format_info& f, std::size_t max_long = 4096) {
-  using V = std::vector<double>;
-  const auto sized = sized_row;
-  const double big = std::min(f.max_finite * 0.5, 1e30);
-  return rc::gen::weightedOneOf<V>({
-      {30, sized(1, 24, value(f, 8))},
-      {8, rc::gen::mapcat(rc::gen::pair(rc::gen::inRange(1, 300), value(f, 50)),
-                          [](std::pair<int, double> nc) { return rc::gen::just(V(static_cast<std::size_t>(nc.first), nc.second)); })},
-      {8, sized(2, 40, rc::gen::element(-1.0, 0.0, 2.0))},
-      {6, rc::gen::map(value(f, 100), [](double c) { return V{c}; })},
-      {4, sized(257, static_cast<int>(max_long), rc::gen::map(unit(), [](double u) { return 10 * 1.7320508 * u; }))},
-      {8, rc::gen::mapcat(rc::gen::element(-100.0, -1e4, -big, -f.max_finite),
-                          [f, sized](double base) {
-                            return sized(1, 30, rc::gen::map(unit(), [base, f](double u) {
-                              const double v = base * (1 + 0.25 * std::abs(u));
-                              return std::max(v, -f.max_finite);
-                            }));
-                          })},
-      {8, sized(1, 30, rc::gen::map(unit(), [f](double u) { return f.max_finite * (0.75 + 0.25 * u); }))},
-      {8, sized(2, 128, rc::gen::map(unit(), [](double u) { return 10 * 1.7320508 * u; }))},
-      {4, sized(2, 64, rc::gen::map(unit(), [](double u) { return 1e4 * 1.7320508 * u; }))},
-      {4, mixed_extremes(f)},
+  const auto low = rc::gen::map(unit(), [f](double u) { return -f.max_finite * (0.75 + 0.25 * std::abs(u)); });
+  const auto high = rc::gen::map(unit(), [f](double u) { return f.max_finite * (0.5 + 0.25 * u); });
+  const auto rest = sized_row(0, 14, rc::gen::weightedOneOf<double>({{1, low}, {1, high}, {1, value(f, 8)}}));
+  return rc::gen::map(rc::gen::pair(rc::gen::pair(low, high), rest), [](std::pair<std::pair<double, double>, std::vector<double>> lhr) {
+    std::vector<double> v{lhr.first.first};  // one entry near -max first, one near +max last
+    v.insert(v.end(), lhr.second.begin(), lhr.second.end());
+    v.push_back(lhr.first.second);
+    return v;
   });
 }
 
-// A row containing at least one NaN or infinity (special-value obligations).
+// One kind of score row that row() draws, with its weight.
+struct RowBucket {
+  std::string_view name;
+  std::size_t weight;
+  rc::Gen<std::vector<double>> gen;
+};
+
+// The buckets of row(): random values, constant rows, ties, single entries, long rows
+// (257..max_long, weight 0 when max_long < 257), rows whose every entry is very negative, rows
+// whose maximum lies in [-104, -5], rows near overflow, nearly uniform rows (spread at most 1),
+// wide Gaussian-like spreads (σ = 10 and σ = 1e4). Only long rows and constant rows of 257..299
+// entries are longer than 256, and neither when max_long < 257. gen/regions.hpp names the regions
+// each drawn row reaches.
+inline std::vector<RowBucket> row_buckets(const format_info& f, std::size_t max_long = 4096) {
+  using V = std::vector<double>;
+  const auto sized = sized_row;
+  const double big = std::min(f.max_finite * 0.5, 1e30);
+  const auto spread = [](double sigma) {  // uniform with standard deviation sigma
+    return rc::gen::map(unit(), [sigma](double u) { return sigma * 1.7320508 * u; });
+  };
+  return {
+      {"values", 30, sized(1, 24, value(f, 8))},
+      {"constant", 8, rc::gen::mapcat(rc::gen::pair(uniform_int(1, max_long >= 257 ? 299 : static_cast<int>(std::max<std::size_t>(max_long, 1))), value(f, 50)),
+                                      [](std::pair<int, double> nc) { return rc::gen::just(V(static_cast<std::size_t>(nc.first), nc.second)); })},
+      {"ties", 8, sized(2, 40, rc::gen::element(-1.0, 0.0, 2.0))},
+      {"single", 6, rc::gen::map(value(f, 100), [](double c) { return V{c}; })},
+      {"long", max_long >= 257 ? 4u : 0u, sized(257, static_cast<int>(std::max<std::size_t>(max_long, 257)), spread(10))},
+      {"very negative", 8, rc::gen::mapcat(rc::gen::element(-100.0, -1e4, -big, -f.max_finite),
+                                           [f, sized](double base) {
+                                             return sized(1, 30, rc::gen::map(unit(), [base, f](double u) {
+                                               const double v = base * (1 + 0.25 * std::abs(u));
+                                               return std::max(v, -f.max_finite);
+                                             }));
+                                           })},
+      // The row's maximum is moved into [-104, -5]: exp(x_i) alone is subnormal or zero there at
+      // f16 (below e^-9.7) and, near -104, at bf16 and f32 (below e^-87.3), while exp(x_i - max)
+      // is not: the rows that catch a kernel skipping its max subtraction. -104 and -5 are exact
+      // in every format, so rounding into T keeps the maximum in the interval.
+      {"negative max", 8, rc::gen::map(rc::gen::pair(sized(1, 64, spread(10)), uniform_real(-104, -5)),
+                                       [](std::pair<V, double> rt) {
+                                         const double top = *std::max_element(rt.first.begin(), rt.first.end());
+                                         for (double& v : rt.first) v = v - top + rt.second;
+                                         return rt.first;
+                                       })},
+      {"near overflow", 8, sized(1, 30, rc::gen::map(unit(), [f](double u) { return f.max_finite * (0.75 + 0.25 * u); }))},
+      // Nearly uniform rows: a centre in [-8, 8] and entries within h <= 1/2 of it, so the softmax
+      // is close to 1/n everywhere (the spread (0, 1] region; random rows rarely land there).
+      {"narrow", 8, rc::gen::mapcat(rc::gen::pair(uniform_real(-8, 8), uniform_real(0, 0.5)),
+                                    [sized](std::pair<double, double> ch) {
+                                      return sized(2, 64, rc::gen::map(unit(), [ch](double u) { return ch.first + ch.second * u; }));
+                                    })},
+      {"sigma 10", 8, sized(2, 128, spread(10))},
+      {"sigma 1e4", 4, sized(2, 64, spread(1e4))},
+      {"mixed extremes", 4, mixed_extremes(f)},
+  };
+}
+
+// A row of row() with the index of the bucket that drew it. The bucket is drawn at its weight
+// whatever the test size and is not shrunk (a counterexample stays in its bucket, as with
+// gen::weightedOneOf); the row shrinks within its bucket.
+inline rc::Gen<std::pair<std::size_t, std::vector<double>>> tagged_row(const format_info& f, std::size_t max_long = 4096) {
+  const std::vector<RowBucket> buckets = row_buckets(f, max_long);
+  std::vector<std::size_t> upto;  // upto[i]: total weight of buckets 0..i
+  for (const RowBucket& b : buckets) upto.push_back((upto.empty() ? 0 : upto.back()) + b.weight);
+  return rc::gen::mapcat(rc::gen::noShrink(uniform_int<std::size_t>(0, upto.back() - 1)), [buckets, upto](std::size_t k) {
+    const auto i = static_cast<std::size_t>(std::upper_bound(upto.begin(), upto.end(), k) - upto.begin());
+    return rc::gen::map(buckets[i].gen, [i](std::vector<double> v) { return std::make_pair(i, std::move(v)); });
+  });
+}
+
+// A score row for softmax-like kernels, n >= 1 (row_buckets says which kinds, at which weights).
+inline rc::Gen<std::vector<double>> row(const format_info& f, std::size_t max_long = 4096) {
+  return rc::gen::map(tagged_row(f, max_long), [](std::pair<std::size_t, std::vector<double>> r) { return std::move(r.second); });
+}
+
+// One NaN or infinity inserted at a uniform position into a row of row(f, 100) (every kind of row
+// but the long ones), or alone (1 in 16): the special-value obligations.
 inline rc::Gen<std::vector<double>> row_with_nonfinite(const format_info& f) {
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
-  return rc::gen::mapcat(rc::gen::pair(rc::gen::container<std::vector<double>>(value(f, 8)), rc::gen::element(nan, inf, -inf)),
+  const auto finite = rc::gen::weightedOneOf<std::vector<double>>({{1, rc::gen::just(std::vector<double>{})}, {15, row(f, 100)}});
+  return rc::gen::mapcat(rc::gen::pair(finite, rc::gen::element(nan, inf, -inf)),
                          [](std::pair<std::vector<double>, double> rs) {
-                           return rc::gen::map(rc::gen::inRange<std::size_t>(0, rs.first.size() + 1), [rs](std::size_t at) {
+                           return rc::gen::map(uniform_int<std::size_t>(0, rs.first.size()), [rs](std::size_t at) {
                              auto v = rs.first;
                              v.insert(v.begin() + static_cast<std::ptrdiff_t>(at), rs.second);
                              return v;

@@ -239,6 +239,8 @@ void run_rapidcheck(const std::function<void()>& body, const RunParams& params, 
     if (after_failure >= 0) ++after_failure;
     try {
       body();
+    } catch (const rc::GenerationFailure&) {
+      throw;  // RapidCheck discards the case (a generator could not produce a value): not a failure
     } catch (const rc::detail::CaseResult& r) {
       if (r.type == rc::detail::CaseResult::Type::Failure) {
         if (after_failure < 0) after_failure = 0;
@@ -260,7 +262,14 @@ void run_rapidcheck(const std::function<void()>& body, const RunParams& params, 
   };
   oracle::tiered::tally certified;  // counts every reference value the checks asked for
   tolerance_scope tolerance(params.tolerance);
-  const auto result = rc::detail::checkProperty(rc::detail::toProperty(budgeted), meta, tp, shrinks);
+  // Every case is generated at RapidCheck's nominal size. Debian's RapidCheck scales gen::inRange,
+  // gen::container and gen::arbitrary<integer> with the size, which runs from 0 to maxSize over a
+  // run: `*rc::gen::inRange(1, 257)` in a property would give d = 1 in the first cases and reach
+  // 256 only in the last. At the nominal size they draw from the whole range they name, in every
+  // case; shrinking still goes towards the small end. (falsify/gen/values.hpp's generators ignore
+  // the size anyway; tests/generators_test.cpp measures both.)
+  const auto result =
+      rc::detail::checkProperty(rc::gen::resize(rc::kNominalSize, rc::detail::toProperty(budgeted)), meta, tp, shrinks);
   current_worst = nullptr;
   out.certified = certified.counts;
   out.worst_ratio = worst.ratio;

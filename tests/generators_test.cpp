@@ -1,0 +1,212 @@
+// attncheck: the generators of falsify/gen draw what their comments promise at every RapidCheck
+// test size (histograms at fixed seeds), and properties draw at the nominal size.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <doctest/doctest.h>
+#include <rapidcheck.h>
+
+#include "attncheck/check/registry.hpp"
+#include "falsify/gen/values.hpp"
+
+namespace attncheck::gen {
+namespace {
+
+// Tolerances. Each statistical check compares a frequency p̂ (or a mean x̄) of N independent
+// draws with its exact value p (μ). Hoeffding's inequality bounds the chance that a correct
+// generator misses by t or more: P(|p̂ - p| >= t) <= 2 exp(-2 N t²) for a frequency, and
+// P(|x̄ - μ| >= t) <= 2 exp(-N t² / 2) for a mean of values in [-1, 1]. Each TEST_CASE below has a
+// false-alarm probability of at most 1e-9 over the choice of its seed: its K checks each get
+// δ = 1e-9 / K (union bound), so t = sqrt(ln(2/δ) / (2N)) and sqrt(2 ln(2/δ) / N).
+constexpr double false_alarm = 1e-9;
+double frequency_tolerance(double n, double checks) { return std::sqrt(std::log(2 * checks / false_alarm) / (2 * n)); }
+double mean_tolerance(double n, double checks) { return std::sqrt(2 * std::log(2 * checks / false_alarm) / n); }
+// uniform_int(lo, hi) takes a 64-bit word modulo span = hi - lo + 1, so a value's probability
+// exceeds 1/span by a factor of at most 1 + span/2^64: an event of probability p is off by at
+// most p·span/2^64, a mean of values in [-1, 1] by at most span/2^64.
+double modulo_bias(double span) { return span / 0x1p64; }
+
+constexpr int small_size = 0, large_size = rc::kNominalSize;  // RapidCheck's sizes run from 0 to 100
+
+TEST_CASE("generators: unit() is uniform in [-1, 1] at every test size and shrinks towards 0") {
+  constexpr int n = 100000;  // draws per size
+  constexpr double checks = 2 * (1 + 1 + 10);  // per size: the mean, the positive fraction, 10 bins
+  const double span = 0x1p53 + 1;  // the 2^53 + 1 values k·2^-52, |k| <= 2^52
+  // A bin of width 0.2 holds 0.2·2^52 grid values, give or take one at each end: 2^-52 of p.
+  const double t_freq = frequency_tolerance(n, checks) + modulo_bias(span) + 0x1p-52;
+  const double t_mean = mean_tolerance(n, checks) + modulo_bias(span);
+  for (const int size : {small_size, large_size}) {
+    CAPTURE(size);
+    rc::Random random(0x5eed0000u + static_cast<std::uint64_t>(size));  // a fixed seed per size
+    double sum = 0;
+    int positive = 0, zero = 0;
+    std::vector<int> bins(10, 0);
+    for (int i = 0; i < n; ++i) {
+      const double u = unit()(random.split(), size).value();
+      REQUIRE((u >= -1 && u <= 1));
+      sum += u;
+      positive += u > 0;
+      zero += u == 0;
+      ++bins[static_cast<std::size_t>(std::min(9.0, std::floor((u + 1) * 5)))];
+    }
+    CHECK(std::abs(sum / n) <= t_mean);
+    // P(u > 0) = 2^52 / (2^53 + 1): one half but for the single value 0.
+    CHECK(std::abs(static_cast<double>(positive) / n - 0x1p52 / span) <= t_freq);
+    for (int b = 0; b < 10; ++b) {
+      CAPTURE(b);
+      CHECK(std::abs(static_cast<double>(bins[static_cast<std::size_t>(b)]) / n - 0.1) <= t_freq);
+    }
+  }
+  // Shrinking: the first candidate is 0, the simplest value (inRange-based, it was -1).
+  const auto drawn = unit()(rc::Random(0x5eed), large_size);
+  REQUIRE(drawn.value() != 0);
+  const auto first = drawn.shrinks().next();
+  REQUIRE(static_cast<bool>(first));
+  CHECK(first->value() == 0.0);
+}
+
+TEST_CASE("generators: sized_row draws lengths uniform in [lo, hi] at every size and shrinks towards the shortest") {
+  constexpr int n = 20000;
+  constexpr double checks = 2 * 1;  // per size: the fraction of rows longer than the middle length
+  const double t = frequency_tolerance(n, checks) + modulo_bias(256);
+  for (const int size : {small_size, large_size}) {
+    CAPTURE(size);
+    rc::Random random(0x5eed1000u + static_cast<std::uint64_t>(size));
+    int longer = 0;
+    for (int i = 0; i < n; ++i) {
+      const std::size_t len = sized_row(1, 256, rc::gen::just(0.0))(random.split(), size).value().size();
+      REQUIRE((len >= 1 && len <= 256));
+      longer += len > 128;
+    }
+    CHECK(std::abs(static_cast<double>(longer) / n - 0.5) <= t);
+  }
+  const auto drawn = sized_row(1, 256, rc::gen::just(0.0))(rc::Random(0x5eed), small_size);
+  REQUIRE(drawn.value().size() > 1);
+  const auto first = drawn.shrinks().next();
+  REQUIRE(static_cast<bool>(first));
+  CHECK(first->value().size() == 1);
+}
+
+TEST_CASE("generators: row() draws each of its buckets at its weight, at every test size, and each bucket keeps its promise") {
+  const format_info& f = format_of<float>;
+  const std::vector<RowBucket> buckets = row_buckets(f);
+  double total = 0;
+  for (const RowBucket& b : buckets) total += static_cast<double>(b.weight);
+  constexpr int n = 20000;
+  const double checks = 2.0 * static_cast<double>(buckets.size());
+  const double t = frequency_tolerance(n, checks) + modulo_bias(total);
+  for (const int size : {small_size, large_size}) {
+    CAPTURE(size);
+    rc::Random random(0x5eed2000u + static_cast<std::uint64_t>(size));
+    std::vector<int> count(buckets.size(), 0);
+    for (int i = 0; i < n; ++i) {
+      const auto [bucket, x] = tagged_row(f)(random.split(), size).value();
+      ++count[bucket];
+      REQUIRE(!x.empty());
+      REQUIRE(std::all_of(x.begin(), x.end(), [](double v) { return std::isfinite(v); }));
+      const double top = *std::max_element(x.begin(), x.end());
+      const std::string_view name = buckets[bucket].name;
+      if (name == "long") REQUIRE((x.size() >= 257 && x.size() <= 4096));
+      if (name == "negative max") REQUIRE((top >= -104 && top <= -5));
+      if (name == "near overflow") REQUIRE(top >= f.max_finite / 2);
+      if (name == "narrow") REQUIRE(top - *std::min_element(x.begin(), x.end()) <= 1);
+      if (name == "mixed extremes") REQUIRE((top >= f.max_finite / 4 && *std::min_element(x.begin(), x.end()) <= -0.75 * f.max_finite));
+    }
+    for (std::size_t b = 0; b < buckets.size(); ++b) {
+      CAPTURE(buckets[b].name);
+      CHECK(std::abs(static_cast<double>(count[b]) / n - static_cast<double>(buckets[b].weight) / total) <= t);
+    }
+  }
+  // Rows for kernels that cap long rows below 257 have no long bucket (it used to fail the case)
+  // and no row longer than 256.
+  rc::Random random(0x5eed3000u);
+  for (int i = 0; i < 2000; ++i) {
+    const auto [bucket, x] = tagged_row(f, 64)(random.split(), large_size).value();
+    REQUIRE(buckets[bucket].name != std::string_view("long"));
+    REQUIRE(x.size() <= 256);
+  }
+}
+
+TEST_CASE("generators: rows, values and moderate values ignore the test size") {
+  // The same seed gives the same draw at size 0 and at size 100: nothing depends on the size.
+  for (const format_info* f : {&format_of<f16>, &format_of<float>, &format_of<double>})
+    for (std::uint64_t seed = 0; seed < 300; ++seed) {
+      CAPTURE(seed);
+      CHECK(row(*f)(rc::Random(seed), small_size).value() == row(*f)(rc::Random(seed), large_size).value());
+      CHECK(value(*f, 8)(rc::Random(seed), small_size).value() == value(*f, 8)(rc::Random(seed), large_size).value());
+      CHECK(moderate_value(*f, 4)(rc::Random(seed), small_size).value() ==
+            moderate_value(*f, 4)(rc::Random(seed), large_size).value());
+    }
+}
+
+// Would fail if unit() scaled with the size again: at size 0 the old inRange-based unit() returned
+// -1, so every σ = 1e4 and near-overflow row was constant (spread 0).
+TEST_CASE("generators: at the smallest test size, as at the largest, wide rows come up at the rate the buckets promise") {
+  const format_info& f = format_of<float>;
+  const std::vector<RowBucket> buckets = row_buckets(f);
+  double total = 0, sigma1e4 = 0, near_overflow = 0;
+  for (const RowBucket& b : buckets) {
+    total += static_cast<double>(b.weight);
+    if (b.name == std::string_view("sigma 1e4")) sigma1e4 = static_cast<double>(b.weight);
+    if (b.name == std::string_view("near overflow")) near_overflow = static_cast<double>(b.weight);
+  }
+  // A lower bound on P(spread > 1e3): a σ = 1e4 row (n >= 2 entries uniform on [-L, L], L = 1e4·√3)
+  // has spread <= d only if its first two entries are within d: probability 1 - (1 - d/2L)²; a
+  // near-overflow row (n uniform in 1..30) has n >= 2 with probability 29/30, and then a spread
+  // below 1e3 needs two equal draws of unit() (its values are max_finite/4 apart per unit of u):
+  // probability at most 2^-52 per pair. Only rows of these two buckets are counted. These
+  // are the probabilities of exactly uniform draws; uniform_int's modulo favours a value by a
+  // factor of at most 1 + 2^-11 (modulo_bias of unit()'s 2^53 + 1 values), which lowers them by
+  // less than a factor 1 - 2^-10 (the σ = 1e4 term: 1 - (1 + 2^-11)²·(1 - p) >= p·(1 - 2^-10)
+  // for p >= 0.9).
+  const double d = 1e3, L = 1e4 * 1.7320508;
+  const double p_exact = (sigma1e4 * (1 - d / (2 * L)) * (1 - d / (2 * L)) + near_overflow * 29.0 / 30.0 * (1 - 0x1p-52)) / total;
+  const double p_min = p_exact * (1 - 2 * modulo_bias(0x1p53 + 1));
+  constexpr int n = 20000;
+  const double t = frequency_tolerance(n, 2) + modulo_bias(total);
+  for (const int size : {small_size, large_size}) {
+    CAPTURE(size);
+    rc::Random random(0x5eed4000u + static_cast<std::uint64_t>(size));
+    int wide = 0;  // rows of those two buckets with a spread above d, out of all n rows
+    for (int i = 0; i < n; ++i) {
+      const auto [bucket, x] = tagged_row(f)(random.split(), size).value();
+      const std::string_view name = buckets[bucket].name;
+      if (name != "sigma 1e4" && name != "near overflow") continue;
+      wide += *std::max_element(x.begin(), x.end()) - *std::min_element(x.begin(), x.end()) > d;
+    }
+    CHECK(static_cast<double>(wide) / n >= p_min - t);
+  }
+}
+
+check::Outcome run_body(const std::function<void()>& body, int cases) {
+  check::RunParams params;
+  params.cases = cases;
+  check::Outcome out;
+  out.test_id = "GENERATORS-TEST";
+  out.seed = 0x5eed5000u;
+  check::detail::run_rapidcheck(body, params, out);
+  return out;
+}
+
+TEST_CASE("generators: a property's own gen::inRange draws span their whole range in every case (nominal size)") {
+  // 200 cases of 10 draws each: with the size running 0..100 over the run, inRange(0, 1000)
+  // reached 500 in about 15 % of the draws; at the nominal size, in half.
+  constexpr int cases = 200, per_case = 10, n = cases * per_case;
+  const double t = frequency_tolerance(n, 1) + modulo_bias(1000);
+  int upper = 0;
+  const check::Outcome out = run_body(
+      [&] {
+        for (int i = 0; i < per_case; ++i) upper += *rc::gen::inRange(0, 1000) >= 500;
+      },
+      cases);
+  REQUIRE(out.verdict == check::Verdict::pass);
+  CHECK(std::abs(static_cast<double>(upper) / n - 0.5) <= t);
+}
+
+}  // namespace
+}  // namespace attncheck::gen
