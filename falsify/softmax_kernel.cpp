@@ -164,6 +164,7 @@ struct Sm008 {
   template <class T>
   static void check(const KernelSet<T>& k) {
     const auto x = gen::to_row<T>(*gen::row_with_nonfinite(format_of<T>));
+    gen::cover_row("row with a non-finite entry", x, {.max_length = 129, .masked = true, .nan_or_inf = true});  // row(f, 100): at most 128, and the inserted entry
     const std::size_t n = x.size();
     // Guard cells around the output catch writes outside [0, n).
     const T guard = lit<T>(-7);

@@ -21,6 +21,7 @@
 #include "attncheck/oracle/tiered.hpp"
 #include "attncheck/oracle/ulp.hpp"
 #include "attncheck/scalar/mpfr.hpp"
+#include "falsify/gen/regions.hpp"
 #include "falsify/gen/values.hpp"
 
 namespace attncheck::falsify {
@@ -31,10 +32,12 @@ using check::observe;
 template <class T>
 std::string scalar_name() { return std::string(format_of<T>.name); }
 
-// Draws a finite score row of T (see gen::row).
+// Draws a finite score row of T (see gen::row) and records the regions it reaches (gen::cover_row).
 template <class T>
 std::vector<T> draw_row(std::size_t max_long = 4096) {
-  return gen::to_row<T>(*gen::row(format_of<T>, max_long));
+  std::vector<T> x = gen::to_row<T>(*gen::row(format_of<T>, max_long));
+  gen::cover_row("row", x, {.max_length = max_long});
+  return x;
 }
 
 // A vector of n finite values of T with magnitudes at most sigma (no overflow in products).

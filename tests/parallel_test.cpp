@@ -35,6 +35,8 @@ Outcome sample(std::size_t i) {
   SampleSeries a{"error-vs-gap", "softmax", {"gap", "error", "allowance"}, {}, 1000 + i, i};
   for (std::size_t k = 0; k < 3 * (i + 1); ++k) a.points.push_back(k % 3 ? 0x1.fffffffffffffp-1 * static_cast<double>(k) : -0.0);
   o.samples = {a, SampleSeries{"tightness", "stage 1", {"ratio"}, {}, 0, 0}};
+  // Coverage: a series with a region never reached (count 0) and one that names none.
+  o.coverage = {CoverageSeries{"row", 200 + i, {"length 1", "spread >1e3"}, {17, 0}}, CoverageSeries{"masked row", 0, {}, {}}};
   return o;
 }
 
@@ -56,6 +58,11 @@ TEST_CASE("parallel: an outcome survives the wire bit for bit, and a truncated o
   CHECK(back->samples[0].columns == o.samples[0].columns);
   CHECK(back->samples[1].subject == "stage 1");
   CHECK(back->samples[0].offered == 1005);
+  REQUIRE(back->coverage.size() == 2);
+  CHECK(back->coverage[0].regions == o.coverage[0].regions);
+  CHECK(back->coverage[0].counts == o.coverage[0].counts);
+  CHECK(back->coverage[0].draws == 205);
+  CHECK(back->coverage[1].generator == "masked row");
   CHECK_FALSE(decode_outcome(wire.substr(0, wire.size() - 1)));
   CHECK_FALSE(decode_outcome(wire + "x"));
 }

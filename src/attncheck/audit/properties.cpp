@@ -299,6 +299,7 @@ void partly_masked(Kind k, const KernelSet<T>& ks, const Policy&) {
   const auto finite = draw_row<T>(256);
   const std::size_t masks = static_cast<std::size_t>(*rc::gen::inRange(1, 9));
   const std::vector<T> x = insert_copies(finite, masks, -std::numeric_limits<double>::infinity());
+  gen::cover_row("masked row", x, {.max_length = 256 + 8, .masked = true});
   const bool log_space = k == Kind::log_softmax;
   std::vector<T> y(x.size());
   (log_space ? ks.log_softmax : ks.softmax)(x.data(), y.data(), x.size());

@@ -137,7 +137,7 @@ std::string wait_text(pid_t pid) {
 // kept it). The size of Outcome on x86-64 with libstdc++ changes with every new field: when
 // this fires, add the field to both functions below and update the number.
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(Outcome) == 344, "Outcome changed: put its new field on the wire (encode_outcome/decode_outcome)");
+static_assert(sizeof(Outcome) == 368, "Outcome changed: put its new field on the wire (encode_outcome/decode_outcome)");
 #endif
 
 std::string encode_outcome(const Outcome& o) {
@@ -176,6 +176,17 @@ std::string encode_outcome(const Outcome& o) {
     for (const std::string& c : x.columns) put_string(s, c);
     put_u64(s, x.points.size());
     for (double v : x.points) put_double(s, v);
+  }
+  // The coverage series: a count, then per series its generator, draws and (region, count) pairs.
+  put_u64(s, o.coverage.size());
+  for (const CoverageSeries& c : o.coverage) {
+    put_string(s, c.generator);
+    put_u64(s, c.draws);
+    put_u64(s, c.regions.size());
+    for (std::size_t k = 0; k < c.regions.size(); ++k) {
+      put_string(s, c.regions[k]);
+      put_u64(s, c.counts[k]);
+    }
   }
   return s;
 }
@@ -221,6 +232,18 @@ std::optional<Outcome> decode_outcome(std::string_view bytes) {
     x.points.reserve(values);
     for (std::uint64_t v = 0; v < values; ++v) x.points.push_back(r.f64());
     o.samples.push_back(std::move(x));
+  }
+  const std::uint64_t covered = r.u64();
+  for (std::uint64_t k = 0; r.ok && k < covered; ++k) {
+    CoverageSeries c;
+    c.generator = r.str();
+    c.draws = r.u64();
+    const std::uint64_t regions = r.u64();
+    for (std::uint64_t j = 0; r.ok && j < regions; ++j) {
+      c.regions.push_back(r.str());
+      c.counts.push_back(r.u64());
+    }
+    o.coverage.push_back(std::move(c));
   }
   if (!r.ok || !r.b.empty()) return std::nullopt;
   return o;

@@ -79,6 +79,8 @@ struct WorstSeen {
   std::vector<double> all;  // every observed ratio, for the median
   std::size_t unbounded = 0;
   std::vector<std::string> findings;  // note_finding, each text once
+  std::vector<CoverageSeries> coverage;  // cover, by generator
+  bool covering = true;                  // false once a case has failed: shrink steps are not counted
 };
 thread_local WorstSeen* current_worst = nullptr;
 
@@ -208,6 +210,32 @@ void sample(std::string_view name, std::string_view subject, std::initializer_li
   it->offer(values);
 }
 
+namespace {
+template <class Regions>
+void cover_regions(std::string_view generator, const Regions& regions) {
+  if (!current_worst || !current_worst->covering) return;
+  auto& all = current_worst->coverage;
+  auto it = std::find_if(all.begin(), all.end(), [&](const CoverageSeries& c) { return c.generator == generator; });
+  if (it == all.end()) {
+    all.push_back({std::string(generator), 0, {}, {}});
+    it = all.end() - 1;
+  }
+  ++it->draws;
+  for (const Region& r : regions) {
+    auto at = std::find(it->regions.begin(), it->regions.end(), r.name);
+    if (at == it->regions.end()) {
+      it->regions.emplace_back(r.name);
+      it->counts.push_back(0);
+      at = it->regions.end() - 1;
+    }
+    it->counts[static_cast<std::size_t>(at - it->regions.begin())] += r.reached ? 1 : 0;
+  }
+}
+}  // namespace
+
+void cover(std::string_view generator, std::initializer_list<Region> regions) { cover_regions(generator, regions); }
+void cover(std::string_view generator, const std::vector<Region>& regions) { cover_regions(generator, regions); }
+
 void note_unbounded() {
   if (current_worst) ++current_worst->unbounded;
 }
@@ -237,6 +265,7 @@ void run_rapidcheck(const std::function<void()>& body, const RunParams& params, 
   const auto budgeted = [&] {
     if (after_failure >= shrink_budget) return;
     if (after_failure >= 0) ++after_failure;
+    worst.covering = after_failure < 0;
     try {
       body();
     } catch (const rc::GenerationFailure&) {
@@ -277,6 +306,7 @@ void run_rapidcheck(const std::function<void()>& body, const RunParams& params, 
   out.observations = worst.all.size();
   out.unbounded = worst.unbounded;
   out.findings = worst.findings;
+  out.coverage = std::move(worst.coverage);
   out.samples.clear();
   for (Reservoir& r : worst.samples) out.samples.push_back(r.finish());
   if (!worst.all.empty()) {

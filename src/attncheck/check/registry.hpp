@@ -43,6 +43,16 @@ struct SampleSeries {
   std::uint64_t nonfinite = 0;       // offered points with a NaN or infinite value: never kept
 };
 inline constexpr std::size_t max_sample_points = 160;
+
+// Generator coverage of one check (docs/reports.md, "Generator coverage"): for one generator,
+// how many inputs it drew and how many of them fell in each input region it names. A region with
+// count 0 was named (the generator can produce it for this check) but never reached.
+struct CoverageSeries {
+  std::string generator;              // what drew the inputs: "row", "row with a non-finite entry", ...
+  std::uint64_t draws = 0;            // inputs drawn in the run's cases (not in shrink steps)
+  std::vector<std::string> regions;   // in the order first named
+  std::vector<std::uint64_t> counts;  // per region: draws that reached it
+};
 std::string_view verdict_name(Verdict v);
 
 struct Outcome {
@@ -63,6 +73,7 @@ struct Outcome {
   std::string worst_case;         // where it was seen
   std::vector<std::string> findings;  // measured facts a property reports on a pass (note_finding)
   std::vector<SampleSeries> samples;  // per-case measurements for plots (sample), by first offer
+  std::vector<CoverageSeries> coverage;  // input regions reached (cover), by generator in first-draw order
   std::string replay;             // the command that reruns exactly this check
 };
 
@@ -129,6 +140,17 @@ void note_finding(const std::string& text);
 // (the same on every offer of a series). Cheap when the point is not kept: nothing is copied.
 void sample(std::string_view name, std::string_view subject, std::initializer_list<std::string_view> columns,
             std::initializer_list<double> values);
+
+// One region of an input, as a generator names it for cover(): its name and whether this draw is in it.
+struct Region {
+  std::string_view name;
+  bool reached;
+};
+// Records one input drawn by `generator`: every region the generator can produce for this check,
+// each with whether this input reached it. Nothing is recorded once a case has failed (shrink
+// steps re-draw smaller inputs; they are not inputs of the run).
+void cover(std::string_view generator, std::initializer_list<Region> regions);
+void cover(std::string_view generator, const std::vector<Region>& regions);
 
 // Records that a check had no finite derived allowance (the a-priori bound says nothing there):
 // such cases pass without testing anything, and the gate says how many there were.
