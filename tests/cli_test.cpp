@@ -267,6 +267,29 @@ TEST_CASE("CLI: gate -j 2 carries every sample series across the worker pipe, as
   CHECK(contains(json, "\"points\": [["));
 }
 
+TEST_CASE("CLI: gate --coverage prints each check's input regions, the JSON has them always, and -j 2 carries them") {
+  TempDir dir;
+  const std::string args = bundled + "gate --test FALSIFY-SM-001,FALSIFY-SM-008 --dtype f32 --cases 60 --no-timings --json ";
+  const Run shown = attncheck(args + "'" + dir.file("one.json") + "' -j 1 --coverage");
+  CHECK(shown.status == 0);
+  CHECK(contains(shown.output, "Generator coverage:"));
+  CHECK(std::regex_search(shown.output, std::regex(R"(FALSIFY-SM-001 \[f32\] row, [0-9]+ drawn: length 1 [0-9]+,)")));
+  for (const char* region : {"length 257-4096", "spread >1e3", "max in [-104,-5] (needs max subtraction)", "subnormal entry",
+                             "tie at the max", "near overflow (max > max_finite/4)"})
+    CHECK_MESSAGE(contains(shown.output, region), region);
+  CHECK(contains(shown.output, "FALSIFY-SM-008 [f32] row with a non-finite entry, 60 drawn:"));
+  CHECK(contains(shown.output, "masked (-inf) entry"));
+  // Without --coverage the text has no figure; the JSON has it either way, identical under -j 2.
+  const Run plain = attncheck(args + "'" + dir.file("two.json") + "' -j 2");
+  CHECK(plain.status == 0);
+  CHECK_FALSE(contains(plain.output, "Generator coverage:"));
+  const std::string json = read(dir.file("one.json"));
+  CHECK(json == read(dir.file("two.json")));
+  CHECK(contains(json, "\"coverage\": [{\"generator\": \"row\", \"draws\": "));
+  CHECK(contains(json, "{\"region\": \"max in [-104,-5] (needs max subtraction)\", \"count\": "));
+  CHECK(contains(json, "\"schema_version\": 5"));
+}
+
 TEST_CASE("CLI: gate --shard i/N: the shards together run every check exactly once") {
   TempDir dir;
   const std::string base = bundled + "gate --contract softmax-kernel-v1 --cases 5 --no-timings -j 1 --json ";

@@ -284,6 +284,7 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
   report.command = "audit";
   report.tolerance = req.params.tolerance.text();
   report.quiet = o.quiet;
+  report.coverage = o.coverage;
   report.color = use_color(STDOUT_FILENO);
   report.started_utc = started;
   report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -328,6 +329,7 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
     report.notes.insert(report.notes.end(), na.begin(), na.end());
   }
   report.skipped = static_cast<int>(report.skipped_rows.size());
+  for (std::string& note : coverage_notes(report.rows)) report.notes.push_back(std::move(note));
   const std::string masked = std::string(audit::masked_policy_name(src.masked));
   std::string masked_text = masked;  // the default, then the kernels with their own policy
   for (const auto& [kernel, p] : src.kernel_masked)
@@ -397,7 +399,7 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                   "What a fully masked row (all -inf) must give, for every kernel: zeros (log_softmax: all -inf), nan or "
                   "either (default either); replaces the bindings file's masked: policies (per kernel there)");
   add_report_options(*app, *o,
-                     {"schema attncheck-audit/1, schema_version 4: docs/audit.md, docs/report-schema.json",
+                     {"schema attncheck-audit/1, schema_version 5: docs/audit.md, docs/report-schema.json",
                       "one testcase per check and dtype; N/A ones skipped", " (AUDIT-* obligations: docs/audit.md)",
                       "seed and kernels"});
   app->add_option("-j,--jobs", o->jobs,

@@ -1,5 +1,5 @@
 // attncheck CLI: the JSON report of `attncheck audit --json FILE` (schema "attncheck-audit/1",
-// schema_version 4; docs/audit.md and docs/report-schema.json). Fixed key order and number
+// schema_version 5; docs/audit.md and docs/report-schema.json). Fixed key order and number
 // formatting, like the gate's report, whose run metadata and per-obligation summary it shares.
 #include "attncheck/check/format.hpp"
 #include "cli/audit.hpp"

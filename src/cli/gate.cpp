@@ -313,6 +313,7 @@ int run_gate(const GateOptions& o, const Global& global) {
   report.tolerance = params.tolerance.text();
   report.timings = !o.no_timings;
   report.quiet = o.quiet;
+  report.coverage = o.coverage;
   report.color = use_color(STDOUT_FILENO);
   {
     std::vector<contract::Contract> chosen;
@@ -360,6 +361,7 @@ int run_gate(const GateOptions& o, const Global& global) {
   }
   report.notes = mutant_notes(report, params.mutant);
   if (!shard_note.empty()) report.notes.push_back(shard_note);
+  for (std::string& note : coverage_notes(report.rows)) report.notes.push_back(std::move(note));
   // A derived bound that is infinite (γ_n >= 1 for the row length and format) checks nothing:
   // say so rather than let those cases count silently as passes.
   for (const GateRow& row : report.rows)
@@ -424,7 +426,7 @@ Command setup_gate(CLI::App& parent, const Global& global) {
                   "at the same format)")
       ->capture_default_str();
   add_report_options(*app, *o,
-                     {"schema attncheck-gate/1, schema_version 4: docs/report-schema.json",
+                     {"schema attncheck-gate/1, schema_version 5: docs/report-schema.json",
                       "one testcase per test and dtype", "", "seed and inputs"});
   app->add_flag("--list-mutants", o->list_mutants, "List the built-in mutants and the tests that must catch them");
   app->add_option("-j,--jobs", o->jobs,

@@ -50,6 +50,7 @@ struct GateReport {
   std::vector<GateRow> skipped_rows;  // those checks, outcome.message saying why (JUnit <skipped/>)
   bool color = false;              // ANSI colours in the text report (a terminal, NO_COLOR unset)
   bool quiet = false;              // --quiet: no table, only problems, notes and the summary line
+  bool coverage = false;           // --coverage: print each check's generator coverage after the table
 
   // Run metadata (JSON "run" object) and where things are stated (JSON, SARIF).
   std::string repo_root;  // file paths in reports are relative to it when they lie under it
@@ -92,13 +93,19 @@ std::string render_junit(const GateReport& report);
 std::string render_sarif(const GateReport& report);
 std::string render_markdown(const GateReport& report);
 
-// The JSON shared by the gate's and the audit's reports (schema_version 4, docs/report-schema.json).
-inline constexpr int report_schema_version = 4;
+// The JSON shared by the gate's and the audit's reports (schema_version 5, docs/report-schema.json).
+inline constexpr int report_schema_version = 5;
 std::string render_run_json(const GateReport& report);            // the "run" object, indented by 2
 std::string render_obligations_json(const GateReport& report, const std::vector<std::pair<std::string, std::string>>& na);
 std::string render_timings_json(const GateReport& report);        // the "timings" object
 std::string render_row_extras_json(const GateReport& report, const GateRow& row);  // ", \"location\": ..."
 std::string render_samples_json(const std::vector<check::SampleSeries>& samples);   // a row's "samples" list
+
+// Generator coverage (report_coverage.cpp): a row's JSON "coverage" list; the `--coverage` text
+// block; one note per passed check and generator that named a region it never reached.
+std::string render_coverage_json(const std::vector<check::CoverageSeries>& coverage);
+std::string render_coverage_text(const GateReport& report);
+std::vector<std::string> coverage_notes(const std::vector<GateRow>& rows);
 
 // The row's verdict as reports name it.
 std::string verdict_text(const GateRow& row);

@@ -1,5 +1,5 @@
 // attncheck CLI: the JSON report of `attncheck gate --json FILE` (schema "attncheck-gate/1",
-// schema_version 4, docs/report-schema.json), and the parts the audit's report shares with it.
+// schema_version 5, docs/report-schema.json), and the parts the audit's report shares with it.
 // Hand-written rather than a JSON library: the shape is fixed and small, and the output must be
 // byte-stable for a given seed (fixed key order, fixed number formatting, times only in the
 // "timings" object that --no-timings leaves out).
@@ -135,7 +135,8 @@ std::string render_row_extras_json(const GateReport& r, const GateRow& row) {
          ", \"values\": " + string_list(v.values) + ", \"elided\": " + std::to_string(v.elided) + "}";
   }
   s += "]";
-  return s + ", \"samples\": " + render_samples_json(row.outcome.samples);
+  s += ", \"samples\": " + render_samples_json(row.outcome.samples);
+  return s + ", \"coverage\": " + render_coverage_json(row.outcome.coverage);
 }
 
 std::string render_obligations_json(const GateReport& r, const std::vector<std::pair<std::string, std::string>>& na) {

@@ -102,6 +102,7 @@ std::string render_text(const GateReport& r) {
     t.rows.push_back(std::move(cells));
   }
   if (!r.quiet) s += t.render();
+  if (r.coverage) s += render_coverage_text(r);
 
   // Measured facts the checks reported (e.g. the smallest distance an exhaustive search found).
   for (const GateRow& row : r.rows)

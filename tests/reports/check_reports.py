@@ -116,7 +116,7 @@ def mode_schema(tmp):
         errors = sorted(validator.iter_errors(report), key=lambda e: list(e.path))
         for e in errors[:10]:
             check(False, "%s: %s at %s" % (name, e.message[:300], "/".join(map(str, e.path))))
-        check(report["schema_version"] == 4, name + ": schema_version 4")
+        check(report["schema_version"] == 5, name + ": schema_version 5")
         check(("timings" in report) == ("no-timings" not in name), name + ": timings present exactly without --no-timings")
         reports[name] = report
     # The schema must be able to fail: a report with an undocumented key or a wrong type is refused.
@@ -125,6 +125,12 @@ def mode_schema(tmp):
     bad = json.loads(json.dumps(reports["gate"]))
     bad["results"][0]["cases"] = "20"
     check(not validator.is_valid(bad), "the schema refuses a wrong type")
+    # Generator coverage (schema_version 5): softmax rows name their regions, counts within draws.
+    rows = [c for r in reports["gate"]["results"] for c in r["coverage"] if c["generator"] == "row"]
+    check(rows and all(0 <= x["count"] <= c["draws"] for c in rows for x in c["regions"]),
+          "gate: the softmax checks' row coverage, each count at most the draws")
+    check(any(x["region"] == "max in [-104,-5] (needs max subtraction)" and x["count"] > 0 for c in rows for x in c["regions"]),
+          "gate: rows with a maximum in [-104, -5] were drawn")
     check_values(reports["gate-mutant"], "gate-mutant")
     check_values(reports["audit"], "audit")
     run_meta = reports["gate"]["run"]
