@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "attncheck/audit/protocol.hpp"
@@ -39,7 +40,8 @@ void check_call(const std::vector<unsigned char>& payload) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 2) return 0;
-  const auto dtype = attncheck::audit::dtype_from_code(static_cast<std::uint8_t>(1 + data[0] % 4));
+  // Any dtype, 16-bit storage with either arithmetic included (the CALL's arithmetic byte).
+  const std::optional<attncheck::Dtype> dtype = attncheck::all_dtypes[data[0] % attncheck::all_dtypes.size()];
   const std::uint64_t count = data[1];
   std::size_t at = 2;
   while (size - at >= p::header_bytes) {

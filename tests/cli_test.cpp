@@ -275,7 +275,8 @@ TEST_CASE("CLI: gate --coverage prints each check's input regions, the JSON has 
   CHECK(contains(shown.output, "Generator coverage:"));
   CHECK(std::regex_search(shown.output, std::regex(R"(FALSIFY-SM-001 \[f32\] row, [0-9]+ drawn: length 1 [0-9]+,)")));
   for (const char* region : {"length 257-4096", "spread >1e3", "max in [-104,-5] (needs max subtraction)", "subnormal entry",
-                             "tie at the max", "near overflow (max > max_finite/4)"})
+                             "tie at the max", "near overflow (max > max_finite/4)",
+                             "spans -max to +max (min < -max_finite/2, max > max_finite/4)"})
     CHECK_MESSAGE(contains(shown.output, region), region);
   CHECK(contains(shown.output, "FALSIFY-SM-008 [f32] row with a non-finite entry, 60 drawn:"));
   CHECK(contains(shown.output, "masked (-inf) entry"));

@@ -67,6 +67,9 @@ TEST_CASE("coverage: row_regions classifies rows as the coverage figure names th
         std::vector<std::string>{"length 2-16", "spread (30,1e3]", "max in [-104,-5] (needs max subtraction)", "tie at the max"});
   CHECK(names(row_regions(V{1e-40f})) == std::vector<std::string>{"length 1", "spread 0", "subnormal entry"});
   CHECK(names(row_regions(V{3e38f, -3e38f})) ==
+        std::vector<std::string>{"length 2-16", "spread >1e3", "near overflow (max > max_finite/4)",
+                                 "spans -max to +max (min < -max_finite/2, max > max_finite/4)"});
+  CHECK(names(row_regions(V{3e38f, -1e38f})) ==
         std::vector<std::string>{"length 2-16", "spread >1e3", "near overflow (max > max_finite/4)"});
   const float inf = std::numeric_limits<float>::infinity();
   CHECK(names(row_regions(V{-inf, 0.5f}, {.max_length = 101, .masked = true, .nan_or_inf = true})) ==

@@ -30,6 +30,7 @@ struct RowCan {
 //  - max in [-104,-5]: exp(x_i) alone is tiny or underflows (f16 below e^-9.7, f32 and bf16
 //    below e^-87.3) while exp(x_i - max) does not, so only the max subtraction gets it right;
 //  - subnormal entry; tie at the max (the maximum repeated); near overflow (max > max_finite/4);
+//  - a row spanning -max to +max (x_i - max overflows; log_softmax's exact value may overflow);
 //  - masked (-inf) entry, NaN or +inf entry, when the generator inserts them.
 template <class T>
 std::vector<check::Region> row_regions(const std::vector<T>& x, RowCan can = {}) {
@@ -68,6 +69,9 @@ std::vector<check::Region> row_regions(const std::vector<T>& x, RowCan can = {})
                         {"subnormal entry", subnormal},
                         {"tie at the max", at_top >= 2},
                         {"near overflow (max > max_finite/4)", finite && top > f.max_finite / 4},
+                        // x_i - max overflows, log_softmax's exact value may lie beyond the range.
+                        {"spans -max to +max (min < -max_finite/2, max > max_finite/4)",
+                         finite && bottom < -f.max_finite / 2 && top > f.max_finite / 4},
                     });
   if (can.masked) r.push_back({"masked (-inf) entry", masked});
   if (can.nan_or_inf) r.push_back({"NaN or +inf entry", nan_or_inf});

@@ -366,9 +366,12 @@ int run_gate(const GateOptions& o, const Global& global) {
   // say so rather than let those cases count silently as passes.
   for (const GateRow& row : report.rows)
     if (row.outcome.unbounded > 0)
+      // (Not "N of M": some properties skip the ratio of an unbounded comparison, others record
+      // it as 0, so the observations are no denominator for it.)
       report.notes.push_back("note: " + row.outcome.test_id + " [" + row.dtype() + "]: " + std::to_string(row.outcome.unbounded) +
-                             " of " + std::to_string(row.outcome.observations) +
-                             " comparisons had no finite derived bound (gamma_n >= 1 at that length), so they checked nothing");
+                             " comparisons had no finite derived bound (gamma_n >= 1 at that length in " +
+                             (row.outcome.dtype == Dtype::f16 || row.outcome.dtype == Dtype::bf16 ? "16-bit arithmetic" : "this format") +
+                             "), so they checked nothing");
 
   // Uncertified reference values: their enclosures still bound the exact value (the verdicts
   // use the enclosures), but the correctly rounded value shown in a report may be a guess.
