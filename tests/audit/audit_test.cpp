@@ -306,6 +306,33 @@ TEST_CASE("fully masked rows: uniform fails every policy, zeros pass 'zeros' and
   CHECK(audit(lib + "--kernel softmax:f32:ok_softmax_f32 --masked zeros " + t).verdicts["AUDIT-MASK-001 [f32]"] == "FAIL");
 }
 
+TEST_CASE("a bindings file names the arithmetic by dtype STORAGE@ARITHMETIC or by compute:, and the rows say which") {
+  const fs::path dir = fs::temp_directory_path() / ("attncheck-audit-compute-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const auto write = [&](const std::string& name, const std::string& kernels) {
+    std::ofstream(dir / name) << std::string("library: ") + ATTNCHECK_AUDIT_TESTLIB + "\nkernels:\n" + kernels;
+    return (dir / name).string();
+  };
+  const std::string t = "' --cases 20 --test FALSIFY-SM-004";
+  // dtype: bf16 alone is f32 arithmetic; compute: bf16 (or dtype: bf16@bf16) is bf16 arithmetic.
+  Run r = audit("--bindings '" + write("ok.yaml", "  - {kind: softmax, dtype: bf16, symbol: f32math_softmax_bf16}\n"
+                                                  "  - {kind: softmax, dtype: f16, compute: f16, symbol: bug_softmax_sum16_f16}\n") + t);
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.verdicts["FALSIFY-SM-004 [bf16@f32]"] == "PASS");
+  CHECK(r.verdicts["FALSIFY-SM-004 [f16@f16]"] == "PASS");
+  CHECK(contains(r.output, "--dtype f16@f16") == false);  // nothing failed, so no replay line
+  // Two spellings that disagree are an error naming the line.
+  Run bad = audit("--bindings '" + write("bad.yaml", "  - {kind: softmax, dtype: bf16@f32, compute: bf16, symbol: f32math_softmax_bf16}\n") + t);
+  CHECK(bad.status == 2);
+  CHECK(contains(bad.output, "bad.yaml:3: dtype 'bf16@f32' and compute 'bf16' name different arithmetic formats"));
+  // An unknown arithmetic is refused with the spellings that exist.
+  Run unknown = audit(lib + "--kernel softmax:bf16@f64:f32math_softmax_bf16");
+  CHECK(unknown.status == 2);
+  CHECK(contains(unknown.output, "unknown dtype 'bf16@f64'"));
+  fs::remove_all(dir);
+}
+
 TEST_CASE("masked-row policies per kernel: a bindings file gives each kernel its own, --masked replaces them all") {
   const fs::path dir = fs::temp_directory_path() / ("attncheck-audit-policies-" + std::to_string(::getpid()));
   fs::create_directories(dir);
