@@ -12,19 +12,12 @@
 
 #include "attncheck/check/registry.hpp"
 #include "falsify/gen/regions.hpp"
+#include "tests/run_rapidcheck_body.hpp"
 
 namespace attncheck::gen {
 namespace {
 
-check::Outcome run_body(const std::function<void()>& body, int cases) {
-  check::RunParams params;
-  params.cases = cases;
-  check::Outcome out;
-  out.test_id = "GENERATORS-TEST";
-  out.seed = 0x5eed5000u;
-  check::detail::run_rapidcheck(body, params, out);
-  return out;
-}
+using testing::run_body;
 
 TEST_CASE("coverage: the recorder counts every draw of the run, each region it names, and no shrink step") {
   int drawn = 0;

@@ -13,6 +13,7 @@
 
 #include "attncheck/check/registry.hpp"
 #include "falsify/gen/values.hpp"
+#include "tests/run_rapidcheck_body.hpp"
 
 namespace attncheck::gen {
 namespace {
@@ -183,15 +184,7 @@ TEST_CASE("generators: at the smallest test size, as at the largest, wide rows c
   }
 }
 
-check::Outcome run_body(const std::function<void()>& body, int cases) {
-  check::RunParams params;
-  params.cases = cases;
-  check::Outcome out;
-  out.test_id = "GENERATORS-TEST";
-  out.seed = 0x5eed5000u;
-  check::detail::run_rapidcheck(body, params, out);
-  return out;
-}
+using testing::run_body;
 
 TEST_CASE("generators: a property's own gen::inRange draws span their whole range in every case (nominal size)") {
   // 200 cases of 10 draws each: with the size running 0..100 over the run, inRange(0, 1000)

@@ -94,6 +94,17 @@ const std::string lib = std::string("--lib '") + ATTNCHECK_AUDIT_TESTLIB + "' ";
 
 bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
 
+// Checks that no verdict of r is other than PASS or N/A; returns how many passed.
+std::size_t count_passed_none_failed(const Run& r) {
+  std::size_t passed = 0;
+  for (const auto& [test, verdict] : r.verdicts) {
+    INFO(test);
+    CHECK((verdict == "PASS" || verdict == "N/A"));
+    passed += verdict == "PASS";
+  }
+  return passed;
+}
+
 }  // namespace
 
 TEST_CASE("correct kernels of every kind pass every applicable obligation at f32 and f64") {
@@ -412,12 +423,7 @@ TEST_CASE("a log_softmax computed in a wider type and rounded once passes every 
   Run r = audit(lib + "--kernel log_softmax:f32:wide_log_softmax_f32 --kernel log_softmax:f64:wide_log_softmax_f64 --cases 200");
   INFO(r.output);
   CHECK(r.status == 0);
-  std::size_t passed = 0;
-  for (const auto& [test, verdict] : r.verdicts) {
-    INFO(test);
-    CHECK((verdict == "PASS" || verdict == "N/A"));
-    passed += verdict == "PASS";
-  }
+  const std::size_t passed = count_passed_none_failed(r);
   CHECK(r.verdicts["AUDIT-MASK-002 [f32]"] == "PASS");
   CHECK(r.verdicts["AUDIT-MASK-002 [f64]"] == "PASS");
   CHECK(r.verdicts["FALSIFY-SM-009 [f32]"] == "PASS");
@@ -434,12 +440,7 @@ TEST_CASE("16-bit storage with f32 arithmetic: correct kernels of every kind pas
   Run r = audit(lib + kernels + "--cases 100");
   INFO(r.output);
   CHECK(r.status == 0);
-  std::size_t passed = 0;
-  for (const auto& [test, verdict] : r.verdicts) {
-    INFO(test);
-    CHECK((verdict == "PASS" || verdict == "N/A"));
-    passed += verdict == "PASS";
-  }
+  const std::size_t passed = count_passed_none_failed(r);
   CHECK(r.verdicts["FALSIFY-SM-004 [bf16@f32]"] == "PASS");
   CHECK(r.verdicts["FALSIFY-QKN-005 [f16@f32]"] == "PASS");
   CHECK(r.verdicts["FALSIFY-ASCL-009 [bf16@f32]"] == "PASS");
@@ -665,12 +666,7 @@ TEST_CASE("python example: PyTorch's own CPU kernels pass every applicable oblig
                 "--kernel softmax:f32 --kernel log_softmax:f32 --kernel attention:f32 --cases 50");
   INFO(r.output);
   CHECK(r.status == 0);
-  std::size_t passed = 0;
-  for (const auto& [key, v] : r.verdicts) {
-    INFO(key);
-    CHECK((v == "PASS" || v == "N/A"));
-    passed += v == "PASS";
-  }
+  const std::size_t passed = count_passed_none_failed(r);
   CHECK(r.verdicts["FALSIFY-SM-009 [bf16@f32]"] == "PASS");
   CHECK(r.verdicts["FALSIFY-ASCL-009 [bf16@f32]"] == "PASS");
   CHECK(passed >= 40);
@@ -684,12 +680,7 @@ TEST_CASE("python example: NumPy softmax passes every applicable obligation at f
                 "--kernel softmax:f16@f16 --kernel softmax:bf16 --kernel softmax:f32 --kernel softmax:f64 --cases 100");
   INFO(r.output);
   CHECK(r.status == 0);
-  int passed = 0;
-  for (const auto& [key, v] : r.verdicts) {
-    INFO(key);
-    CHECK((v == "PASS" || v == "N/A"));
-    passed += v == "PASS";
-  }
+  const std::size_t passed = count_passed_none_failed(r);
   // Per dtype at least the 9 softmax contract tests and 6 AUDIT-* obligations (more contracts
   // that call softmax add more).
   CHECK(passed >= 4 * 15);
