@@ -189,14 +189,25 @@ inline std::vector<RowBucket> row_buckets(const format_info& f, std::size_t max_
 // A row of row() with the index of the bucket that drew it. The bucket is drawn at its weight
 // whatever the test size and is not shrunk (a counterexample stays in its bucket, as with
 // gen::weightedOneOf); the row shrinks within its bucket.
-inline rc::Gen<std::pair<std::size_t, std::vector<double>>> tagged_row(const format_info& f, std::size_t max_long = 4096) {
-  const std::vector<RowBucket> buckets = row_buckets(f, max_long);
+inline rc::Gen<std::pair<std::size_t, std::vector<double>>> tagged_row(std::vector<RowBucket> buckets) {
   std::vector<std::size_t> upto;  // upto[i]: total weight of buckets 0..i
   for (const RowBucket& b : buckets) upto.push_back((upto.empty() ? 0 : upto.back()) + b.weight);
   return rc::gen::mapcat(rc::gen::noShrink(uniform_int<std::size_t>(0, upto.back() - 1)), [buckets, upto](std::size_t k) {
     const auto i = static_cast<std::size_t>(std::upper_bound(upto.begin(), upto.end(), k) - upto.begin());
     return rc::gen::map(buckets[i].gen, [i](std::vector<double> v) { return std::make_pair(i, std::move(v)); });
   });
+}
+
+inline rc::Gen<std::pair<std::size_t, std::vector<double>>> tagged_row(const format_info& f, std::size_t max_long = 4096) {
+  return tagged_row(row_buckets(f, max_long));
+}
+
+// A row of row() from every bucket but those named in `without`, at the same relative weights
+// (e.g. without "single" and "constant" for a check about rows of several distinct values).
+inline rc::Gen<std::vector<double>> row_without(const format_info& f, std::size_t max_long, std::vector<std::string_view> without) {
+  std::vector<RowBucket> buckets = row_buckets(f, max_long);
+  std::erase_if(buckets, [&](const RowBucket& b) { return std::find(without.begin(), without.end(), b.name) != without.end(); });
+  return rc::gen::map(tagged_row(std::move(buckets)), [](std::pair<std::size_t, std::vector<double>> r) { return std::move(r.second); });
 }
 
 // A score row for softmax-like kernels, n >= 1 (row_buckets says which kinds, at which weights).
