@@ -39,6 +39,21 @@ struct ScoresDividedByD {
   }
 };
 
+// A scale error just above the power FALSIFY-ASCL-001 states: a 200-case run at f32 or f64 detects
+// s >= +7.1 % with probability >= 1 - 1e-9 (falsify/attention_scaling.cpp derives it).
+struct ScoresScale8PercentHigh {
+  static constexpr const char* name = "scores_scale_8pc_high";
+  static constexpr const char* description = "scores = 1.08 · Q K^T / sqrt(d_k) (variance 1.166)";
+  static std::vector<std::string> caught_by() { return {"FALSIFY-ASCL-001"}; }
+  template <class T>
+  static void apply(KernelSet<T>& k) {
+    k.scores = [](const T* q, const T* kk, std::size_t n, std::size_t m, std::size_t d, T* s) {
+      kernels::scores(q, kk, n, m, d, s);
+      for (std::size_t i = 0; i < n * m; ++i) s[i] = T(s[i] * lit<T>(1.08));
+    };
+  }
+};
+
 // Writes S transposed: s[j*n + i]. Invisible when n = m and Q = K.
 struct ScoresTransposed {
   static constexpr const char* name = "scores_transposed";
@@ -125,6 +140,7 @@ struct AttentionDividedByD {
 };
 
 const bool registered = register_mutant<ScoresUnscaled>() && register_mutant<ScoresDividedByD>() &&
+                        register_mutant<ScoresScale8PercentHigh>() &&
                         register_mutant<ScoresTransposed>() && register_mutant<EntropySignFlipped>() &&
                         register_mutant<EntropyLogZero>() && register_mutant<EntropyLog2>() &&
                         register_mutant<EntropyFewUlpsHigh>() && register_mutant<AttentionDividedByD>();
