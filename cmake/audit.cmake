@@ -6,9 +6,6 @@ target_include_directories(attncheck_abi INTERFACE
   $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:include>)
 # The audit code in attncheck_core (src/attncheck/audit/) and the CLI include it too.
 target_link_libraries(attncheck_core PUBLIC attncheck::abi ${CMAKE_DL_LIBS})
-# The AUDIT-* obligations (src/attncheck/audit/properties.cpp) draw inputs with the falsification
-# generators and report with falsify/support.hpp, like the contracts' properties.
-target_include_directories(attncheck_core PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
 
 # Tests of the audit: small C kernels compiled into a test library (tests/audit/).
 include(${CMAKE_CURRENT_SOURCE_DIR}/tests/audit/audit.cmake OPTIONAL)

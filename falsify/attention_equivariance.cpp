@@ -17,11 +17,11 @@
 
 #include "attncheck/bounds/attention_output.hpp"
 #include "attncheck/bounds/softmax.hpp"
-#include "falsify/doctest_glue.hpp"
 #include "falsify/position_rows.hpp"
-#include "falsify/support.hpp"
+#include "attncheck/property/property.hpp"
 
 namespace attncheck::falsify {
+using namespace property;  // the property layer: drawing, judging, reporting
 namespace {
 
 using bounds::real;
@@ -41,9 +41,6 @@ std::vector<T> permute_rows(const std::vector<T>& x, const std::vector<std::size
   for (std::size_t i = 0; i < pi.size(); ++i) std::copy_n(x.begin() + static_cast<std::ptrdiff_t>(pi[i] * cols), cols, y.begin() + static_cast<std::ptrdiff_t>(i * cols));
   return y;
 }
-
-template <class T>
-bool same_bits(T a, T b) { return scalar_traits<T>::bits(a) == scalar_traits<T>::bits(b); }
 
 std::string perm_text(const std::vector<std::size_t>& pi) {
   std::string s = "π = [";
@@ -93,6 +90,7 @@ struct Aeq001 {
             .error(diff, w[pi[i]], "derived: width of the SM-BND-001 interval").raise();
     }
   }
+  static inline const bool registered = check::register_property<Aeq001>();
 };
 
 // ---- AEQ-EQV-001, bit-exact part: swapping the first two entries ---------------------------------
@@ -113,10 +111,11 @@ struct Aeq002 {
     k.softmax(sx.data(), ys.data(), x.size());
     std::swap(ys[0], ys[1]);
     for (std::size_t i = 0; i < x.size(); ++i)
-      if (!same_bits(y[i], ys[i]))
+      if (!identical_bits(y[i], ys[i]))
         Report<T>(id, "softmax<" + scalar_name<T>() + ">, entry " + std::to_string(i) + " after swapping x_0 and x_1").input("x", x)
             .line("softmax(x)_i = " + bits_of(y[i]) + ", swap(softmax(swap x))_i = " + bits_of(ys[i]) + " (must be the same bits)").raise();
   }
+  static inline const bool registered = check::register_property<Aeq002>();
 };
 
 // ---- AEQ-EQV-002: softmax(PAPᵀ) = P softmax(A) Pᵀ ------------------------------------------------
@@ -136,7 +135,7 @@ struct Aeq003 {
     const auto ypa = softmax_rows(k, permute_rows(a, pi, n), n, n);
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t j = 0; j < n; ++j)
-        if (!same_bits(ypa[i * n + j], y[pi[i] * n + j]))
+        if (!identical_bits(ypa[i * n + j], y[pi[i] * n + j]))
           Report<T>(id, "softmax<" + scalar_name<T>() + "> of PA, entry (" + std::to_string(i) + ", " + std::to_string(j) + ")").input("A", a)
               .line(perm_text(pi)).line("softmax(PA)_ij = " + bits_of(ypa[i * n + j]) + ", softmax(A)_π(i)j = " + bits_of(y[pi[i] * n + j]) + " (must be the same bits)").raise();
     // PAPᵀ: (PAPᵀ)_ij = A_π(i)π(j).
@@ -157,6 +156,7 @@ struct Aeq003 {
       }
     }
   }
+  static inline const bool registered = check::register_property<Aeq003>();
 };
 
 // Shapes and inputs of one attention case: n queries, m keys, head dim d, value dim dv.
@@ -221,12 +221,13 @@ struct Aeq004 {
     const auto op = attend(k, permute_rows(c.q, pi, c.d), c.k, c.v, c.n, c.m, c.d, c.dv);
     for (std::size_t i = 0; i < c.n; ++i)
       for (std::size_t col = 0; col < c.dv; ++col)
-        if (!same_bits(op[i * c.dv + col], o[pi[i] * c.dv + col])) {
+        if (!identical_bits(op[i * c.dv + col], o[pi[i] * c.dv + col])) {
           Report<T> r(id, "attention<" + scalar_name<T>() + ">(PQ, K, V)[" + std::to_string(i) + "][" + std::to_string(col) + "]");
           add_case(r, c);
           r.line(perm_text(pi)).line("Z(PQ)_i = " + bits_of(op[i * c.dv + col]) + ", Z(Q)_π(i) = " + bits_of(o[pi[i] * c.dv + col]) + " (must be the same bits)").raise();
         }
   }
+  static inline const bool registered = check::register_property<Aeq004>();
 };
 
 // ---- AEQ-EQV-004: Z(Q, PK, PV) = Z(Q, K, V) within twice the derived bound -------------------------
@@ -254,6 +255,7 @@ struct Aeq005 {
       }
     }
   }
+  static inline const bool registered = check::register_property<Aeq005>();
 };
 
 // ---- AEQ-EQV-005: self-attention Z(PX) = P Z(X) --------------------------------------------------
@@ -283,6 +285,7 @@ struct Aeq006 {
               .error(diff, allowed, "derived: twice the output bound").raise();
       }
   }
+  static inline const bool registered = check::register_property<Aeq006>();
 };
 
 // ---- AEQ-INV-001: sinusoidal position encodings have distinct rows for t < 2^20 -------------------
@@ -339,67 +342,9 @@ struct Aeq007 {
     check::note_finding(found + " every d_model: >= " + decimal(static_cast<double>(minima.front().min), 6) +
                         " (the first pair (sin t, cos t) is the d = 2 row)");
   }
+  static inline const bool registered = check::register_property<Aeq007>({Dtype::f32, Dtype::f64});
 };
 
-const bool registered = check::register_property<Aeq001>() && check::register_property<Aeq002>() && check::register_property<Aeq003>() &&
-                        check::register_property<Aeq004>() && check::register_property<Aeq005>() && check::register_property<Aeq006>() &&
-                        check::register_property<Aeq007>({Dtype::f32, Dtype::f64});
-
 }  // namespace
-
-TEST_CASE("FALSIFY-AEQ-001: softmax of a permuted row is the permuted softmax within the derived widths") { falsify_test("FALSIFY-AEQ-001"); }
-TEST_CASE("FALSIFY-AEQ-002: swapping the first two entries commutes with softmax bit for bit") { falsify_test("FALSIFY-AEQ-002"); }
-TEST_CASE("FALSIFY-AEQ-003: softmax(PAP^T) = P softmax(A) P^T") { falsify_test("FALSIFY-AEQ-003"); }
-TEST_CASE("FALSIFY-AEQ-004: permuting queries permutes attention outputs bit for bit") { falsify_test("FALSIFY-AEQ-004"); }
-TEST_CASE("FALSIFY-AEQ-005: permuting keys and values together leaves attention unchanged within the derived bound") { falsify_test("FALSIFY-AEQ-005"); }
-TEST_CASE("FALSIFY-AEQ-006: self-attention is permutation equivariant") { falsify_test("FALSIFY-AEQ-006"); }
-TEST_CASE("FALSIFY-AEQ-007: sinusoidal position encodings have distinct rows for t < 2^20") { falsify_test("FALSIFY-AEQ-007"); }
-
-// Seed 004 states softmax(PAPᵀ) = P softmax(A) Pᵀ as an equality. In floating point it is not
-// bit-exact once a permutation reorders the normalising sum: a deterministic search finds a row
-// of three f32 entries whose softmax changes bits under the cyclic shift (0 1 2) -> (1 2 0).
-TEST_CASE("SEED-004 equality is not bit-exact: a reordered softmax sum changes the last bit") {
-  std::uint32_t state = 2026;
-  const auto next = [&] { return state = state * 1664525u + 1013904223u; };
-  bool found = false;
-  for (int trial = 0; trial < 100000 && !found; ++trial) {
-    std::vector<float> x(3);
-    for (float& v : x) v = static_cast<float>(next() % 2001) / 256.0f - 4.0f;
-    const std::vector<float> px = {x[1], x[2], x[0]};
-    std::vector<float> y(3), yp(3);
-    kernels::softmax(x.data(), y.data(), 3);
-    kernels::softmax(px.data(), yp.data(), 3);
-    if (!same_bits(yp[0], y[1]) || !same_bits(yp[1], y[2]) || !same_bits(yp[2], y[0])) {
-      found = true;
-      MESSAGE("softmax(x) for x = " << row_values(x) << " and for its cyclic shift differ in bits: " << row_bits(y) << " vs "
-                                    << row_bits(std::vector<float>{yp[2], yp[0], yp[1]}) << " (unshifted back)");
-      // ... and the difference is within the derived widths (FALSIFY-AEQ-001's allowance).
-      const auto w = softmax_widths(x);
-      for (std::size_t i = 0; i < 3; ++i)
-        CHECK(std::abs(static_cast<real>(yp[(i + 2) % 3]) - static_cast<real>(y[i])) <= w[i]);
-    }
-  }
-  CHECK_MESSAGE(found, "no bit difference found: the obligation could then be stated as an equality");
-}
-
-// Seed 004's distinctness argument is about real t. In f16 and bf16 the position itself rounds
-// once t exceeds 2^11 (f16) or 2^8 (bf16): positions 2048 and 2049 (f16), 256 and 257 (bf16)
-// become the same number and get the same row. The correct claim: distinct rows for t < 2^p in a
-// format of precision p (and, exhaustively, for t < 2^20 in f32 and f64: FALSIFY-AEQ-007).
-TEST_CASE("SEED-004 distinct encodings fail in f16 and bf16: positions round before the sine") {
-  const auto same_row = [](auto zero, std::size_t t1, std::size_t t2) {
-    using T = decltype(zero);
-    std::vector<T> a(8), b(8);
-    kernels::position_encoding<T>(t1, 8, a.data());
-    kernels::position_encoding<T>(t2, 8, b.data());
-    for (std::size_t i = 0; i < 8; ++i)
-      if (!same_bits(a[i], b[i])) return false;
-    return true;
-  };
-  CHECK(same_row(f16{}, 2048, 2049));
-  CHECK(same_row(bf16{}, 256, 257));
-  CHECK_FALSE(same_row(f16{}, 2047, 2048));  // below 2^11 the positions are exact and the rows differ
-  CHECK_FALSE(same_row(bf16{}, 255, 256));
-}
 
 }  // namespace attncheck::falsify

@@ -21,10 +21,10 @@
 #include <vector>
 
 #include "attncheck/bounds/softmax.hpp"
-#include "falsify/doctest_glue.hpp"
-#include "falsify/support.hpp"
+#include "attncheck/property/property.hpp"
 
 namespace attncheck::falsify {
+using namespace property;  // the property layer: drawing, judging, reporting
 namespace {
 
 using bounds::real;
@@ -167,6 +167,10 @@ Report<T> report(const std::string& id, const std::string& what, const Attended<
 
 std::string case_name(std::size_t n, double eps) { return "n = " + std::to_string(n) + ", ε = " + decimal(eps); }
 
+// f32 and f64: at f16/bf16 the softmax's rounding (u = 2^-11, 2^-8) is as large as the margins
+// 1/(1+ε) − α_1 the tightness tests must resolve (ε down to 10^-3).
+const std::vector<Dtype> expr_dtypes = {Dtype::f32, Dtype::f64};
+
 // ---- EXPR-BND-001: copying ------------------------------------------------------------------------
 // k_1 = e_0 and unit distractors with ⟨k_1, k_i⟩ <= 1/2, i.e. ‖k_1 − k_i‖ >= 1: (1/2)(1, ±1, ±1, ±1)
 // (exactly 1/2: the tight case), ±e_j, (1/2)(−1, ±1, ±1, ±1), −e_0 and (1/2)(±1, ±1, ±1, ±1) off e_0.
@@ -215,6 +219,7 @@ struct Expr001 {
           .line("α̂_1 = " + decimal(static_cast<double>(r.a(i1))) + " < 1/(1+ε) = " + decimal(static_cast<double>(target)) + " with t = " + decimal(t))
           .error(target - r.a(i1), r.down(i1)).raise();
   }
+  static inline const bool registered = check::register_property<Expr001>(expr_dtypes);
 };
 
 // ---- EXPR-BND-002: no shorter copying query on antipodal keys ------------------------------------
@@ -277,6 +282,7 @@ struct Expr002 {
                 " although ‖q‖ < 2ln((n−1)/ε) = " + decimal(tstar.convert_to<double>()))
           .error(r.a(i1) - target, r.up(i1)).raise();
   }
+  static inline const bool registered = check::register_property<Expr002>(expr_dtypes);
 };
 
 // ---- EXPR-BND-003: averaging ----------------------------------------------------------------------
@@ -312,6 +318,7 @@ struct Expr003 {
             .error(target - r.a(i), r.down(i)).raise();
     }
   }
+  static inline const bool registered = check::register_property<Expr003>(expr_dtypes);
 };
 
 // ---- EXPR-BND-004: the least averaging query ------------------------------------------------------
@@ -377,6 +384,7 @@ struct Expr004 {
                 decimal(static_cast<double>(target)) + " with ‖q‖ < " + decimal(least.convert_to<double>()))
           .raise();
   }
+  static inline const bool registered = check::register_property<Expr004>(expr_dtypes);
 };
 
 // ---- EXPR-EQV-001: a noisy key --------------------------------------------------------------------
@@ -419,6 +427,7 @@ struct Expr005 {
                 decimal(static_cast<double>(lo)) + ", " + decimal(static_cast<double>(hi)) + "]")
           .raise();
   }
+  static inline const bool registered = check::register_property<Expr005>(expr_dtypes);
 };
 
 // ---- EXPR-BND-005: two heads ----------------------------------------------------------------------
@@ -496,6 +505,7 @@ struct Expr006 {
             .error(dist, allowed).raise();
     }
   }
+  static inline const bool registered = check::register_property<Expr006>(expr_dtypes);
 };
 
 // ---- EXPR-EQV-002: the seed's head 1 ---------------------------------------------------------------
@@ -530,40 +540,9 @@ struct Expr007 {
           .error(std::abs(r.a(i1) - formula), std::max(r.up(i1), r.down(i1)))
           .raise();
   }
+  static inline const bool registered = check::register_property<Expr007>(expr_dtypes);
 };
 
-// f32 and f64: at f16/bf16 the softmax's rounding (u = 2^-11, 2^-8) is as large as the margins
-// 1/(1+ε) − α_1 the tightness tests must resolve (ε down to 10^-3).
-const std::vector<Dtype> expr_dtypes = {Dtype::f32, Dtype::f64};
-const bool registered = check::register_property<Expr001>(expr_dtypes) && check::register_property<Expr002>(expr_dtypes) &&
-                        check::register_property<Expr003>(expr_dtypes) && check::register_property<Expr004>(expr_dtypes) &&
-                        check::register_property<Expr005>(expr_dtypes) && check::register_property<Expr006>(expr_dtypes) &&
-                        check::register_property<Expr007>(expr_dtypes);
-
 }  // namespace
-
-TEST_CASE("FALSIFY-EXPR-001: copying a distinct value with q = 2 ln(n/eps) k_1") { falsify_test("FALSIFY-EXPR-001"); }
-TEST_CASE("FALSIFY-EXPR-002: no copying query shorter than 2 ln((n-1)/eps) on antipodal keys") { falsify_test("FALSIFY-EXPR-002"); }
-TEST_CASE("FALSIFY-EXPR-003: averaging two values with q = ln(n/eps)(k_1 + k_2)") { falsify_test("FALSIFY-EXPR-003"); }
-TEST_CASE("FALSIFY-EXPR-004: the least averaging query, and shorter ones fail") { falsify_test("FALSIFY-EXPR-004"); }
-TEST_CASE("FALSIFY-EXPR-005: a noisy key gives alpha_1/alpha_2 = e^{(c-1)t}") { falsify_test("FALSIFY-EXPR-005"); }
-TEST_CASE("FALSIFY-EXPR-006: two heads average v_1 and v_2 despite the noisy key") { falsify_test("FALSIFY-EXPR-006"); }
-TEST_CASE("FALSIFY-EXPR-007: the seed's head 1 at c = 1/2 does not retrieve v_1") { falsify_test("FALSIFY-EXPR-007"); }
-
-// Seed 004 (d) says head 1 with q_1 = ln(n/ε)u retrieves v_1 (α_1 ≈ 1) even at c = 1/2. For
-// n = 16, ε = 1/2: α_1 = √32/(√32 + 15) = 0.274, computed by the attention kernel itself.
-TEST_CASE("SEED-004 wrong claim: head 1 with q_1 = ln(n/eps) u at c = 1/2 does not retrieve v_1 (n = 16, eps = 1/2)") {
-  constexpr std::size_t n = 16, d = 16;  // √16 = 4 exactly
-  std::vector<double> keys(n * d, 0.0), v(n * n, 0.0), q(d, 0.0), o(n);
-  keys[0] = 0.5;  // k_1 = u/2
-  for (std::size_t i = 1; i < n; ++i) keys[i * d + i] = 1;
-  for (std::size_t i = 0; i < n; ++i) v[i * n + i] = 1;
-  q[0] = 4 * std::log(16 / 0.5);  // √d·t·u
-  kernels::attention(q.data(), keys.data(), v.data(), 1, n, d, n, false, o.data());
-  const double expected = std::sqrt(32.0) / (std::sqrt(32.0) + 15);
-  MESSAGE("alpha_1 of head 1 = " << o[0] << " (seed: ~1)");
-  CHECK(o[0] == doctest::Approx(expected).epsilon(1e-12));
-  CHECK(o[0] < 0.5);
-}
 
 }  // namespace attncheck::falsify

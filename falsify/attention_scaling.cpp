@@ -16,12 +16,12 @@
 #include "attncheck/bounds/softmax.hpp"
 #include "attncheck/kernels/softmax.hpp"
 #include "attncheck/oracle/exact.hpp"
-#include "falsify/doctest_glue.hpp"
-#include "falsify/gen/normal.hpp"
+#include "attncheck/property/gen/normal.hpp"
 #include "falsify/softmax_accuracy.hpp"
-#include "falsify/support.hpp"
+#include "attncheck/property/property.hpp"
 
 namespace attncheck::falsify {
+using namespace property;  // the property layer: drawing, judging, reporting
 namespace {
 
 using oracle::real;
@@ -149,6 +149,7 @@ struct Ascl001 {
       fail(s.str());
     }
   }
+  static inline const bool registered = check::register_property<Ascl001>();
 };
 
 // The three domains of the score bound, each with its own statement (seed 003 mixed them).
@@ -240,6 +241,7 @@ struct Ascl002 {
       Report<T>(id, what).input("q", q).input("k", kv).kernel(s).error(v, allowed)
           .line("|score| exceeds the domain's bound plus its derived rounding allowance.").raise();
   }
+  static inline const bool registered = check::register_property<Ascl002>();
 };
 
 struct Ascl003 {
@@ -253,6 +255,7 @@ struct Ascl003 {
       Report<T>(id, "entropy<" + scalar_name<T>() + ">(softmax(z)), m = " + std::to_string(z.size()))
           .input("Scores", z).kernel(h).line("Entropy must be >= 0: every term -p ln p is >= 0 for p in [0, 1].").raise();
   }
+  static inline const bool registered = check::register_property<Ascl003>();
 };
 
 struct Ascl004 {
@@ -267,6 +270,7 @@ struct Ascl004 {
                        : draw_row<T>();
     expect_softmax_accurate(id, k, x);
   }
+  static inline const bool registered = check::register_property<Ascl004>();
 };
 
 // H(softmax(βz)) is non-increasing in β. β = 2^j makes the scaled row exact in T, so the exact
@@ -298,6 +302,7 @@ struct Ascl005 {
           .input("z", z).line("H(softmax(z)) = " + decimal(to_double(hz)) + ", H(softmax(2^j z)) = " + decimal(to_double(hb)))
           .error(excess, allowed).line("Raising the inverse temperature (removing the 1/√d_k scaling, d_k = 4^j) raised the entropy.").raise();
   }
+  static inline const bool registered = check::register_property<Ascl005>();
 };
 
 struct Ascl006 {
@@ -329,6 +334,7 @@ struct Ascl006 {
         expect_close<T>(id, shape + ", S[" + std::to_string(i) + "][" + std::to_string(j) + "]", "Q", q, buf[4 + i * m + j], ex[i * m + j], allowed, &ex.ref[i * m + j], base);
       }
   }
+  static inline const bool registered = check::register_property<Ascl006>();
 };
 
 struct Ascl007 {
@@ -346,6 +352,7 @@ struct Ascl007 {
       Report<T>(id, "entropy<" + scalar_name<T>() + ">(softmax(z)), m = " + std::to_string(z.size()))
           .input("Scores", z).kernel(h).exact(lnm, "ln m").error(excess, allowed).raise();
   }
+  static inline const bool registered = check::register_property<Ascl007>();
 };
 
 // The entropy kernel against the tiered oracle: |Ĥ(p) − H(p)| <= ρ_H·H(p) + a_H, the derived bound
@@ -379,6 +386,7 @@ struct Ascl008 {
     expect_close<T>(id, "entropy<" + scalar_name<T>() + ">(p), n = " + std::to_string(p.size()) + ", p = softmax(z)",
                     {{"p", &p}, {"z", &z}}, h, ex[0], derived, &ex.ref[0], base);
   }
+  static inline const bool registered = check::register_property<Ascl008>();
 };
 
 // Attention against the tiered oracle: every output o_ic within the derived whole-row bound
@@ -425,24 +433,9 @@ struct Ascl009 {
       }
     }
   }
+  static inline const bool registered = check::register_property<Ascl009>();
 };
 
-const bool registered = check::register_property<Ascl001>() && check::register_property<Ascl002>() &&
-                        check::register_property<Ascl003>() && check::register_property<Ascl004>() &&
-                        check::register_property<Ascl005>() && check::register_property<Ascl006>() &&
-                        check::register_property<Ascl007>() && check::register_property<Ascl008>() &&
-                        check::register_property<Ascl009>();
-
 }  // namespace
-
-TEST_CASE("FALSIFY-ASCL-001: the 1/sqrt(d_k) scaling preserves unit variance (chi-square test)") { falsify_test("FALSIFY-ASCL-001"); }
-TEST_CASE("FALSIFY-ASCL-002: the score bound holds in each QK-norm domain") { falsify_test("FALSIFY-ASCL-002"); }
-TEST_CASE("FALSIFY-ASCL-003: attention entropy is non-negative") { falsify_test("FALSIFY-ASCL-003"); }
-TEST_CASE("FALSIFY-ASCL-004: max subtraction matches the exact softmax near overflow") { falsify_test("FALSIFY-ASCL-004"); }
-TEST_CASE("FALSIFY-ASCL-005: scaling never lowers attention entropy") { falsify_test("FALSIFY-ASCL-005"); }
-TEST_CASE("FALSIFY-ASCL-006: scores have shape [n, m] and correct layout") { falsify_test("FALSIFY-ASCL-006"); }
-TEST_CASE("FALSIFY-ASCL-007: attention entropy is at most ln m") { falsify_test("FALSIFY-ASCL-007"); }
-TEST_CASE("FALSIFY-ASCL-008: the entropy kernel matches the exact entropy within its derived bound") { falsify_test("FALSIFY-ASCL-008"); }
-TEST_CASE("FALSIFY-ASCL-009: attention outputs match the exact attention within the derived bound") { falsify_test("FALSIFY-ASCL-009"); }
 
 }  // namespace attncheck::falsify

@@ -7,11 +7,11 @@
 
 #include "attncheck/bounds/rmsnorm.hpp"
 #include "attncheck/oracle/exact.hpp"
-#include "falsify/doctest_glue.hpp"
-#include "falsify/gen/gains.hpp"
-#include "falsify/support.hpp"
+#include "attncheck/property/gen/gains.hpp"
+#include "attncheck/property/property.hpp"
 
 namespace attncheck::falsify {
+using namespace property;  // the property layer: drawing, judging, reporting
 namespace {
 
 // An RMSNorm input whose squares and their sum stay finite in T (the kernel accumulates in T:
@@ -68,6 +68,7 @@ struct Qkn001 {
           .input("x", x).input("Output", y).line("RMS² of the output: " + decimal(rms2)).exact(expect, "ms/(ms+ε)")
           .error(err, allowed).raise();
   }
+  static inline const bool registered = check::register_property<Qkn001>();
 };
 
 struct Qkn002 {
@@ -104,6 +105,7 @@ struct Qkn002 {
             .input("x", x).input("w", w).kernel(y[i]).error(v, allowed).line("Amplitude above |w_i|·min(√d, |x_i|/√ε).").raise();
     }
   }
+  static inline const bool registered = check::register_property<Qkn002>();
 };
 
 // With ε = 0 and x != 0, RMSNorm(·, 1) maps onto the sphere of radius √d and is idempotent.
@@ -143,6 +145,7 @@ struct Qkn003 {
             .line("Twice: " + bits_of(y2[i]) + "  " + decimal(to_double(y2[i]))).error(err, allowed).raise();
     }
   }
+  static inline const bool registered = check::register_property<Qkn003>();
 };
 
 struct Qkn004 {
@@ -163,6 +166,7 @@ struct Qkn004 {
         Report<T>(id, "rmsnorm<" + scalar_name<T>() + "> of a zero vector, element " + std::to_string(i) + ", ε = " + decimal(to_double(eps)))
             .input("x", x).kernel(y[i]).exact(0.0, "0/√ε").raise();
   }
+  static inline const bool registered = check::register_property<Qkn004>();
 };
 
 struct Qkn005 {
@@ -187,6 +191,7 @@ struct Qkn005 {
       expect_close<T>(id, "rmsnorm<" + scalar_name<T>() + ">, element " + std::to_string(i) + " of " + std::to_string(d) + ", ε = " + decimal(to_double(eps)),
                       "x", x, y[i], ex[i], b.allowed(ex[i], to_double(w[i])), &ex.ref[i], base);
   }
+  static inline const bool registered = check::register_property<Qkn005>();
 };
 
 struct Qkn007 {
@@ -208,19 +213,9 @@ struct Qkn007 {
               .input("x", x).kernel(all[j * d + i]).line("Head alone: " + bits_of(one[i]) + "  " + decimal(to_double(one[i]))).raise();
     }
   }
+  static inline const bool registered = check::register_property<Qkn007>();
 };
 
-const bool registered = check::register_property<Qkn001>() && check::register_property<Qkn002>() &&
-                        check::register_property<Qkn003>() && check::register_property<Qkn004>() &&
-                        check::register_property<Qkn005>() && check::register_property<Qkn007>();
-
 }  // namespace
-
-TEST_CASE("FALSIFY-QKN-001: with unit gain the output RMS squared is ms/(ms+eps)") { falsify_test("FALSIFY-QKN-001"); }
-TEST_CASE("FALSIFY-QKN-002: RMSNorm output amplitude is bounded by |w_i| min(sqrt(d), |x_i|/sqrt(eps))") { falsify_test("FALSIFY-QKN-002"); }
-TEST_CASE("FALSIFY-QKN-003: with eps = 0 RMSNorm is idempotent") { falsify_test("FALSIFY-QKN-003"); }
-TEST_CASE("FALSIFY-QKN-004: RMSNorm of zero is exactly zero") { falsify_test("FALSIFY-QKN-004"); }
-TEST_CASE("FALSIFY-QKN-005: RMSNorm is within the derived bound of the exact value") { falsify_test("FALSIFY-QKN-005"); }
-TEST_CASE("FALSIFY-QKN-007: per-head RMSNorm equals per-head application") { falsify_test("FALSIFY-QKN-007"); }
 
 }  // namespace attncheck::falsify

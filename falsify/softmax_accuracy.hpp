@@ -8,9 +8,10 @@
 
 #include "attncheck/bounds/softmax.hpp"
 #include "attncheck/oracle/exact.hpp"
-#include "falsify/support.hpp"
+#include "attncheck/property/property.hpp"
 
 namespace attncheck::falsify {
+using namespace property;  // the property layer: drawing, judging, reporting
 
 // Every ŷ_i of k.softmax(x) must lie within the derived bound of the exact (MPFR) softmax.
 template <class T>

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "attncheck/bounds/softmax.hpp"
-#include "falsify/doctest_glue.hpp"
-#include "falsify/support.hpp"
+#include "attncheck/property/property.hpp"
 #include "falsify/svd_support.hpp"
 
 namespace attncheck::falsify {
+using namespace property;  // the property layer: drawing, judging, reporting
 namespace {
 
 using namespace svdcheck;  // NOLINT: the helpers of svd_support.hpp
@@ -161,6 +161,8 @@ void sample_tightness(const char* stage, double r, bool adversarial) {
   check::sample("tightness", stage, {"ratio", "adversarial"}, {r, adversarial ? 1.0 : 0.0});
 }
 
+const std::vector<Dtype> sfb_dtypes = {Dtype::f32, Dtype::f64};
+
 struct Sfb001 {
   static constexpr const char* id = "FALSIFY-SFB-001";
   static constexpr const char* title = "stage 1: ‖softmax(S + Δ_S) − softmax(S)‖_F <= ‖Δ_S‖_F/2 (row-wise), measured/bound observed";
@@ -177,6 +179,7 @@ struct Sfb001 {
       head_report(id, "softmax<" + scalar_name<T>() + "> rows", h).line("‖ΔA‖_F = " + decimal(static_cast<double>(da)) + ", ‖Δ_S‖_F/2 = " + decimal(static_cast<double>(ds / 2)))
           .error(da - ds / 2, allowed - ds / 2).raise();
   }
+  static inline const bool registered = check::register_property<Sfb001>(sfb_dtypes);
 };
 
 struct Sfb002 {
@@ -204,6 +207,7 @@ struct Sfb002 {
           .line("ŝ_1(V) = " + decimal(static_cast<double>(nv)) + ", ŝ_1(W_O) = " + decimal(static_cast<double>(nwo)))
           .raise();
   }
+  static inline const bool registered = check::register_property<Sfb002>(sfb_dtypes);
 };
 
 struct Sfb003 {
@@ -223,6 +227,7 @@ struct Sfb003 {
           .line("‖ΔY‖_F = " + decimal(static_cast<double>(c.dy)) + ", bound ‖Δ_S‖_F‖V‖₂‖W_O‖₂/2 = " + decimal(static_cast<double>(c.bound)))
           .error(c.dy - c.bound, allowed - c.bound).raise();
   }
+  static inline const bool registered = check::register_property<Sfb003>(sfb_dtypes);
 };
 
 struct Sfb004 {
@@ -248,6 +253,7 @@ struct Sfb004 {
       sample_tightness("Weyl", ratio(worst, c.bound), h.adversarial);
     }
   }
+  static inline const bool registered = check::register_property<Sfb004>(sfb_dtypes);
 };
 
 // Seed 000 calls the stage-1 bound tight for uniform attention. Two-point rows reach it; uniform
@@ -290,19 +296,9 @@ struct Sfb005 {
       }
     }
   }
+  static inline const bool registered = check::register_property<Sfb005>(sfb_dtypes);
 };
 
-const std::vector<Dtype> sfb_dtypes = {Dtype::f32, Dtype::f64};
-const bool registered = check::register_property<Sfb001>(sfb_dtypes) && check::register_property<Sfb002>(sfb_dtypes) &&
-                        check::register_property<Sfb003>(sfb_dtypes) && check::register_property<Sfb004>(sfb_dtypes) &&
-                        check::register_property<Sfb005>(sfb_dtypes);
-
 }  // namespace
-
-TEST_CASE("FALSIFY-SFB-001: stage 1, row-wise softmax is 1/2-Lipschitz on score matrices") { falsify_test("FALSIFY-SFB-001"); }
-TEST_CASE("FALSIFY-SFB-002: stages 2 and 3, multiplication by V and W_O") { falsify_test("FALSIFY-SFB-002"); }
-TEST_CASE("FALSIFY-SFB-003: the end-to-end softmax-filtering bound") { falsify_test("FALSIFY-SFB-003"); }
-TEST_CASE("FALSIFY-SFB-004: Weyl corollary for the singular values of A V W_O") { falsify_test("FALSIFY-SFB-004"); }
-TEST_CASE("FALSIFY-SFB-005: two-point rows reach the stage-1 bound within 1%, uniform rows do not") { falsify_test("FALSIFY-SFB-005"); }
 
 }  // namespace attncheck::falsify

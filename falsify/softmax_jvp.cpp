@@ -17,17 +17,15 @@
 #include "attncheck/kernels/attention_jvp.hpp"
 #include "attncheck/oracle/autodiff.hpp"
 #include "attncheck/oracle/exact.hpp"
-#include "falsify/doctest_glue.hpp"
-#include "falsify/support.hpp"
+#include "attncheck/property/property.hpp"
 
 namespace attncheck::falsify {
+using namespace property;  // the property layer: drawing, judging, reporting
 namespace {
 
 // The type the bounds are evaluated in (bounds/error_model.hpp).
 using real = std::remove_cvref_t<decltype(bounds::Model{}.u)>;
 constexpr const char* ad_oracle = "autodiff jet over MPFR";
-
-
 
 // |got − exact| <= allowed for one element, else the standard report with the named inputs.
 template <class T, class AddInputs>
@@ -58,6 +56,11 @@ std::string call(const char* kernel, std::size_t n) {
   return std::string(kernel) + "<" + scalar_name<T>() + ">, n = " + std::to_string(n);
 }
 
+// SJVP-005..007 combine kernel outputs with arithmetic in T (the score JVP's sum, the chain rule
+// of attention_jvp_with, vᵀJv): their allowances count T's roundings, not those of a 16-bit
+// storage with f32 arithmetic, so they run at the storage-arithmetic formats only.
+const std::vector<Dtype> in_storage(storage_dtypes.begin(), storage_dtypes.end());
+
 // (a) ṗ = p ⊙ (ṡ − ⟨ṡ⟩_p) from the kernel vs d/dt softmax(x + tṡ) from the jets.
 struct Sjvp001 {
   static constexpr const char* id = "FALSIFY-SJVP-001";
@@ -72,6 +75,7 @@ struct Sjvp001 {
       expect_near<T>(id, call<T>("softmax_jvp", x.size()) + ", element " + std::to_string(i), dp[i], ex[i], allowed[i],
                      [&](Report<T>& r) { r.input("x", x).input("ṡ", ds); });
   }
+  static inline const bool registered = check::register_property<Sjvp001>();
 };
 
 // (b) Σ_i ṗ_i = Σ_i p_i(ṡ_i − ⟨ṡ⟩_p) = 0: the exact sum of the kernel's outputs is within Σ_i bound_i.
@@ -92,6 +96,7 @@ struct Sjvp002 {
     expect_within<T>(id, call<T>("softmax_jvp", x.size()) + ", Σṗ", std::abs(s), allowed, "Σ_i ṗ_i = " + decimal(static_cast<double>(s)) + " (exactly 0 in exact arithmetic)",
                      [&](Report<T>& r) { r.input("x", x).input("ṡ", ds); });
   }
+  static inline const bool registered = check::register_property<Sjvp002>();
 };
 
 // (c) Linearity. a, b ∈ {±1, ±2, ±4}: aṡ₁ and bṡ₂ are exact in T (no overflow for |ṡ| <= 4).
@@ -133,6 +138,7 @@ struct Sjvp003 {
                        [&](Report<T>& r) { r.input("x", x).input("ṡ₁", ds1).input("ṡ₂", ds2); });
     }
   }
+  static inline const bool registered = check::register_property<Sjvp003>();
 };
 
 // (d) ‖Jṡ‖₂ <= ‖J‖₂‖ṡ‖₂ <= ‖ṡ‖₂/2 (J = Diag(p) − ppᵀ: vᵀJv = Var_p(v) <= ‖v‖²/2, Popoviciu), so the
@@ -158,6 +164,7 @@ struct Sjvp004 {
                      "‖ṗ‖₂ = " + decimal(static_cast<double>(lhs)) + ", ‖ṡ‖₂/2 = " + decimal(static_cast<double>(half)),
                      [&](Report<T>& r) { r.input("x", x).input("ṡ", ds); });
   }
+  static inline const bool registered = check::register_property<Sjvp004>();
 };
 
 // ---- attention ------------------------------------------------------------------------------
@@ -165,24 +172,17 @@ struct Sjvp004 {
 // Shapes and inputs of one attention case: n queries, m keys, head dim d, value dim dv. Which of
 // Q̇, K̇, V̇ is non-zero is drawn too (all, or one alone), so each partial derivative is exercised.
 template <class T>
-struct AttentionCase {
-  std::size_t n = 0, m = 0, d = 0, dv = 0;
+struct AttentionCase : gen::AttentionCase<T> {
   bool causal = false;
-  std::vector<T> q, k, v, dq, dk, dvv;
+  std::vector<T> dq, dk, dvv;
 };
 
 template <class T>
 AttentionCase<T> draw_attention_case() {
   AttentionCase<T> c;
-  c.n = static_cast<std::size_t>(*rc::gen::inRange(1, 6));
-  c.m = static_cast<std::size_t>(*rc::gen::inRange(1, 9));
-  c.d = static_cast<std::size_t>(*rc::gen::inRange(1, 9));
-  c.dv = static_cast<std::size_t>(*rc::gen::inRange(1, 4));
+  static_cast<gen::AttentionCase<T>&>(c) = gen::attention_case<T>({.max_n = 5, .max_m = 8, .max_d = 8, .max_dv = 3, .sigma_v = 4});
   c.causal = *rc::gen::arbitrary<bool>();
   const int which = *rc::gen::inRange(0, 4);  // 0: all directions, 1: Q̇ only, 2: K̇ only, 3: V̇ only
-  c.q = draw_vector<T>(c.n * c.d, 2);
-  c.k = draw_vector<T>(c.m * c.d, 2);
-  c.v = draw_vector<T>(c.m * c.dv, 4);
   const auto dir = [which](int mine, std::size_t size, double sigma) {
     return which == 0 || which == mine ? draw_vector<T>(size, sigma) : std::vector<T>(size, lit<T>(0));
   };
@@ -246,6 +246,7 @@ struct Sjvp005 {
       expect_near<T>(id, "scores_jvp<" + scalar_name<T>() + ">, Ṡ[" + std::to_string(ij / c.m) + "][" + std::to_string(ij % c.m) + "]",
                      ds[ij], oracle::dbl(st.ds[ij]), st.b[ij], [&](Report<T>& r) { add_attention_inputs(r, c); });
   }
+  static inline const bool registered = check::register_property<Sjvp005>(in_storage);
 };
 
 // (e2) Ȯ by the chain rule over the kernel set's scores, softmax and softmax JVP
@@ -328,6 +329,7 @@ struct Sjvp006 {
       }
     }
   }
+  static inline const bool registered = check::register_property<Sjvp006>(in_storage);
 };
 
 // ---- second order ---------------------------------------------------------------------------
@@ -385,25 +387,9 @@ struct Sjvp007 {
                      "vᵀṗ = " + decimal(static_cast<double>(oracle::dbl(q))) + ", d²/dt² lse(x + tv) = " + decimal(static_cast<double>(oracle::dbl(d2))),
                      [&](Report<T>& r) { r.input("x", x).input("v", v); });
   }
+  static inline const bool registered = check::register_property<Sjvp007>(in_storage);
 };
 
-// SJVP-005..007 combine kernel outputs with arithmetic in T (the score JVP's sum, the chain rule
-// of attention_jvp_with, vᵀJv): their allowances count T's roundings, not those of a 16-bit
-// storage with f32 arithmetic, so they run at the storage-arithmetic formats only.
-const std::vector<Dtype> in_storage(storage_dtypes.begin(), storage_dtypes.end());
-const bool registered = check::register_property<Sjvp001>() && check::register_property<Sjvp002>() &&
-                        check::register_property<Sjvp003>() && check::register_property<Sjvp004>() &&
-                        check::register_property<Sjvp005>(in_storage) && check::register_property<Sjvp006>(in_storage) &&
-                        check::register_property<Sjvp007>(in_storage);
-
 }  // namespace
-
-TEST_CASE("FALSIFY-SJVP-001: the softmax JVP p*(s' - <s'>_p) matches the autodiff JVP within the derived bound") { falsify_test("FALSIFY-SJVP-001"); }
-TEST_CASE("FALSIFY-SJVP-002: the softmax JVP sums to zero within the derived bound") { falsify_test("FALSIFY-SJVP-002"); }
-TEST_CASE("FALSIFY-SJVP-003: the softmax JVP is linear in the direction") { falsify_test("FALSIFY-SJVP-003"); }
-TEST_CASE("FALSIFY-SJVP-004: the softmax JVP has norm at most half the direction's") { falsify_test("FALSIFY-SJVP-004"); }
-TEST_CASE("FALSIFY-SJVP-005: the score JVP is (dQ K^T + Q dK^T)/sqrt(d)") { falsify_test("FALSIFY-SJVP-005"); }
-TEST_CASE("FALSIFY-SJVP-006: the attention JVP by the chain rule matches autodiff") { falsify_test("FALSIFY-SJVP-006"); }
-TEST_CASE("FALSIFY-SJVP-007: d2/dt2 lse(x + tv) = Var_p(v), and the kernel's v^T J v matches it") { falsify_test("FALSIFY-SJVP-007"); }
 
 }  // namespace attncheck::falsify

@@ -19,10 +19,10 @@
 #include "attncheck/kernels/attention_hvp.hpp"
 #include "attncheck/oracle/autodiff_hvp.hpp"
 #include "attncheck/scalar/running_error.hpp"
-#include "falsify/doctest_glue.hpp"
-#include "falsify/support.hpp"
+#include "attncheck/property/property.hpp"
 
 namespace attncheck::falsify {
+using namespace property;  // the property layer: drawing, judging, reporting
 namespace {
 
 using real = bounds::real;
@@ -122,6 +122,10 @@ void expect_within(const char* id, const std::string& what, const HvpCase<T>& c,
   r.kernel(got).exact(exact, how).error(err, allowed, "running error bound of the reference").raise();
 }
 
+// The HVP's running error bounds count roundings in T (kernels/attention_hvp.hpp computes in T):
+// storage-arithmetic formats only.
+const std::vector<Dtype> in_storage(storage_dtypes.begin(), storage_dtypes.end());
+
 // (g) aᵀ∇²L b from the kernel set vs the two-variable jets of the reference attention.
 struct Sjvp008 {
   static constexpr const char* id = "FALSIFY-SJVP-008";
@@ -135,6 +139,7 @@ struct Sjvp008 {
     const real exact = oracle::dbl(hvp_exact(c));
     expect_within<T>(id, call<T>("aᵀ∇²L b"), c, got, exact, reference_bound(c, c.a, c.b), hvp_oracle);
   }
+  static inline const bool registered = check::register_property<Sjvp008>(in_storage);
 };
 
 // (h) ∇²L is symmetric: |ĥ(a, b) − ĥ(b, a)| <= bound(a, b) + bound(b, a) (both are within their
@@ -152,6 +157,7 @@ struct Sjvp009 {
     expect_within<T>(id, call<T>("aᵀ∇²L b against bᵀ∇²L a"), c, ab, static_cast<real>(to_double(ba)), allowed,
                      "the kernel's own bᵀ∇²L a");
   }
+  static inline const bool registered = check::register_property<Sjvp009>(in_storage);
 };
 
 // (i) O is linear in V, so ∇²_VV L = 0: along two V-only directions the exact value is 0, the
@@ -170,6 +176,7 @@ struct Sjvp010 {
     expect_within<T>(id, call<T>("aᵀ∇²_VV L b"), c, hvp(k, c, c.a, c.b), 0, reference_bound(c, c.a, c.b),
                      "0: attention is linear in V");
   }
+  static inline const bool registered = check::register_property<Sjvp010>(in_storage);
 };
 
 // (j) Null directions. Adding one vector c to every key adds q_i·c/√d to every visible score of
@@ -197,19 +204,9 @@ struct Sjvp011 {
     expect_within<T>(id, call<T>(kind == 0 ? "a = keys shifted by c" : kind == 1 ? "a = values shifted by c" : "a = keys and values shifted"),
                      c, hvp(k, c, c.a, c.b), 0, reference_bound(c, c.a, c.b), "0: a null direction");
   }
+  static inline const bool registered = check::register_property<Sjvp011>(in_storage);
 };
 
-// The HVP's running error bounds count roundings in T (kernels/attention_hvp.hpp computes in T):
-// storage-arithmetic formats only.
-const std::vector<Dtype> in_storage(storage_dtypes.begin(), storage_dtypes.end());
-const bool registered = check::register_property<Sjvp008>(in_storage) && check::register_property<Sjvp009>(in_storage) &&
-                        check::register_property<Sjvp010>(in_storage) && check::register_property<Sjvp011>(in_storage);
-
 }  // namespace
-
-TEST_CASE("FALSIFY-SJVP-008: the attention HVP matches order-2 autodiff of attention within its running error bound") { falsify_test("FALSIFY-SJVP-008"); }
-TEST_CASE("FALSIFY-SJVP-009: the attention HVP is symmetric in its two directions") { falsify_test("FALSIFY-SJVP-009"); }
-TEST_CASE("FALSIFY-SJVP-010: the attention HVP along two value directions is 0") { falsify_test("FALSIFY-SJVP-010"); }
-TEST_CASE("FALSIFY-SJVP-011: shifting every key or every value by one vector is a null direction of the attention Hessian") { falsify_test("FALSIFY-SJVP-011"); }
 
 }  // namespace attncheck::falsify

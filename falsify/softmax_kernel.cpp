@@ -11,11 +11,11 @@
 
 #include "attncheck/bounds/softmax.hpp"
 #include "attncheck/oracle/exact.hpp"
-#include "falsify/doctest_glue.hpp"
 #include "falsify/softmax_accuracy.hpp"
-#include "falsify/support.hpp"
+#include "attncheck/property/property.hpp"
 
 namespace attncheck::falsify {
+using namespace property;  // the property layer: drawing, judging, reporting
 namespace {
 
 template <class T>
@@ -40,6 +40,7 @@ struct Sm001 {
       Report<T>(id, "softmax<" + scalar_name<T>() + ">, sum of " + std::to_string(x.size()) + " outputs")
           .input("Input", x).input("Output", y).exact(s, "exact sum of the outputs").error(err, allowed).raise();
   }
+  static inline const bool registered = check::register_property<Sm001>();
 };
 
 struct Sm002 {
@@ -61,6 +62,7 @@ struct Sm002 {
             .line("Zero, but the derived lower bound " + decimal(b.lo[i], 6) + " is positive: the exact value cannot round to 0.").raise();
     }
   }
+  static inline const bool registered = check::register_property<Sm002>();
 };
 
 struct Sm003 {
@@ -81,6 +83,7 @@ struct Sm003 {
               .raise();
       }
   }
+  static inline const bool registered = check::register_property<Sm003>();
 };
 
 struct Sm004 {
@@ -91,6 +94,7 @@ struct Sm004 {
     const auto x = draw_row<T>();
     expect_softmax_accurate(id, k, x);
   }
+  static inline const bool registered = check::register_property<Sm004>();
 };
 
 struct Sm005 {
@@ -103,6 +107,7 @@ struct Sm005 {
     if (!(to_double(y[0]) == 1.0))
       Report<T>(id, "softmax<" + scalar_name<T>() + "> of one element").input("Input", x).kernel(y[0]).exact(1.0, "exp(0)/exp(0)").raise();
   }
+  static inline const bool registered = check::register_property<Sm005>();
 };
 
 struct Sm006 {
@@ -124,6 +129,7 @@ struct Sm006 {
             .line("Row: " + std::to_string(n) + " copies of " + bits_of(c) + " (" + decimal(to_double(c)) + ")")
             .kernel(y[i]).exact(1.0 / n, "1/n").line("Expected RN(1/n) = " + bits_of(expect)).raise();
   }
+  static inline const bool registered = check::register_property<Sm006>();
 };
 
 // Shift invariance needs an exact shift (then x and x + c have the same exact softmax), and a
@@ -202,6 +208,7 @@ struct Sm007 {
             .error(err, allowed).raise();
     }
   }
+  static inline const bool registered = check::register_property<Sm007>();
 };
 
 struct Sm008 {
@@ -248,6 +255,7 @@ struct Sm008 {
             .input("Softmax of the finite entries", yf).line("A -inf entry must give exactly 0 and leave the rest unchanged.").raise();
     }
   }
+  static inline const bool registered = check::register_property<Sm008>();
 };
 
 struct Sm009 {
@@ -273,24 +281,9 @@ struct Sm009 {
                       "Input", x, y[i], ex.logp[i], allowed[i], &ex.logp_ref[i], base, top - to_double(x[i]));
     }
   }
+  static inline const bool registered = check::register_property<Sm009>();
 };
 
-const bool registered = check::register_property<Sm001>() && check::register_property<Sm002>() &&
-                        check::register_property<Sm003>() && check::register_property<Sm004>() &&
-                        check::register_property<Sm005>() && check::register_property<Sm006>() &&
-                        check::register_property<Sm007>() && check::register_property<Sm008>() &&
-                        check::register_property<Sm009>();
-
 }  // namespace
-
-TEST_CASE("FALSIFY-SM-001: softmax rows sum to one within the derived normalisation bound") { falsify_test("FALSIFY-SM-001"); }
-TEST_CASE("FALSIFY-SM-002: softmax outputs lie in [0,1] and are zero only where the exact value may round to zero") { falsify_test("FALSIFY-SM-002"); }
-TEST_CASE("FALSIFY-SM-003: softmax preserves order and ties") { falsify_test("FALSIFY-SM-003"); }
-TEST_CASE("FALSIFY-SM-004: softmax is within the derived bound of the exact softmax") { falsify_test("FALSIFY-SM-004"); }
-TEST_CASE("FALSIFY-SM-005: softmax of a single element is exactly 1") { falsify_test("FALSIFY-SM-005"); }
-TEST_CASE("FALSIFY-SM-006: softmax of a constant row is exactly RN(1/n)") { falsify_test("FALSIFY-SM-006"); }
-TEST_CASE("FALSIFY-SM-007: softmax is shift invariant within the derived bounds") { falsify_test("FALSIFY-SM-007"); }
-TEST_CASE("FALSIFY-SM-008: non-finite inputs never give a silent finite answer") { falsify_test("FALSIFY-SM-008"); }
-TEST_CASE("FALSIFY-SM-009: log_softmax is within the derived bound of the exact log-softmax") { falsify_test("FALSIFY-SM-009"); }
 
 }  // namespace attncheck::falsify

@@ -7,12 +7,11 @@
 #include "attncheck/bounds/softmax.hpp"
 #include "attncheck/bounds/softmax_jvp.hpp"
 #include "attncheck/oracle/exact.hpp"
-#include "falsify/doctest_glue.hpp"
-#include "falsify/support.hpp"
+#include "attncheck/property/property.hpp"
 
 namespace attncheck::falsify {
+using namespace property;  // the property layer: drawing, judging, reporting
 namespace {
-
 
 struct Slip001 {
   static constexpr const char* id = "FALSIFY-SLIP-001";
@@ -29,6 +28,7 @@ struct Slip001 {
       expect_close<T>(id, "softmax_jvp<" + scalar_name<T>() + ">, element " + std::to_string(i) + " of " + std::to_string(dy.size()),
                       "x", x, dy[i], ex[i], allowed[i], &ex.ref[i], base, top - to_double(x[i]));
   }
+  static inline const bool registered = check::register_property<Slip001>();
 };
 
 struct Slip002 {
@@ -45,6 +45,7 @@ struct Slip002 {
       expect_close<T>(id, "softmax_jvp<" + scalar_name<T>() + ">(x, c·1), element " + std::to_string(i) + ", c = " + decimal(to_double(c)),
                       "x", x, dy[i], 0.0, allowed[i]);
   }
+  static inline const bool registered = check::register_property<Slip002>();
 };
 
 // vᵀJv = Var_p(v) ∈ [0, (max v - min v)²/4] ⊆ [0, ‖v‖²/2] (Popoviciu); the computed vᵀ·dŷ may
@@ -71,6 +72,7 @@ struct Slip003 {
       Report<T>(id, "softmax_jvp<" + scalar_name<T>() + ">, n = " + std::to_string(x.size())).input("x", x).input("v", v)
           .line("vᵀJv = " + decimal(quad) + ", ‖v‖²/2 = " + decimal(half)).error(excess, slack).raise();
   }
+  static inline const bool registered = check::register_property<Slip003>();
 };
 
 // Lipschitz 1/2 in the 2-norm, for the computed rows: ‖ŷ(x') - ŷ(x)‖ <= ‖x' - x‖/2 + ‖A(x)‖ + ‖A(x')‖.
@@ -111,6 +113,7 @@ struct Slip004 {
       Report<T>(id, "softmax<" + scalar_name<T>() + ">, n = " + std::to_string(x.size())).input("x", x).input("x + δ", x2)
           .line("‖Δsoftmax‖₂ = " + decimal(lhs) + ", ‖δ‖₂/2 = " + decimal(half)).error(excess, allowed).raise();
   }
+  static inline const bool registered = check::register_property<Slip004>();
 };
 
 // Where the constant 1/2 is reached, and where it is not (seed 000 claims uniform attention):
@@ -154,30 +157,9 @@ struct Slip005 {
           .input("v", v).line("‖Jv‖ = " + decimal(lhs) + ", ‖v‖/n = " + decimal(bound) + " (1/2·‖v‖ = " + decimal(std::sqrt(vn) / 2) + ")")
           .error(lhs - bound, allowed).raise();
   }
+  static inline const bool registered = check::register_property<Slip005>();
 };
 
-const bool registered = check::register_property<Slip001>() && check::register_property<Slip002>() &&
-                        check::register_property<Slip003>() && check::register_property<Slip004>() &&
-                        check::register_property<Slip005>();
-
 }  // namespace
-
-TEST_CASE("FALSIFY-SLIP-001: the softmax JVP matches (Diag(p) - pp^T) dx within the derived bound") { falsify_test("FALSIFY-SLIP-001"); }
-TEST_CASE("FALSIFY-SLIP-002: J 1 = 0 (shift invariance of the Jacobian)") { falsify_test("FALSIFY-SLIP-002"); }
-TEST_CASE("FALSIFY-SLIP-003: the Jacobian is PSD with norm at most 1/2") { falsify_test("FALSIFY-SLIP-003"); }
-TEST_CASE("FALSIFY-SLIP-004: softmax is 1/2-Lipschitz in the 2-norm") { falsify_test("FALSIFY-SLIP-004"); }
-TEST_CASE("FALSIFY-SLIP-005: the constant 1/2 is reached on two-point rows, uniform rows give 1/n") { falsify_test("FALSIFY-SLIP-005"); }
-
-// Seed 000 says the softmax-filtering bound is tight for uniform attention. For T = 4 keys the
-// Jacobian norm there is 1/4, half of the 1/2 the bound uses: the claim is false for T > 2.
-TEST_CASE("SEED-000 wrong claim: uniform attention over T > 2 keys does not reach the Lipschitz constant 1/2") {
-  const std::vector<double> uni(4, 0.0), v{1, -1, 0, 0};
-  std::vector<double> dy(4);
-  kernels::softmax_jvp(uni.data(), v.data(), 4, dy.data());
-  const double r = std::hypot(dy[0], dy[1]) / std::sqrt(2.0);
-  MESSAGE("uniform T = 4: ||Jv||/||v|| = " << r << " (the bound uses 1/2)");
-  CHECK(r == doctest::Approx(0.25).epsilon(1e-15));
-  CHECK(r < 0.5);
-}
 
 }  // namespace attncheck::falsify

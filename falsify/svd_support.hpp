@@ -9,10 +9,11 @@
 
 #include "attncheck/bounds/svd.hpp"
 #include "attncheck/linalg/svd.hpp"
-#include "falsify/support.hpp"
+#include "attncheck/property/property.hpp"
 #include "falsify/svd_kernels.hpp"
 
 namespace attncheck::falsify::svdcheck {
+using namespace property;  // the property layer: drawing, judging, reporting
 
 using bounds::real;
 using linalg::Matrix;

@@ -11,7 +11,7 @@
 #include <rapidcheck.h>
 
 #include "attncheck/check/registry.hpp"
-#include "falsify/gen/regions.hpp"
+#include "attncheck/property/gen/regions.hpp"
 #include "tests/run_rapidcheck_body.hpp"
 
 namespace attncheck::gen {

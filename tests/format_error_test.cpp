@@ -1,5 +1,5 @@
 // attncheck: every comparison with an exact value starts from the exact value's rounding to the
-// target format, overflow included (oracle::error_in_format, falsify::expect_close). A correct
+// target format, overflow included (oracle::error_in_format, property::expect_close). A correct
 // kernel whose exact result lies beyond the format's range returns ±inf, and that is no error;
 // a finite or NaN output there is one. Tested on the inputs that exposed the false alarm
 // (log_softmax of [-inf, -max, max/2], issue "Sharp falsification", part 1) and the like for
@@ -23,7 +23,7 @@
 #include "attncheck/kernels/softmax.hpp"
 #include "attncheck/oracle/certified.hpp"
 #include "attncheck/oracle/ulp.hpp"
-#include "falsify/support.hpp"
+#include "attncheck/property/property.hpp"
 
 namespace attncheck {
 namespace {
@@ -42,7 +42,7 @@ template <class T>
 bool accepted(T got, real exact, real allowed, const oracle::tiered::element<T>* ref = nullptr) {
   const std::vector<T> none;
   try {
-    falsify::expect_close<T>("TEST", "element", "Input", none, got, exact, allowed, ref);
+    property::expect_close<T>("TEST", "element", "Input", none, got, exact, allowed, ref);
     return true;
   } catch (...) {
     return false;

@@ -12,7 +12,7 @@
 #include <rapidcheck.h>
 
 #include "attncheck/check/registry.hpp"
-#include "falsify/gen/values.hpp"
+#include "attncheck/property/gen/values.hpp"
 #include "tests/run_rapidcheck_body.hpp"
 
 namespace attncheck::gen {

@@ -19,7 +19,7 @@
 #include "attncheck/oracle/certified.hpp"
 #include "attncheck/oracle/exact.hpp"
 #include "attncheck/oracle/ulp.hpp"
-#include "falsify/gen/normal.hpp"
+#include "attncheck/property/gen/normal.hpp"
 
 namespace attncheck {
 namespace {

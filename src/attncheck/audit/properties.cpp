@@ -10,8 +10,8 @@
 #include "attncheck/bounds/scores.hpp"
 #include "attncheck/bounds/softmax.hpp"
 #include "attncheck/kernels/softmax.hpp"
-#include "falsify/gen/gains.hpp"
-#include "falsify/support.hpp"
+#include "attncheck/property/gen/gains.hpp"
+#include "attncheck/property/property.hpp"
 
 namespace attncheck::audit {
 
@@ -32,9 +32,9 @@ std::optional<MaskedPolicy> parse_masked_policy(std::string_view s) {
 
 namespace {
 
-using falsify::draw_row;
-using falsify::draw_vector;
-using falsify::Report;
+using property::draw_row;
+using property::draw_vector;
+using property::Report;
 using oracle::real;
 
 template <class T>
@@ -112,7 +112,7 @@ std::pair<Drawn<T>, std::function<std::vector<T>()>> draw_call(Kind k, const Ker
               }};
     }
     case Kind::softmax_jvp: {
-      auto [x, dx] = falsify::draw_row_and_direction<T>();
+      auto [x, dx] = property::draw_row_and_direction<T>();
       d.inputs = {{"x", x}, {"dx", dx}};
       d.shape = "n = " + std::to_string(x.size());
       return {d, [x, dx, &ks] { std::vector<T> dy(x.size()); ks.softmax_jvp(x.data(), dx.data(), x.size(), dy.data()); return dy; }};
@@ -146,28 +146,12 @@ void deterministic(Kind k, const KernelSet<T>& ks, const Policy&) {
   }
 }
 
-// Draws an attention problem: shapes small enough to shrink to a readable counterexample.
-template <class T>
-struct AttentionCase {
-  std::size_t n, m, d, dv;
-  std::vector<T> q, k, v;
-  std::vector<T> run(const KernelSet<T>& ks, bool causal) const {
-    std::vector<T> o(n * dv);
-    ks.attention(q.data(), k.data(), v.data(), n, m, d, dv, causal, o.data());
-    return o;
-  }
-  std::string shape() const {
-    return "n = " + std::to_string(n) + ", m = " + std::to_string(m) + ", d = " + std::to_string(d) + ", dv = " + std::to_string(dv);
-  }
-};
+// Attention problems (property/gen/attention.hpp): shapes small enough to shrink to a readable
+// counterexample.
+using gen::AttentionCase;
 template <class T>
 AttentionCase<T> draw_attention(std::size_t min_m = 1) {
-  const auto sz = [](std::size_t lo, std::size_t hi) { return static_cast<std::size_t>(*rc::gen::inRange(lo, hi + 1)); };
-  AttentionCase<T> c{sz(1, 6), sz(min_m, 6), sz(1, 16), sz(1, 8), {}, {}, {}};
-  c.q = draw_vector<T>(c.n * c.d, 2);
-  c.k = draw_vector<T>(c.m * c.d, 2);
-  c.v = draw_vector<T>(c.m * c.dv, 8);
-  return c;
+  return gen::attention_case<T>({.min_m = min_m});
 }
 
 // AUDIT-NAN-001: a NaN in the input reaches every output that depends on it, so no NaN input
@@ -215,7 +199,7 @@ void nan_propagates(Kind k, const KernelSet<T>& ks, const Policy&) {
       break;
     }
     case Kind::softmax_jvp: {
-      auto [x, dx] = falsify::draw_row_and_direction<T>();
+      auto [x, dx] = property::draw_row_and_direction<T>();
       const bool in_x = *rc::gen::arbitrary<bool>();
       why = (in_x ? "x[" + std::to_string(nan_at(x)) : "dx[" + std::to_string(nan_at(dx))) + "] is NaN";
       y.resize(x.size());
@@ -319,9 +303,9 @@ void partly_masked(Kind k, const KernelSet<T>& ks, const Policy&) {
     }
     const real exact = log_space ? ex.logp[f] : ex.p[f];
     const real allowed = log_space ? lb[f] : std::max(b.hi[f] - ex.p[f], ex.p[f] - b.lo[f]);
-    // The one comparison rule (falsify::expect_close): an exact log_softmax beyond T's range is
+    // The one comparison rule (property::expect_close): an exact log_softmax beyond T's range is
     // judged against its rounding, ±inf, so a kernel that returns that is right.
-    falsify::expect_close<T>("AUDIT-MASK-002", where, "Input", x, y[i], exact, allowed);
+    property::expect_close<T>("AUDIT-MASK-002", where, "Input", x, y[i], exact, allowed);
     ++f;
   }
 }
@@ -392,7 +376,7 @@ void attention_range(Kind, const KernelSet<T>& ks, const Policy&) {
       const long double outside = got < lo ? lo - got : got > hi ? got - hi : (got == got ? 0 : INFINITY);
       const std::string where = what<T>(Kind::attention) + (causal ? " causal" : "") + ", output [" + std::to_string(i) + "][" +
                                 std::to_string(col) + "], " + c.shape();
-      check::observe(falsify::ratio(outside, allowed), where);
+      check::observe(property::ratio(outside, allowed), where);
       if (!(outside <= allowed))
         Report<T>("AUDIT-ATT-001", where).input("q", c.q).input("k", c.k).input("v", c.v).kernel(o[i * c.dv + col])
             .line("Visible values of this column lie in [" + decimal(static_cast<double>(lo)) + ", " + decimal(static_cast<double>(hi)) + "]")
@@ -481,7 +465,7 @@ void attention_key_permutation(Kind, const KernelSet<T>& ks, const Policy&) {
     const real allowed = 2 * b[e];
     const std::string where = what<T>(Kind::attention) + ", output [" + std::to_string(e / c.dv) + "][" + std::to_string(e % c.dv) +
                               "] after permuting keys and values, " + c.shape();
-    check::observe(falsify::ratio(diff, allowed), where);
+    check::observe(property::ratio(diff, allowed), where);
     if (!(diff <= allowed))
       Report<T>("AUDIT-ATT-004", where).input("q", c.q).input("k", c.k).input("v", c.v)
           .line("Permutation: key j of the second call is key " + std::string("[") + order + "][j] of the first")

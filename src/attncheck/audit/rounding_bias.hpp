@@ -38,7 +38,7 @@
 #include "attncheck/check/kernel_set.hpp"
 #include "attncheck/check/registry.hpp"
 #include "attncheck/check/format.hpp"
-#include "falsify/gen/normal.hpp"
+#include "attncheck/property/gen/normal.hpp"
 
 namespace attncheck::audit {
 

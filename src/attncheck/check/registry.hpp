@@ -7,6 +7,7 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <source_location>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,6 +85,7 @@ struct PropertyInfo {
   std::string title;  // the property as a sentence
   std::vector<Dtype> dtypes;
   std::function<void(Dtype, const RunParams&, Outcome&)> run;  // filled by register_property
+  std::source_location where;  // the registration, inside the property's struct (`attncheck show`)
 };
 
 struct MutantInfo {
@@ -166,10 +168,14 @@ void run_rapidcheck(const std::function<void()>& body, const RunParams& params, 
 }  // namespace detail
 
 // P is a struct with `static constexpr const char* id, title;` and
-// `template <class T> static void check(const KernelSet<T>&);`.
+// `template <class T> static void check(const KernelSet<T>&);`, registered from inside itself:
+//   static inline const bool registered = check::register_property<P>();
+// so that a property is its struct and its YAML entry, and `where` points into the struct.
 template <class P>
-bool register_property(std::vector<Dtype> dtypes = {all_dtypes.begin(), all_dtypes.end()}) {
+bool register_property(std::vector<Dtype> dtypes = {all_dtypes.begin(), all_dtypes.end()},
+                       std::source_location where = std::source_location::current()) {
   PropertyInfo info;
+  info.where = where;
   info.id = P::id;
   info.title = P::title;
   info.dtypes = std::move(dtypes);

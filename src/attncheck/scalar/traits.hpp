@@ -142,4 +142,7 @@ template <Scalar T> double to_double(T x) { return scalar_traits<T>::to_double(x
 
 template <class T> inline constexpr format_info format_of = scalar_traits<T>::format;
 
+// Bit-for-bit equality: -0 differs from +0, a NaN equals only a NaN of the same payload.
+template <Scalar T> bool identical_bits(T a, T b) { return scalar_traits<T>::bits(a) == scalar_traits<T>::bits(b); }
+
 }  // namespace attncheck

@@ -10,7 +10,7 @@
 #include <rapidcheck.h>
 
 #include "attncheck/scalar/traits.hpp"
-#include "falsify/gen/values.hpp"
+#include "attncheck/property/gen/values.hpp"
 
 namespace attncheck::gen {
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "attncheck/check/registry.hpp"
-#include "falsify/doctest_glue.hpp"
+#include <doctest/doctest.h>
 
 namespace attncheck::falsify {
 

@@ -21,10 +21,11 @@
 #include "attncheck/oracle/tiered.hpp"
 #include "attncheck/oracle/ulp.hpp"
 #include "attncheck/scalar/mpfr.hpp"
-#include "falsify/gen/regions.hpp"
-#include "falsify/gen/values.hpp"
+#include "attncheck/property/gen/attention.hpp"
+#include "attncheck/property/gen/regions.hpp"
+#include "attncheck/property/gen/values.hpp"
 
-namespace attncheck::falsify {
+namespace attncheck::property {
 
 using check::fail;
 using check::observe;
@@ -43,7 +44,7 @@ std::vector<T> draw_row(std::size_t max_long = 4096) {
 // A vector of n finite values of T with magnitudes at most sigma (no overflow in products).
 template <class T>
 std::vector<T> draw_vector(std::size_t n, double sigma) {
-  return gen::to_row<T>(*rc::gen::container<std::vector<double>>(n, gen::moderate_value(format_of<T>, sigma)));
+  return gen::moderate_vector<T>(n, sigma);
 }
 
 // The softmax JVP of the kernel set under test, as a new row.
@@ -234,4 +235,4 @@ void expect_close(const std::string& id, const std::string& what, const std::str
   expect_close<T>(id, what, {{input_name, &input}}, got, exact, derived_allowed, ref, baseline_err, gap);
 }
 
-}  // namespace attncheck::falsify
+}  // namespace attncheck::property

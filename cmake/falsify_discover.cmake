@@ -1,0 +1,26 @@
+# Writes the CTest tests of the registered falsification properties: run after each build of
+# falsify_tests with -D EXE=<falsify_tests> -D OUT=<file>. One test per line of `EXE --list`
+# ("ID<TAB>title"), named "ID: title", running `EXE --property ID`; a failed listing is a failed
+# test, never an empty suite.
+execute_process(COMMAND "${EXE}" --list OUTPUT_VARIABLE listing RESULT_VARIABLE rc)
+set(script "")
+if(NOT rc EQUAL 0 OR listing STREQUAL "")
+  string(APPEND script "add_test([==[falsify_tests --list failed]==] \"${EXE}\" --list)\n")
+  string(APPEND script "set_tests_properties([==[falsify_tests --list failed]==] PROPERTIES WILL_FAIL TRUE LABELS falsify)\n")
+else()
+  string(REPLACE ";" "," listing "${listing}")
+  string(REPLACE "\n" ";" lines "${listing}")
+  foreach(line IN LISTS lines)
+    if(line STREQUAL "")
+      continue()
+    endif()
+    string(FIND "${line}" "\t" tab)
+    string(SUBSTRING "${line}" 0 ${tab} id)
+    math(EXPR rest "${tab} + 1")
+    string(SUBSTRING "${line}" ${rest} -1 title)
+    set(name "${id}: ${title}")
+    string(APPEND script "add_test([==[${name}]==] \"${EXE}\" --property ${id})\n")
+    string(APPEND script "set_tests_properties([==[${name}]==] PROPERTIES LABELS falsify)\n")
+  endforeach()
+endif()
+file(WRITE "${OUT}" "${script}")

@@ -1,0 +1,8 @@
+# attncheck_falsify: the falsification properties (falsify/<stem>.cpp) and the mutants that each
+# must catch (falsify/mutants/<stem>.cpp). They hold no test framework: compiled once into this
+# object library, linked into the attncheck CLI (whose gate runs them) and into falsify_tests.
+file(GLOB ATTNCHECK_FALSIFY_SOURCES CONFIGURE_DEPENDS
+     ${CMAKE_CURRENT_LIST_DIR}/*.cpp ${CMAKE_CURRENT_LIST_DIR}/mutants/*.cpp)
+add_library(attncheck_falsify OBJECT ${ATTNCHECK_FALSIFY_SOURCES})
+target_include_directories(attncheck_falsify PRIVATE ${PROJECT_SOURCE_DIR})
+target_link_libraries(attncheck_falsify PRIVATE attncheck::core)
