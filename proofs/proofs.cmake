@@ -56,6 +56,15 @@ add_test(NAME proofs.coq.assumptions-catches-planted
          WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
 set_tests_properties(proofs.coq.assumptions-catches-planted PROPERTIES LABELS proofs)
 
+# All.v is generated from the contracts' coq: fields (never edited by hand): the committed file must
+# be exactly what `attncheck coverage --coq-bundle` prints. To update it:
+#   attncheck --contracts contracts coverage --coq-bundle > proofs/coq/All.v
+add_test(NAME proofs.coq.all-v-generated
+         COMMAND bash -c "diff -u proofs/coq/All.v <('$<TARGET_FILE:attncheck_cli>' --contracts contracts coverage --coq-bundle) \
+|| { echo 'proofs/coq/All.v differs from the contracts: regenerate it with attncheck coverage --coq-bundle'; exit 1; }"
+         WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(proofs.coq.all-v-generated PROPERTIES LABELS proofs)
+
 # Every `proof:` resolves to a \label and every `coq:` theorem is bundled in All.v; and the check
 # reports each kind of broken link on its fixture.
 add_test(NAME proofs.links
