@@ -34,11 +34,12 @@ struct MissingMean {
 };
 
 // Centres with the plain mean of ṡ instead of the p-weighted one: right on uniform rows only.
+// The one mutant of this kind: softmax-lipschitz-v1's J1 = 0 test (FALSIFY-SLIP-001) catches it too.
 struct UnweightedMean {
-  static constexpr const char* name = "sjvp_unweighted_mean";
+  static constexpr const char* name = "jvp_unweighted_mean";
   static constexpr const char* description = "centres ds with its plain mean (1/n) sum ds_j instead of <ds>_p";
   static std::vector<std::string> caught_by() {
-    return {"FALSIFY-SJVP-001", "FALSIFY-SJVP-002", "FALSIFY-SJVP-006", "FALSIFY-SJVP-007"};
+    return {"FALSIFY-SJVP-001", "FALSIFY-SJVP-002", "FALSIFY-SJVP-006", "FALSIFY-SJVP-007", "FALSIFY-SLIP-001"};
   }
   template <class T>
   static void apply(KernelSet<T>& k) {

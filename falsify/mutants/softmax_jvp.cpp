@@ -35,23 +35,6 @@ struct Doubled {
   }
 };
 
-// Centres with the plain mean instead of the p-weighted mean: right for uniform rows only.
-struct UniformMean {
-  static constexpr const char* name = "jvp_unweighted_mean";
-  static constexpr const char* description = "centres dx with its plain mean instead of <dx>_p";
-  static std::vector<std::string> caught_by() { return {"FALSIFY-SLIP-001"}; }
-  template <class T>
-  static void apply(KernelSet<T>& k) {
-    k.softmax_jvp = [](const T* x, const T* dx, std::size_t n, T* dy) {
-      kernels::softmax(x, dy, n);
-      T mean = lit<T>(0);
-      for (std::size_t j = 0; j < n; ++j) mean = mean + dx[j];
-      mean = mean / lit<T>(static_cast<double>(n));
-      for (std::size_t i = 0; i < n; ++i) dy[i] = dy[i] * T(dx[i] - mean);
-    };
-  }
-};
-
 // Softmax at "temperature" 1/3: outputs move three times as fast as the contract allows.
 struct SharpSoftmax {
   static constexpr const char* name = "softmax_temperature_one_third";
@@ -68,6 +51,6 @@ struct SharpSoftmax {
 };
 
 const bool registered = register_mutant<DiagOnly>() && register_mutant<Doubled>() &&
-                        register_mutant<UniformMean>() && register_mutant<SharpSoftmax>();
+                        register_mutant<SharpSoftmax>();
 }  // namespace
 }  // namespace attncheck::mutants

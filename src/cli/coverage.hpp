@@ -53,6 +53,12 @@ Coverage coverage_of(const contract::Contract& c, const contract::Obligation& o,
 // when the committed file differs.
 std::string coq_bundle(const std::vector<contract::Contract>& contracts);
 
+// Where the registries of this build and the contracts disagree, one line each: a registered
+// property (FALSIFY-*), audit property (AUDIT-*), harness or lemma (KANI-/BMC-/GAPPA-/LEM-*) with no
+// YAML entry, a YAML entry with nothing registered, a harness whose recorded formats it cannot run
+// at or with no bound recorded, an audit property naming an unknown obligation. Empty: they agree.
+std::vector<std::string> registry_mismatches(const std::vector<contract::Contract>& contracts);
+
 // $ATTNCHECK_PROOFS_RECORD, else this build's proofs/ directory.
 std::string default_proofs_record();
 // $ATTNCHECK_BMC_REPORT, else the report this build's CTest `bmc.contract-bounds` writes.
