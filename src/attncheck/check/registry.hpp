@@ -7,6 +7,7 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <source_location>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,6 +85,7 @@ struct PropertyInfo {
   std::string title;  // the property as a sentence
   std::vector<Dtype> dtypes;
   std::function<void(Dtype, const RunParams&, Outcome&)> run;  // filled by register_property
+  std::source_location where{};  // where it is registered (register_property's call)
 };
 
 struct MutantInfo {
@@ -94,6 +96,7 @@ struct MutantInfo {
   std::function<void(KernelSet<bf16>&)> apply_bf16;
   std::function<void(KernelSet<float>&)> apply_f32;
   std::function<void(KernelSet<double>&)> apply_f64;
+  std::source_location where{};  // where it is registered (register_mutant's call)
 };
 
 const std::vector<PropertyInfo>& properties();
@@ -168,8 +171,10 @@ void run_rapidcheck(const std::function<void()>& body, const RunParams& params, 
 // P is a struct with `static constexpr const char* id, title;` and
 // `template <class T> static void check(const KernelSet<T>&);`.
 template <class P>
-bool register_property(std::vector<Dtype> dtypes = {all_dtypes.begin(), all_dtypes.end()}) {
+bool register_property(std::vector<Dtype> dtypes = {all_dtypes.begin(), all_dtypes.end()},
+                       std::source_location where = std::source_location::current()) {
   PropertyInfo info;
+  info.where = where;
   info.id = P::id;
   info.title = P::title;
   info.dtypes = std::move(dtypes);
@@ -186,8 +191,9 @@ bool register_property(std::vector<Dtype> dtypes = {all_dtypes.begin(), all_dtyp
 // M is a struct with `static constexpr const char* name, description;`,
 // `static std::vector<std::string> caught_by();` and `template <class T> static void apply(KernelSet<T>&);`.
 template <class M>
-bool register_mutant() {
+bool register_mutant(std::source_location where = std::source_location::current()) {
   MutantInfo m;
+  m.where = where;
   m.name = M::name;
   m.description = M::description;
   m.caught_by = M::caught_by();
