@@ -5,7 +5,7 @@
 set(ATTNCHECK_PROOFS_DIR ${CMAKE_CURRENT_SOURCE_DIR}/proofs)
 set(ATTNCHECK_PROOFS_OUT ${CMAKE_CURRENT_BINARY_DIR}/proofs)
 
-# The measured tightness tables of softmax_bound.tex come from the kernels, at build time.
+# The measured tightness tables of softmax_filtering_bound.tex come from the kernels, at build time.
 add_executable(softmax_bound_table tools/softmax_bound_table.cpp)
 target_link_libraries(softmax_bound_table PRIVATE attncheck::kernels)
 add_custom_command(
@@ -13,7 +13,7 @@ add_custom_command(
   COMMAND ${CMAKE_COMMAND} -E make_directory ${ATTNCHECK_PROOFS_OUT}/generated
   COMMAND softmax_bound_table ${ATTNCHECK_PROOFS_OUT}/generated/softmax_bound_tightness.tex
   DEPENDS softmax_bound_table
-  COMMENT "Measuring the softmax-filtering bound's tightness (proofs/softmax_bound.tex)")
+  COMMENT "Measuring the softmax-filtering bound's tightness (proofs/softmax_filtering_bound.tex)")
 add_custom_target(proofs_generated ALL DEPENDS ${ATTNCHECK_PROOFS_OUT}/generated/softmax_bound_tightness.tex)
 # The LaTeX tests need the table even in a build that made only some targets (--target ...):
 # this fixture builds it first (a no-op after a full build).

@@ -357,6 +357,17 @@ LoadResult minimal_with(const std::string& extra) {
 }
 }  // namespace
 
+TEST_CASE("absent: declares stem files absent with a reason, and an unknown kind or no reason is an error") {
+  const LoadResult good = minimal_with("absent:\n  coq: \"a statistical test\"\n  harnesses: \"no model\"\n");
+  INFO(dump(good));
+  REQUIRE(good.ok());
+  REQUIRE(good.contracts.size() == 1);
+  CHECK(good.contracts[0].absent.at("coq") == "a statistical test");
+  CHECK(good.contracts[0].absent.size() == 2);
+  expect_error_at(minimal_with("absent:\n  lean: \"not used\"\n"), 32, 3, "absent: unknown file kind 'lean'");
+  expect_error_at(minimal_with("absent:\n  coq: \"\"\n"), 32, 3, "absent.coq needs the reason");
+}
+
 TEST_CASE("catches:, LEM- harness IDs and audit_properties load, and an audit ID of another form is an error") {
   const LoadResult r = minimal_with(
       "audit_properties:\n  - id: AUDIT-SAFE-001\n    rule: \"returns\"\n    obligations: [MINI-INV-001]\n");

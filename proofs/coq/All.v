@@ -6,16 +6,16 @@
     lists every axiom any of them depends on (one traversal for all: it is the slow part of the
     build). tools/build-coq.sh fails if one is not among the standard axioms of Coq's real
     numbers and classical logic (the list is in tools/check-coq-assumptions.sh). *)
-From Attncheck Require Export Equivariance AttentionExpressiveness ScoresRounding AttentionScaling
-  MaxSubtraction SoftmaxKernel QkNorm SoftmaxLipschitz.
+From Attncheck Require Export AttentionEquivariance AttentionExpressiveness ScoresRounding
+  AttentionScaling MaxSubtraction SoftmaxKernel QkNorm SoftmaxLipschitz.
 
 Definition all_theorems :=
-  (@Equivariance.softmax_perm,
-   @Equivariance.softmax_rows_cols_perm,
-   @Equivariance.softmax_rows_perm,
-   @Equivariance.attention_query_perm,
-   @Equivariance.attention_key_perm,
-   @Equivariance.self_attention_equivariant,
+  (@AttentionEquivariance.softmax_perm,
+   @AttentionEquivariance.softmax_rows_cols_perm,
+   @AttentionEquivariance.softmax_rows_perm,
+   @AttentionEquivariance.attention_query_perm,
+   @AttentionEquivariance.attention_key_perm,
+   @AttentionEquivariance.self_attention_equivariant,
    @AttentionExpressiveness.copy_distinct_value,
    @AttentionExpressiveness.copy_least_length,
    @AttentionExpressiveness.average_two_values,

@@ -78,7 +78,7 @@ std::string audit_code(std::string_view id) {
 
 constexpr const char* top_keys =
     "metadata, equations, proof_obligations, falsification_tests, harnesses (or kani_harnesses), "
-    "qa_gate, audit_properties";
+    "qa_gate, audit_properties, absent";
 
 // Keys of the Rust system's format that attncheck does not use: accepted, never an error.
 const std::set<std::string> legacy_top_keys{"verification_summary", "kernel_structure",
@@ -247,6 +247,7 @@ class Parser {
   void test(const YAML::Node& item, int index);
   void harness(const YAML::Node& item, int index);
   void gate(const YAML::Node& v);
+  void absent(const YAML::Node& v);
   void audit_property(const YAML::Node& item, int index);
 
   void finish();
@@ -375,6 +376,8 @@ Contract Parser::parse(const YAML::Node& root) {
           gate(v);
         } else if (k == "audit_properties") {
           items(v, k, [&](const YAML::Node& item, int i) { audit_property(item, i); });
+        } else if (k == "absent") {
+          absent(v);
         } else if (legacy_top_keys.count(k)) {
           report(Severity::note, at(key),
                  fmt::format("'{}' belongs to the Rust system's format: accepted and ignored", k));
@@ -390,6 +393,27 @@ Contract Parser::parse(const YAML::Node& root) {
            "description");
   finish();
   return c_;
+}
+
+// absent: {kind: "reason", ...}: stem files the contract does not have, and why.
+void Parser::absent(const YAML::Node& v) {
+  if (!v.IsMap()) {
+    error(v, fmt::format("absent must be a map of a file kind to the reason it is absent, e.g. "
+                         "{{coq: \"a statistical test\"}}, not {}", kind_name(v)));
+    return;
+  }
+  entries(v, "absent", [&](const std::string& k, const YAML::Node& key, const YAML::Node& x) {
+    const auto& kinds = stem_file_kinds;
+    if (std::find(std::begin(kinds), std::end(kinds), k) == std::end(kinds)) {
+      error(key, fmt::format("absent: unknown file kind '{}' (falsify, mutants, proof, coq, harnesses)", k));
+      return;
+    }
+    const std::string why = text(x, "absent." + k);
+    if (why.empty())
+      error(key, fmt::format("absent.{} needs the reason the file is absent (text)", k));
+    else
+      c_.absent[k] = why;
+  });
 }
 
 void Parser::metadata(const YAML::Node& v) {

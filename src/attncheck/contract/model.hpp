@@ -89,6 +89,11 @@ struct QaGate {
   Location where;
 };
 
+// The files every contract has, named by its stem (contracts/<stem>.yaml), unless declared absent:
+// falsify/<f>.cpp, falsify/mutants/<f>.cpp, proofs/<f>.tex, proofs/coq/<F>.v, harnesses/<f>.cpp,
+// f the stem without its -vN suffix and with '_' for '-', F the same in CamelCase.
+inline constexpr const char* stem_file_kinds[] = {"falsify", "mutants", "proof", "coq", "harnesses"};
+
 struct Contract {
   std::string id;  // the stem: attention-scaling-v1
   std::string file;
@@ -106,6 +111,9 @@ struct Contract {
   // the property as a sentence; `obligations` may name obligations of any contract.
   std::vector<FalsificationTest> audit_properties;
   std::optional<QaGate> gate;
+  // Files of the contract's stem it declares absent, each with the reason (`absent: {coq: "a
+  // statistical test"}`; docs/contract-format.md): kind -> reason, kinds as stem_file_kinds.
+  std::map<std::string, std::string> absent;
   bool legacy_format = false;  // written for the Rust system: no obligation ids or links
   Location where;              // of the document root
 };
