@@ -16,3 +16,10 @@ echo \"$out\" | grep -q 'harness BMC-SLIP-001 records reached at f64, a format i
 echo \"$out\" | grep -q 'mutant softmax_negated names FALSIFY-SM-003 in caught_by, but FALSIFY-SM-003.s catches: omits it'"
          WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
 set_tests_properties(coverage.registry-matches-yaml coverage.registry-catches-mismatch PROPERTIES LABELS registry)
+
+# attncheck show ID prints file:line of every artefact: the YAML entry, the property, the harness,
+# the proof's \label, the Coq theorem and the mutants to be caught; tests/show_where.sh checks that
+# each line it names holds the artefact.
+add_test(NAME show.where-every-artefact
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/show_where.sh $<TARGET_FILE:attncheck_cli> ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(show.where-every-artefact PROPERTIES LABELS registry)
