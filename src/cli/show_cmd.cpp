@@ -1,6 +1,7 @@
 // attncheck CLI: `attncheck show ID` — one contract, obligation, test, harness or gate in full.
 // It reports what the contracts state, never a verdict: nothing is run here.
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -114,8 +115,14 @@ void show_contract(const Contract& c) {
   field("obligations", join(obligations, ", "));
   field("tests", join(tests, ", "));
   field("harnesses", join(harnesses, ", "));
+  std::vector<std::string> audits;
+  for (const auto& a : c.audit_properties) audits.push_back(a.id);
+  field("audit properties", join(audits, ", "));
   if (c.gate) field("gate", c.gate->id);
-  std::cout << "  " << gate_hint("--contract", c.id) << "\n";
+  if (c.tests.empty() && !audits.empty())
+    std::cout << "  status: not run by show; `attncheck audit` checks these on a third party's kernels\n";
+  else
+    std::cout << "  " << gate_hint("--contract", c.id) << "\n";
 }
 
 void show_harness(const Contract& c, const contract::Harness& h) {
@@ -317,6 +324,29 @@ void where_harness_entry(WhereBlock& w, const Contract& c, const contract::Harne
   where_mutants(w, {h.id});
 }
 
+// The contract's stem files (docs/contract-format.md, "One stem per contract"), or why absent.
+void where_stem_files(WhereBlock& w, const Contract& c) {
+  std::string f = fs::path(c.file).stem().string(), F;
+  if (const auto v = f.rfind("-v"); v != std::string::npos && v + 2 < f.size() &&
+                                     std::all_of(f.begin() + static_cast<long>(v) + 2, f.end(), ::isdigit))
+    f.erase(v);
+  std::replace(f.begin(), f.end(), '-', '_');
+  for (std::size_t i = 0; i < f.size(); ++i)
+    if (f[i] != '_') F += (i == 0 || f[i - 1] == '_') ? static_cast<char>(std::toupper(f[i])) : f[i];
+  const std::pair<const char*, std::string> files[] = {{"falsify", "falsify/" + f + ".cpp"},
+                                                       {"mutants", "falsify/mutants/" + f + ".cpp"},
+                                                       {"proof", "proofs/" + f + ".tex"},
+                                                       {"coq", "proofs/coq/" + F + ".v"},
+                                                       {"harnesses", "harnesses/" + f + ".cpp"}};
+  for (const auto& [kind, path] : files) {
+    std::error_code ec;
+    if (const auto a = c.absent.find(kind); a != c.absent.end())
+      w.missing(kind, "absent: " + a->second);
+    else
+      w.add(kind, path, fs::exists(fs::path(w.root) / path, ec) ? 1 : 0, fs::exists(fs::path(w.root) / path, ec) ? "" : "MISSING");
+  }
+}
+
 // Shows the item with this ID; false if no contract has one.
 bool show(const std::vector<Contract>& contracts, const std::string& id, const std::string& root) {
   WhereBlock w{root, {}};
@@ -328,6 +358,7 @@ bool show(const std::vector<Contract>& contracts, const std::string& id, const s
     if (c.id == id) {
       show_contract(c);
       w.yaml("yaml", c.where, c.id);
+      where_stem_files(w, c);
       return done();
     }
     for (const auto& o : c.obligations)
