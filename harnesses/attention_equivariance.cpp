@@ -108,7 +108,7 @@ struct lem_aeq_004 {
 const bool registered =
     register_harness({"KANI-AEQ-001", "attention-equivariance-v1",
                       "swapping x_0 and x_1 swaps softmax outputs 0 and 1 bit for bit (every permutation at d = 2)",
-                      false, true, 2, 2, {"LEM-ASCL-001", "LEM-AEQ-001", "LEM-AEQ-002", "LEM-AEQ-003", "LEM-AEQ-005", "LEM-AEQ-004"},
+                      false, true, 2, {"LEM-ASCL-001", "LEM-AEQ-001", "LEM-AEQ-002", "LEM-AEQ-003", "LEM-AEQ-005", "LEM-AEQ-004"},
                       "let x' be x with x_0, x_1 exchanged. row_max(x') starts with max_step(x_1, x_0), equal as a "
                       "number to row_max(x)'s max_step(x_0, x_1) (LEM-AEQ-001; finite by LEM-ASCL-001); every later "
                       "max_step(., x_j) keeps the two running maxima equal (LEM-AEQ-002, induction), so m' == m, "
@@ -123,17 +123,17 @@ const bool registered =
     register_harness({"KANI-AEQ-002", "attention-equivariance-v1",
                       "swapping the two query rows swaps the attention output rows bit for bit (2 queries, bound = m "
                       "keys, d = dv = 1, not causal)",
-                      false, true, 2, 1, {}, "", make_body<bmc_aeq_002>(), "m"}) &&
+                      false, true, 1, {}, "", make_body<bmc_aeq_002>(), "m"}) &&
     register_harness({"LEM-AEQ-001", "", "first max step commutes: max_step(a, b) == max_step(b, a) for finite a, b",
-                      true, false, 1, 1, {}, "", make_body<lem_aeq_001>()}) &&
+                      true, false, 1, {}, "", make_body<lem_aeq_001>()}) &&
     register_harness({"LEM-AEQ-002", "", "max step keeps equal maxima equal: m == m' gives max_step(m, x) == max_step(m', x)",
-                      true, false, 1, 1, {}, "", make_body<lem_aeq_002>()}) &&
+                      true, false, 1, {}, "", make_body<lem_aeq_002>()}) &&
     register_harness({"LEM-AEQ-003", "", "shift blind to the sign of a zero max: m == m' gives fl(x - m) == fl(x - m')",
-                      true, false, 1, 1, {}, "", make_body<lem_aeq_003>()}) &&
-    register_harness({"LEM-AEQ-005", "", "exp of equal numbers (+0, -0 included) has the same bits", true, true, 1, 1,
+                      true, false, 1, {}, "", make_body<lem_aeq_003>()}) &&
+    register_harness({"LEM-AEQ-005", "", "exp of equal numbers (+0, -0 included) has the same bits", true, true, 1,
                       {}, "", make_body<lem_aeq_005>()}) &&
     register_harness({"LEM-AEQ-004", "", "first two sum steps commute: fl(fl(0 + a) + b) = fl(fl(0 + b) + a) bit for bit",
-                      true, false, 1, 1, {}, "", make_body<lem_aeq_004>()});
+                      true, false, 1, {}, "", make_body<lem_aeq_004>()});
 
 }  // namespace
 }  // namespace attncheck::harnesses

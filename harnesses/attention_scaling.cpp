@@ -164,33 +164,33 @@ struct lem_ascl_004 {
 
 const bool registered =
     register_harness({"KANI-ASCL-002", "attention-scaling-v1", "max subtraction: x_i - max <= 0, max -> 0, no NaN",
-                      false, false, 4, 1, {"LEM-ASCL-001", "LEM-ASCL-002"},
+                      false, false, 1, {"LEM-ASCL-001", "LEM-ASCL-002"},
                       "row_max folds max_step over the row; by induction with LEM-ASCL-001 the running max is "
                       "finite, >= every x_j seen and equal to one of them, so m >= x_i for all i and m = x_k for "
                       "some k. LEM-ASCL-002 with a = x_i gives x_i - m <= 0 (not NaN), and x_k - m = 0. Holds "
                       "for every d >= 1.",
                       make_body<bmc_ascl_002>()}) &&
     register_harness({"KANI-ASCL-001", "attention-scaling-v1",
-                      "score after QK-norm bounded by sqrt(d) plus the derived rounding allowance", false, false, 1, 1,
+                      "score after QK-norm bounded by sqrt(d) plus the derived rounding allowance", false, false, 1,
                       {}, "", make_body<bmc_ascl_001>()}) &&
     register_harness({"BMC-ASCL-003", "attention-scaling-v1", "entropy of a softmax row is >= 0 and finite", false,
-                      true, 2, 1, {"LEM-ASCL-001", "LEM-SM-001", "LEM-SM-002", "LEM-SM-003", "LEM-SM-005", "LEM-SM-004",
+                      true, 1, {"LEM-ASCL-001", "LEM-SM-001", "LEM-SM-002", "LEM-SM-003", "LEM-SM-005", "LEM-SM-004",
                        "LEM-ASCL-003", "LEM-ASCL-004"},
                       "the composition of KANI-SM-002 (its lemmas, all d) gives p_i in [0, 1]; LEM-ASCL-003 gives each term t_i >= 0 finite; "
                       "LEM-ASCL-004 by induction keeps the running sum >= 0 and not NaN, so H >= 0 for every d. "
                       "(Finiteness and the ln d upper bound are not part of the all-d claim.)",
                       make_body<bmc_ascl_003>()}) &&
     register_harness({"BMC-ASCL-004", "attention-scaling-v1",
-                      "entropy of a softmax row in [0, ln d] up to the derived rounding allowance", false, true, 2, 1,
+                      "entropy of a softmax row in [0, ln d] up to the derived rounding allowance", false, true, 1,
                       {}, "", make_body<bmc_ascl_004>()}) &&
-    register_harness({"LEM-ASCL-001", "", "max step: max_step(m, x) = max(m, x) for finite m, x", true, false, 1, 1,
+    register_harness({"LEM-ASCL-001", "", "max step: max_step(m, x) = max(m, x) for finite m, x", true, false, 1,
                       {}, "", make_body<lem_ascl_001>()}) &&
     register_harness({"LEM-ASCL-002", "", "shift: fl(a - m) <= 0 for finite a <= m, and fl(m - m) = 0", true, false,
-                      1, 1, {}, "", make_body<lem_ascl_002>()}) &&
-    register_harness({"LEM-ASCL-003", "", "entropy term: -p log p >= 0 and finite on [0, 1]", true, true, 1, 1, {},
+                      1, {}, "", make_body<lem_ascl_002>()}) &&
+    register_harness({"LEM-ASCL-003", "", "entropy term: -p log p >= 0 and finite on [0, 1]", true, true, 1, {},
                       "", make_body<lem_ascl_003>()}) &&
     register_harness({"LEM-ASCL-004", "", "entropy sum step: fl(h + t) >= h for h >= 0, finite t >= 0", true,
-                      false, 1, 1, {}, "", make_body<lem_ascl_004>()});
+                      false, 1, {}, "", make_body<lem_ascl_004>()});
 
 }  // namespace
 }  // namespace attncheck::harnesses

@@ -1,24 +1,19 @@
 // Broken kernel templates, one per harness family, to show that each harness finds a
 // counterexample that is real (it fails on the concrete broken kernel too). They are templates
-// over the scalar, like the reference kernels, so they run symbolically and concretely.
+// over the scalar, like the reference kernels, so they run symbolically and concretely. Those the
+// gate's mutants also use are written once, in attncheck/kernels/broken.hpp.
+#include "attncheck/kernels/broken.hpp"
 #include "harnesses/support.hpp"
 
 namespace attncheck::harnesses {
 namespace {
 
-// softmax without max subtraction: exp overflows to +inf for large inputs, inf/inf = NaN.
-template <class T>
-void softmax_no_max(const T* x, T* y, std::size_t n) {
-  T s = lit<T>(0);
-  for (std::size_t i = 0; i < n; ++i) s = s + (y[i] = exp(x[i]));
-  for (std::size_t i = 0; i < n; ++i) y[i] = y[i] / s;
-}
 struct SoftmaxNoMax {
   static constexpr const char* name = "softmax_no_max_subtraction";
   static constexpr const char* description = "softmax = exp(x_i) / sum exp(x_j) (overflows)";
   // (Not BMC-ASCL-003: its NaN outputs fail the entropy term's p > 0 guard and contribute 0.)
   static std::vector<std::string> caught_by() { return {"KANI-SM-001", "KANI-SM-002"}; }
-  template <class T> static void apply(kernel_slots<T>& k) { k.softmax = softmax_no_max<T>; }
+  template <class T> static void apply(kernel_slots<T>& k) { k.softmax = kernels::broken::softmax_no_max_subtraction<T>; }
 };
 
 // The running "max" keeps the smaller value.
@@ -47,17 +42,11 @@ struct ExpUnshifted {
   template <class T> static void apply(kernel_slots<T>& k) { k.shifted_exp_step = exp_unshifted<T>; }
 };
 
-// Scores without the 1/sqrt(d) scaling: |q.k| reaches d > sqrt(d).
-template <class T>
-void scores_unscaled(const T* q, const T* k, std::size_t n, std::size_t m, std::size_t d, T* s) {
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < m; ++j) s[i * m + j] = kernels::dot(q + i * d, k + j * d, d);
-}
 struct ScoresUnscaled {
   static constexpr const char* name = "scores_unscaled";
   static constexpr const char* description = "scores = q.k without the 1/sqrt(d) scaling";
   static std::vector<std::string> caught_by() { return {"KANI-ASCL-001"}; }
-  template <class T> static void apply(kernel_slots<T>& k) { k.scores = scores_unscaled<T>; }
+  template <class T> static void apply(kernel_slots<T>& k) { k.scores = kernels::broken::scores_unscaled<T>; }
 };
 
 // Entropy term without the p = 0 guard: 0 * log 0 = 0 * -inf = NaN.
@@ -147,18 +136,11 @@ struct SoftmaxDropsLast {
   template <class T> static void apply(kernel_slots<T>& k) { k.softmax = softmax_drops_last<T>; }
 };
 
-// Attention that masks causally whatever the flag says: query row i sees keys 0..i only, so the
-// output of a row depends on its position and swapping the queries does not swap the outputs.
-template <class T>
-void attention_always_causal(const T* q, const T* k, const T* v, std::size_t n, std::size_t m, std::size_t d,
-                             std::size_t dv, bool, T* o) {
-  kernels::attention(q, k, v, n, m, d, dv, true, o);
-}
 struct AttentionAlwaysCausal {
   static constexpr const char* name = "attention_always_causal";
   static constexpr const char* description = "attention applies the causal mask even when not asked to";
   static std::vector<std::string> caught_by() { return {"KANI-AEQ-002"}; }
-  template <class T> static void apply(kernel_slots<T>& k) { k.attention = attention_always_causal<T>; }
+  template <class T> static void apply(kernel_slots<T>& k) { k.attention = kernels::broken::attention_always_causal<T>; }
 };
 
 const bool registered = register_mutant(make_mutant<SoftmaxNoMax>()) && register_mutant(make_mutant<RowMaxIsMin>()) &&

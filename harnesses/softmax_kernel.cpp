@@ -99,9 +99,9 @@ struct lem_sm_004 {
 
 const bool registered =
     register_harness({"KANI-SM-001", "softmax-kernel-v1", "softmax outputs sum to 1 within the derived bound",
-                      false, true, 4, 1, {}, "", make_body<bmc_sm_001>()}) &&
+                      false, true, 1, {}, "", make_body<bmc_sm_001>()}) &&
     register_harness({"KANI-SM-002", "softmax-kernel-v1", "softmax outputs in [0, 1] for every finite row", false,
-                      true, 4, 1, {"LEM-ASCL-001", "LEM-SM-001", "LEM-SM-002", "LEM-SM-003", "LEM-SM-005", "LEM-SM-004"},
+                      true, 1, {"LEM-ASCL-001", "LEM-SM-001", "LEM-SM-002", "LEM-SM-003", "LEM-SM-005", "LEM-SM-004"},
                       "row_max by induction with LEM-ASCL-001 is >= every x_i and equal to some x_k, finite; "
                       "LEM-SM-001 gives e_i in [0, 1] and e_k = 1; LEM-SM-002 by induction makes the running sum "
                       "non-decreasing and >= each e_i, so s >= e_k = 1 and s >= e_i. With the floating-point count "
@@ -111,15 +111,15 @@ const bool registered =
                       "every d >= 1.",
                       make_body<bmc_sm_002>()}) &&
     register_harness({"LEM-SM-001", "", "exp step: finite x <= m gives exp(x - m) in [0, 1], and 1 at x = m",
-                      true, true, 1, 1, {}, "", make_body<lem_sm_001>()}) &&
-    register_harness({"LEM-SM-002", "", "sum step: s <= fl(s + e) <= fl(s + 1) for e in [0, 1]", true, false, 1, 1,
+                      true, true, 1, {}, "", make_body<lem_sm_001>()}) &&
+    register_harness({"LEM-SM-002", "", "sum step: s <= fl(s + e) <= fl(s + 1) for e in [0, 1]", true, false, 1,
                       {}, "", make_body<lem_sm_002>()}) &&
-    register_harness({"LEM-SM-003", "", "count step: fl(c + 1) stays in [0, 2^p]", true, false, 1, 1, {}, "",
+    register_harness({"LEM-SM-003", "", "count step: fl(c + 1) stays in [0, 2^p]", true, false, 1, {}, "",
                       make_body<lem_sm_003>()}) &&
     register_harness({"LEM-SM-005", "", "monotone rounding: fl(s + 1) <= fl(c + 1) for 0 <= s <= c <= 2^p", true,
-                      false, 1, 1, {}, "", make_body<lem_sm_005>()}) &&
+                      false, 1, {}, "", make_body<lem_sm_005>()}) &&
     register_harness({"LEM-SM-004", "", "division step: 0 <= e <= s, s >= 1 gives fl(e / s) in [0, 1]", true,
-                      false, 1, 1, {}, "", make_body<lem_sm_004>()});
+                      false, 1, {}, "", make_body<lem_sm_004>()});
 
 }  // namespace
 }  // namespace attncheck::harnesses

@@ -42,7 +42,7 @@ struct bmc_slip_001 {
 
 const bool registered = register_harness({"BMC-SLIP-001", "softmax-lipschitz-v1",
                                           "J1 = 0: the JVP outputs sum to 0 within the derived allowance", false,
-                                          true, 2, 1, {}, "", make_body<bmc_slip_001>()});
+                                          true, 1, {}, "", make_body<bmc_slip_001>()});
 
 }  // namespace
 }  // namespace attncheck::harnesses

@@ -5,7 +5,7 @@
 set(ATTNCHECK_PROOFS_DIR ${CMAKE_CURRENT_SOURCE_DIR}/proofs)
 set(ATTNCHECK_PROOFS_OUT ${CMAKE_CURRENT_BINARY_DIR}/proofs)
 
-# The measured tightness tables of softmax_bound.tex come from the kernels, at build time.
+# The measured tightness tables of softmax_filtering_bound.tex come from the kernels, at build time.
 add_executable(softmax_bound_table tools/softmax_bound_table.cpp)
 target_link_libraries(softmax_bound_table PRIVATE attncheck::kernels)
 add_custom_command(
@@ -13,7 +13,7 @@ add_custom_command(
   COMMAND ${CMAKE_COMMAND} -E make_directory ${ATTNCHECK_PROOFS_OUT}/generated
   COMMAND softmax_bound_table ${ATTNCHECK_PROOFS_OUT}/generated/softmax_bound_tightness.tex
   DEPENDS softmax_bound_table
-  COMMENT "Measuring the softmax-filtering bound's tightness (proofs/softmax_bound.tex)")
+  COMMENT "Measuring the softmax-filtering bound's tightness (proofs/softmax_filtering_bound.tex)")
 add_custom_target(proofs_generated ALL DEPENDS ${ATTNCHECK_PROOFS_OUT}/generated/softmax_bound_tightness.tex)
 # The LaTeX tests need the table even in a build that made only some targets (--target ...):
 # this fixture builds it first (a no-op after a full build).
@@ -55,6 +55,15 @@ add_test(NAME proofs.coq.assumptions-catches-planted
 [ $rc -eq 1 ] && echo \"$out\" | grep -q planted_false"
          WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
 set_tests_properties(proofs.coq.assumptions-catches-planted PROPERTIES LABELS proofs)
+
+# All.v is generated from the contracts' coq: fields (never edited by hand): the committed file must
+# be exactly what `attncheck coverage --coq-bundle` prints. To update it:
+#   attncheck --contracts contracts coverage --coq-bundle > proofs/coq/All.v
+add_test(NAME proofs.coq.all-v-generated
+         COMMAND bash -c "diff -u proofs/coq/All.v <('$<TARGET_FILE:attncheck_cli>' --contracts contracts coverage --coq-bundle) \
+|| { echo 'proofs/coq/All.v differs from the contracts: regenerate it with attncheck coverage --coq-bundle'; exit 1; }"
+         WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(proofs.coq.all-v-generated PROPERTIES LABELS proofs)
 
 # Every `proof:` resolves to a \label and every `coq:` theorem is bundled in All.v; and the check
 # reports each kind of broken link on its fixture.

@@ -156,7 +156,8 @@ TEST_CASE("attncheck's attention-scaling contract loads with ids, links and no e
   }
   CHECK(c.tests.size() == 9);
   for (const auto& t : c.tests) CHECK_FALSE(t.obligations.empty());
-  CHECK(c.harnesses.size() == 5);  // KANI-ASCL-001, KANI-ASCL-002, BMC-ASCL-003, BMC-ASCL-004, GAPPA-ASCL-001
+  // KANI-ASCL-001, KANI-ASCL-002, BMC-ASCL-003, BMC-ASCL-004, GAPPA-ASCL-001 and the lemmas LEM-ASCL-001..004
+  CHECK(c.harnesses.size() == 9);
   // `reached:` maps each format to the bound `attncheck bmc` proves there.
   const auto max_sub = std::find_if(c.harnesses.begin(), c.harnesses.end(), [](const Harness& h) { return h.id == "KANI-ASCL-002"; });
   REQUIRE(max_sub != c.harnesses.end());
@@ -343,4 +344,44 @@ TEST_CASE("The bundled contracts name Coq theorems in the File.theorem form") {
   for (const auto& c : r.contracts)
     for (const auto& o : c.obligations) named += o.coq.size();
   CHECK(named > 0);
+}
+
+namespace {
+// The minimal contract with extra top-level text appended.
+LoadResult minimal_with(const std::string& extra) {
+  std::ifstream in(fixtures + "/good-minimal.yaml");
+  const std::string base((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  LoadResult r;
+  REQUIRE_NOTHROW(r = load_text(base + extra, "mini.yaml"));
+  return r;
+}
+}  // namespace
+
+TEST_CASE("absent: declares stem files absent with a reason, and an unknown kind or no reason is an error") {
+  const LoadResult good = minimal_with("absent:\n  coq: \"a statistical test\"\n  harnesses: \"no model\"\n");
+  INFO(dump(good));
+  REQUIRE(good.ok());
+  REQUIRE(good.contracts.size() == 1);
+  CHECK(good.contracts[0].absent.at("coq") == "a statistical test");
+  CHECK(good.contracts[0].absent.size() == 2);
+  expect_error_at(minimal_with("absent:\n  lean: \"not used\"\n"), 32, 3, "absent: unknown file kind 'lean'");
+  expect_error_at(minimal_with("absent:\n  coq: \"\"\n"), 32, 3, "absent.coq needs the reason");
+}
+
+TEST_CASE("catches:, LEM- harness IDs and audit_properties load, and an audit ID of another form is an error") {
+  const LoadResult r = minimal_with(
+      "audit_properties:\n  - id: AUDIT-SAFE-001\n    rule: \"returns\"\n    obligations: [MINI-INV-001]\n");
+  INFO(dump(r));
+  REQUIRE(r.ok());
+  REQUIRE(r.contracts[0].audit_properties.size() == 1);
+  CHECK(r.contracts[0].audit_properties[0].obligations == std::vector<std::string>{"MINI-INV-001"});
+  expect_error_at(minimal_with("audit_properties:\n  - id: AUDIT-1\n"), 32, 9, "audit property id 'AUDIT-1' does not match");
+  const LoadResult bmc = load_file(fixtures + "/../../contracts/softmax-kernel-v1.yaml");
+  INFO(dump(bmc));
+  REQUIRE(bmc.ok());
+  const auto& c = bmc.contracts[0];
+  CHECK(std::count_if(c.harnesses.begin(), c.harnesses.end(), [](const Harness& h) { return h.id.rfind("LEM-", 0) == 0; }) == 5);
+  const auto sm1 = std::find_if(c.tests.begin(), c.tests.end(), [](const auto& t) { return t.id == "FALSIFY-SM-001"; });
+  REQUIRE(sm1 != c.tests.end());
+  CHECK(std::find(sm1->catches.begin(), sm1->catches.end(), "softmax_no_max_subtraction") != sm1->catches.end());
 }

@@ -36,7 +36,7 @@ for y in "$root"/contracts/*.yaml; do
         fi
       done
     fi
-  done < <(grep -nE '^ +(- id|proof|coq): ' "$y")
+  done < <(grep -nE '^(  - id|    proof|    coq): ' "$y")  # item keys only (not absent: {proof, coq})
 done
 [ $bad -eq 0 ] || exit 1
 echo "check-proof-links: $proofs LaTeX proofs and $theorems Coq theorem references resolved"

@@ -1,4 +1,4 @@
-// attncheck: measures the tightness of the softmax-filtering bound (proofs/softmax_bound.tex) and
+// attncheck: measures the tightness of the softmax-filtering bound (proofs/softmax_filtering_bound.tex) and
 // writes the two tables that document \input{}s. Built from the project's kernel templates
 // (kernels::dot, kernels::softmax, linalg::jacobi_svd) at double; run by proofs/proofs.cmake at build time.
 // Usage: softmax_bound_table OUT.tex

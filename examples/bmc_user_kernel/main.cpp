@@ -39,9 +39,9 @@ struct naive {
 // Registration: an ID, the property in words, and the body (no contract: a user harness).
 // Fields: id, contract, property, lemma, uses exp/log, default bound, min bound, lemmas, composition, body.
 const bool registered =
-    register_harness({"USER-MID-001", "", "robust midpoint in [a, b]", false, false, 1, 1, {}, "",
+    register_harness({"USER-MID-001", "", "robust midpoint in [a, b]", false, false, 1, {}, "",
                       make_body<midpoint_harness<robust>>()}) &&
-    register_harness({"USER-MID-002", "", "naive midpoint in [a, b] (expected to fail: overflow)", false, false, 1, 1,
+    register_harness({"USER-MID-002", "", "naive midpoint in [a, b] (expected to fail: overflow)", false, false, 1,
                       {}, "", make_body<midpoint_harness<naive>>()});
 
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "attncheck/check/registry.hpp"
+#include "attncheck/kernels/broken.hpp"
 
 namespace attncheck::mutants {
 namespace {
@@ -34,9 +35,7 @@ struct AttentionAlwaysCausal {
   static std::vector<std::string> caught_by() { return {"FALSIFY-AEQ-004", "FALSIFY-AEQ-005", "FALSIFY-AEQ-006"}; }
   template <class T>
   static void apply(KernelSet<T>& k) {
-    k.attention = [](const T* q, const T* kk, const T* v, std::size_t n, std::size_t m, std::size_t d, std::size_t dv, bool, T* o) {
-      kernels::attention(q, kk, v, n, m, d, dv, true, o);
-    };
+    k.attention = kernels::broken::attention_always_causal<T>;
   }
 };
 

@@ -301,8 +301,9 @@ int run_bmc(const Global& global, const BmcOptions& o) {
   const bool formats_given = !formats.empty();
   if (!formats_given) formats = {bmc::fmt_id::f16, bmc::fmt_id::bf16, bmc::fmt_id::f32};
 
-  // The bound per (harness, format): --bound, else the contract's `reached`, else its `bound`,
-  // else the harness's default. The contracts are read only for that.
+  // The bound per (harness, format): --bound, else the contract's `reached`, else its `bound`.
+  // The contracts are the only place a harness's bound is written: a harness none of them
+  // records runs only with --bound (its rows say so).
   std::map<std::string, const contract::Harness*> recorded;
   std::optional<contract::LoadResult> loaded;
   if (!o.bound) {
@@ -333,7 +334,10 @@ int run_bmc(const Global& global, const BmcOptions& o) {
     // 8-bit formats: every input, at the longest row d <= 3 that fits the enumeration.
     if (bmc::is_8bit(f)) return bmc::exhaustive_bound(h, f, exhaustive_max_d);
     if (it != recorded.end() && it->second->bound > 0) return static_cast<std::size_t>(it->second->bound);
-    return h.default_bound;
+    return 0;  // no bound recorded: nothing is claimed
+  };
+  const auto no_bound_reason = [](const std::string& id) {
+    return fmt::format("no bound: {} has no bound: in the contracts (or pass --bound)", id);
   };
 
   if (!o.replay.empty()) {
@@ -343,6 +347,10 @@ int run_bmc(const Global& global, const BmcOptions& o) {
       return exit_usage;
     }
     const std::size_t b = bound_for(*selected[0], formats[0]);
+    if (b == 0) {
+      std::cerr << "error: " << no_bound_reason(selected[0]->id) << "\n";
+      return exit_usage;
+    }
     if (!selected[0]->lemma && b < selected[0]->min_bound) {
       std::cerr << "error: " << selected[0]->id << " needs --bound >= " << selected[0]->min_bound << "\n";
       return exit_usage;
@@ -412,6 +420,11 @@ int run_bmc(const Global& global, const BmcOptions& o) {
         row.r.format = f;
         row.r.v = bmc::verdict::unsupported;
         row.r.reason = "its inputs at d = 1 are more than 24 bits: too many to enumerate";
+      } else if (ro.bound == 0) {
+        row.r.id = h->id;
+        row.r.format = f;
+        row.r.v = bmc::verdict::unsupported;
+        row.r.reason = no_bound_reason(h->id);
       } else if (!h->lemma && ro.bound < h->min_bound) {
         // e.g. KANI-AEQ-001 swaps x_0 and x_1: at d = 1 its body would read past the row.
         row.r.id = h->id;
@@ -421,7 +434,7 @@ int run_bmc(const Global& global, const BmcOptions& o) {
       } else {
         row.r = enumerate ? bmc::exhaustive(*h, f, ro) : bmc::prove(*h, f, ro);
       }
-      row.bound_text = (h->lemma ? "scalar" : fmt::format("{}={}", h->bound_name, ro.bound));
+      row.bound_text = h->lemma ? "scalar" : ro.bound ? fmt::format("{}={}", h->bound_name, ro.bound) : "-";
       if (!lemmas_only) {
         rows.push_back(row);
         print_row(rows.back());
@@ -480,9 +493,13 @@ int run_bmc(const Global& global, const BmcOptions& o) {
             : rec->second->bound > 0                          ? static_cast<std::size_t>(rec->second->bound)
                                                               : 0;
       }
-      if (!d) d = g->default_bound;
       Row row;
-      if (o.exhaustive) {
+      if (!d) {
+        row.r.id = g->id;
+        row.r.format = f;
+        row.r.v = bmc::verdict::unsupported;
+        row.r.reason = no_bound_reason(g->id);
+      } else if (o.exhaustive) {
         row.r.id = g->id;
         row.r.format = f;
         row.r.v = bmc::verdict::unsupported;
@@ -492,7 +509,7 @@ int run_bmc(const Global& global, const BmcOptions& o) {
         row.r = bmc::prove_gappa(*g, f, d, o.timeout, gappa_mutant ? gappa_mutant->name : "", &script);
         if (!o.gappa_script.empty()) write_atomically(o.gappa_script, script);
       }
-      row.bound_text = fmt::format("d={}", d);
+      row.bound_text = d ? fmt::format("d={}", d) : "-";
       rows.push_back(row);
       print_row(rows.back());
     }

@@ -47,6 +47,18 @@ std::optional<BmcRecord> read_bmc_record(const std::string& path, std::string* e
 Coverage coverage_of(const contract::Contract& c, const contract::Obligation& o, const std::string& repo_root,
                      const std::string& record, const BmcRecord* bmc = nullptr);
 
+// proofs/coq/All.v as the contracts' `coq:` fields determine it: every theorem an obligation names,
+// once, in contract and obligation order, bundled so that tools/build-coq.sh prints the axioms they
+// rest on. `attncheck coverage --coq-bundle` prints it; the test proofs.coq.all-v-generated fails
+// when the committed file differs.
+std::string coq_bundle(const std::vector<contract::Contract>& contracts);
+
+// Where the registries of this build and the contracts disagree, one line each: a registered
+// property (FALSIFY-*), audit property (AUDIT-*), harness or lemma (KANI-/BMC-/GAPPA-/LEM-*) with no
+// YAML entry, a YAML entry with nothing registered, a harness whose recorded formats it cannot run
+// at or with no bound recorded, an audit property naming an unknown obligation. Empty: they agree.
+std::vector<std::string> registry_mismatches(const std::vector<contract::Contract>& contracts);
+
 // $ATTNCHECK_PROOFS_RECORD, else this build's proofs/ directory.
 std::string default_proofs_record();
 // $ATTNCHECK_BMC_REPORT, else the report this build's CTest `bmc.contract-bounds` writes.

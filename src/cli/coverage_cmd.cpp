@@ -8,13 +8,16 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include <yaml-cpp/yaml.h>
 
+#include "attncheck/audit/properties.hpp"
 #include "attncheck/bmc/gappa_harness.hpp"
 #include "attncheck/bmc/harness.hpp"
 #include "attncheck/check/registry.hpp"
@@ -172,6 +175,122 @@ Coverage coverage_of(const contract::Contract& c, const contract::Obligation& o,
   return v;
 }
 
+std::vector<std::string> registry_mismatches(const std::vector<contract::Contract>& contracts) {
+  std::vector<std::string> out;
+  std::map<std::string, std::string> yaml;  // ID -> "file:line" of its YAML entry
+  std::set<std::string> obligations;
+  const auto at = [](const contract::Location& l) { return l.file + ":" + std::to_string(l.line); };
+  for (const auto& c : contracts) {
+    for (const auto& o : c.obligations) obligations.insert(o.id);
+    for (const auto& t : c.tests) yaml[t.id] = at(t.where);
+    for (const auto& a : c.audit_properties) yaml[a.id] = at(a.where);
+    for (const auto& h : c.harnesses) yaml[h.id] = at(h.where);
+  }
+  std::set<std::string> registered;
+  const auto need_yaml = [&](const std::string& id, const std::string& what) {
+    registered.insert(id);
+    if (!yaml.count(id)) out.push_back(what + " " + id + " is registered but no contract has an entry for it");
+  };
+  for (const auto& p : check::properties()) need_yaml(p.id, "property");
+  for (const auto& a : audit::audit_properties()) need_yaml(a.id, "audit property");
+  for (const auto& h : bmc::harnesses()) need_yaml(h.id, h.lemma ? "lemma" : "harness");
+  for (const auto& g : bmc::gappa_harnesses()) need_yaml(g.id, "Gappa harness");
+  for (const auto& c : contracts) {
+    const auto unregistered = [&](const std::string& id, const contract::Location& w, const std::string& what) {
+      if (!registered.count(id)) out.push_back(at(w) + ": " + what + " " + id + " has no registered implementation in this build");
+    };
+    for (const auto& t : c.tests) unregistered(t.id, t.where, "falsification test");
+    for (const auto& a : c.audit_properties) {
+      unregistered(a.id, a.where, "audit property");
+      for (const auto& o : a.obligations)
+        if (!obligations.count(o)) out.push_back(at(a.where) + ": audit property " + a.id + " names unknown obligation " + o);
+    }
+    for (const auto& h : c.harnesses) {
+      unregistered(h.id, h.where, "harness");
+      const bmc::harness_def* smt = bmc::find_harness(h.id);
+      const bool gappa = bmc::find_gappa_harness(h.id) != nullptr;
+      if ((smt && !smt->lemma) || gappa) {
+        if (h.bound <= 0 && h.reached.empty())
+          out.push_back(at(h.where) + ": harness " + h.id + " records no bound: (attncheck bmc would not run it)");
+        for (const auto& [f, b] : h.reached) {
+          const bool f64 = f == "f64", eight = f == "e4m3" || f == "e5m2" || f == "e4m3sat";
+          if ((gappa && eight) || (smt && smt->uses_transcendentals && f64))
+            out.push_back(at(h.where) + ": harness " + h.id + " records reached at " + f + ", a format it cannot run at");
+        }
+      }
+    }
+  }
+  // Which tests must catch which mutant: written beside the test (`catches:`) and in the mutant's
+  // caught_by; the two must say the same.
+  std::map<std::string, std::set<std::string>> caught;  // test or harness ID -> mutants naming it
+  std::set<std::string> mutant_names;
+  for (const auto& m : check::mutants()) {
+    mutant_names.insert(m.name);
+    for (const auto& id : m.caught_by) caught[id].insert(m.name);
+  }
+  for (const auto& m : bmc::mutants()) {
+    mutant_names.insert(m.name);
+    for (const auto& id : m.caught_by) caught[id].insert(m.name);
+  }
+  for (const auto& m : bmc::gappa_mutants()) {
+    mutant_names.insert(m.name);
+    for (const auto& id : m.caught_by) caught[id].insert(m.name);
+  }
+  const auto agree = [&](const std::string& id, const std::vector<std::string>& catches, const contract::Location& w) {
+    const std::set<std::string> stated(catches.begin(), catches.end());
+    const std::set<std::string>& named = caught[id];
+    for (const auto& m : stated) {
+      if (!mutant_names.count(m))
+        out.push_back(at(w) + ": " + id + " catches " + m + ", which is no registered mutant");
+      else if (!named.count(m))
+        out.push_back(at(w) + ": " + id + " catches " + m + ", but " + m + "'s caught_by does not name " + id);
+    }
+    for (const auto& m : named)
+      if (!stated.count(m))
+        out.push_back(at(w) + ": mutant " + m + " names " + id + " in caught_by, but " + id + "'s catches: omits it");
+  };
+  for (const auto& c : contracts) {
+    for (const auto& t : c.tests) agree(t.id, t.catches, t.where);
+    for (const auto& h : c.harnesses) agree(h.id, h.catches, h.where);
+  }
+  return out;
+}
+
+std::string coq_bundle(const std::vector<contract::Contract>& contracts) {
+  std::vector<std::string> theorems, modules;
+  for (const auto& c : contracts)
+    for (const auto& o : c.obligations)
+      for (const auto& t : o.coq) {
+        if (std::find(theorems.begin(), theorems.end(), t) != theorems.end()) continue;
+        theorems.push_back(t);
+        const std::string m = t.substr(0, t.find('.'));
+        if (std::find(modules.begin(), modules.end(), m) == modules.end()) modules.push_back(m);
+      }
+  std::string s =
+      "(** * attncheck's machine-checked proofs: everything, and the axioms everything rests on *)\n"
+      "(** GENERATED by `attncheck coverage --coq-bundle > proofs/coq/All.v` from the contracts' coq:\n"
+      "    fields (contracts/*.yaml); do not edit: the test proofs.coq.all-v-generated fails when this\n"
+      "    file differs from what the contracts say. Not in _CoqProject: tools/build-coq.sh compiles it\n"
+      "    last, once. [all_theorems] bundles every theorem an obligation names, and [Print Assumptions]\n"
+      "    lists every axiom any of them depends on (one traversal for all: it is the slow part of the\n"
+      "    build). tools/build-coq.sh fails if one is not among the standard axioms of Coq's real\n"
+      "    numbers and classical logic (the list is in tools/check-coq-assumptions.sh). *)\n";
+  if (theorems.empty()) return s;
+  std::string line = "From Attncheck Require Export";
+  for (const auto& m : modules) {
+    if (line.size() + 1 + m.size() > 100) {
+      s += line + "\n";
+      line = " ";
+    }
+    line += " " + m;
+  }
+  s += line + ".\n\nDefinition all_theorems :=\n";
+  for (std::size_t i = 0; i < theorems.size(); ++i)
+    s += std::string(i == 0 ? "  (" : "   ") + "@" + theorems[i] + (i + 1 == theorems.size() ? ").\n" : ",\n");
+  s += "\nPrint Assumptions all_theorems.\n";
+  return s;
+}
+
 namespace {
 
 int run_coverage(const Global& global, const std::string& record, const std::string& bmc_path) {
@@ -217,7 +336,13 @@ int run_coverage(const Global& global, const std::string& record, const std::str
             << "\n" << table.render();
   for (const auto& g : gaps) std::cout << g << "\n";
   std::cout << covered << " of " << total << " obligations covered\n";
-  return covered == total ? exit_pass : exit_fail;
+  std::size_t audits = 0;
+  for (const auto& c : loaded->contracts) audits += c.audit_properties.size();
+  const auto mismatches = registry_mismatches(loaded->contracts);
+  for (const auto& m : mismatches) std::cout << "registry: " << m << "\n";
+  std::cout << audits << " audit properties; registry and contracts "
+            << (mismatches.empty() ? "agree" : "DISAGREE (" + std::to_string(mismatches.size()) + ")") << "\n";
+  return covered == total && mismatches.empty() ? exit_pass : exit_fail;
 }
 
 }  // namespace
@@ -244,7 +369,24 @@ Command setup_coverage(CLI::App& parent, const Global& global) {
       "required, but one that the bmc report shows not proved is a gap; without a report they "
       "show \"not run\", and \"declared only\" when attncheck's model checker has no such harness.\n"
       "Exit status: 0 all covered, 1 a gap, 2 contract errors or an unreadable bmc report.");
-  return {app, [&global, record, bmc] { return run_coverage(global, *record, *bmc); }};
+  auto bundle = std::make_shared<bool>(false), registry = std::make_shared<bool>(false);
+  app->add_flag("--coq-bundle", *bundle,
+                "Print proofs/coq/All.v as the contracts' coq: fields determine it (checks nothing)");
+  app->add_flag("--registry", *registry,
+                "Only check that every registered ID has a YAML entry and vice versa (exit 1 if not)");
+  return {app, [&global, record, bmc, bundle, registry] {
+            if (!*bundle && !*registry) return run_coverage(global, *record, *bmc);
+            const auto loaded = load_or_report(global.contracts_dir, false);
+            if (!loaded) return exit_usage;
+            if (*bundle) {
+              std::cout << coq_bundle(loaded->contracts);
+              return exit_pass;
+            }
+            const auto mismatches = registry_mismatches(loaded->contracts);
+            for (const auto& m : mismatches) std::cout << m << "\n";
+            std::cout << "registry and contracts " << (mismatches.empty() ? "agree" : "disagree") << "\n";
+            return mismatches.empty() ? exit_pass : exit_fail;
+          }};
 }
 
 }  // namespace attncheck::cli

@@ -1,11 +1,16 @@
 // attncheck CLI: `attncheck show ID` — one contract, obligation, test, harness or gate in full.
 // It reports what the contracts state, never a verdict: nothing is run here.
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
+#include <regex>
+#include <source_location>
 
 #include "attncheck/bmc/gappa_harness.hpp"
+#include "attncheck/audit/properties.hpp"
 #include "attncheck/bmc/harness.hpp"
 #include "attncheck/check/registry.hpp"
 #include "cli/cli.hpp"
@@ -110,8 +115,14 @@ void show_contract(const Contract& c) {
   field("obligations", join(obligations, ", "));
   field("tests", join(tests, ", "));
   field("harnesses", join(harnesses, ", "));
+  std::vector<std::string> audits;
+  for (const auto& a : c.audit_properties) audits.push_back(a.id);
+  field("audit properties", join(audits, ", "));
   if (c.gate) field("gate", c.gate->id);
-  std::cout << "  " << gate_hint("--contract", c.id) << "\n";
+  if (c.tests.empty() && !audits.empty())
+    std::cout << "  status: not run by show; `attncheck audit` checks these on a third party's kernels\n";
+  else
+    std::cout << "  " << gate_hint("--contract", c.id) << "\n";
 }
 
 void show_harness(const Contract& c, const contract::Harness& h) {
@@ -142,31 +153,254 @@ void show_gate(const Contract& c, const contract::QaGate& g) {
   std::cout << "  " << gate_hint("--contract", c.id) << "\n";
 }
 
+// ---- Where: file:line of every artefact of an ID, relative to the repository root ----------------
+
+namespace fs = std::filesystem;
+
+// A path as the user should read it: relative to root when it lies under it. A source_location's
+// file is as the compiler saw it, which may be relative to the build directory (ccache's
+// CCACHE_BASEDIR rewrites paths so, e.g. "../falsify/x.cpp"): the longest suffix that exists
+// under root is taken then.
+std::string under_root(const std::string& file, const std::string& root) {
+  std::error_code ec;
+  const fs::path r = fs::weakly_canonical(root, ec);
+  fs::path p(file);
+  if (p.is_absolute()) {
+    const fs::path c = fs::weakly_canonical(p, ec);
+    const fs::path rel = c.lexically_relative(r);
+    if (!rel.empty() && *rel.begin() != "..") return rel.generic_string();
+    return c.generic_string();
+  }
+  std::vector<fs::path> parts(p.begin(), p.end());
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (parts[i] == ".." || parts[i] == ".") continue;
+    fs::path tail;
+    for (std::size_t j = i; j < parts.size(); ++j) tail /= parts[j];
+    if (fs::exists(r / tail, ec)) return tail.generic_string();
+  }
+  return file;
+}
+
+// The first line of root/file matching re (1-based), 0 if none or unreadable.
+int line_matching(const std::string& root, const std::string& file, const std::regex& re) {
+  std::ifstream in(fs::path(root) / file);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n)
+    if (std::regex_search(line, re)) return n;
+  return 0;
+}
+
+std::string regex_escaped(const std::string& s) {
+  static const std::regex special(R"([.^$|()\[\]{}*+?\\])");
+  return std::regex_replace(s, special, R"(\$&)");
+}
+
+struct WhereBlock {
+  std::string root;
+  std::vector<std::pair<std::string, std::string>> lines;  // (what, "file:line  detail")
+
+  void add(const std::string& what, const std::string& file, int line, const std::string& detail = "") {
+    lines.push_back({what, file + (line > 0 ? ":" + std::to_string(line) : "") + (detail.empty() ? "" : "  " + detail)});
+  }
+  void missing(const std::string& what, const std::string& why) { lines.push_back({what, "(" + why + ")"}); }
+  void yaml(const std::string& what, const contract::Location& l, const std::string& detail = "") {
+    add(what, under_root(l.file, root), l.line, detail);
+  }
+  // A registered entry: its registration's file, at the line of its struct when that names key
+  // (`name = "key"` or `id = "key"`), else the registration's line.
+  void registered(const std::string& what, const std::source_location& w, const std::string& key,
+                  const std::string& detail = "") {
+    const std::string file = under_root(w.file_name(), root);
+    int line = line_matching(root, file, std::regex("(name|id) = \"" + regex_escaped(key) + "\""));
+    if (line == 0) line = static_cast<int>(w.line());
+    add(what, file, line, detail.empty() ? key : detail);
+  }
+  void proof(const std::string& ref, const std::string& fallback_label) {
+    if (ref.empty()) return missing("proof", "no proof: named");
+    const std::string file = ref.substr(0, ref.find('#'));
+    const std::string label = ref.find('#') == std::string::npos ? fallback_label : ref.substr(ref.find('#') + 1);
+    const int line = line_matching(root, file, std::regex("\\\\label\\{" + regex_escaped(label) + "\\}"));
+    add("proof", file, line, line ? "\\label{" + label + "}" : "no \\label{" + label + "} in the file");
+  }
+  void coq(const std::string& theorem) {
+    const auto dot = theorem.find('.');
+    const std::string file = "proofs/coq/" + theorem.substr(0, dot) + ".v";
+    const std::string name = dot == std::string::npos ? theorem : theorem.substr(dot + 1);
+    const int line = line_matching(root, file, std::regex("(Theorem|Lemma|Corollary|Proposition)\\s+" + regex_escaped(name) + "([\\s:]|$)"));
+    add("coq", file, line, line ? theorem : theorem + " not declared there");
+  }
+  void print() const {
+    std::cout << "Where:\n";
+    for (const auto& [what, text] : lines) std::cout << "  " << what << std::string(what.size() < 10 ? 10 - what.size() : 1, ' ') << text << "\n";
+  }
+};
+
+void where_property(WhereBlock& w, const std::string& id) {
+  if (const check::PropertyInfo* p = check::find_property(id)) return w.registered("property", p->where, id);
+  for (const auto& a : audit::audit_properties())
+    if (a.id == id) {
+      for (const char* f : {"src/attncheck/audit/properties.cpp", "src/attncheck/audit/rounding_bias.hpp"})
+        if (const int line = line_matching(w.root, f, std::regex("ATTNCHECK_AUDIT_PROPERTY\\(\"" + regex_escaped(id) + "\"")))
+          return w.add("property", f, line, id);
+      return w.missing("property", id + ": an audit property (src/attncheck/audit/properties.cpp)");
+    }
+  w.missing("property", "no property " + id + " registered in this build");
+}
+
+void where_harness(WhereBlock& w, const std::string& id) {
+  if (const bmc::harness_def* h = bmc::find_harness(id)) return w.registered("harness", h->where, id);
+  if (const bmc::gappa_harness_def* g = bmc::find_gappa_harness(id)) return w.registered("harness", g->where, id);
+  w.missing("harness", "attncheck's model checker has no harness " + id);
+}
+
+// The mutants that the tests or harnesses ids must catch (their caught_by lists).
+void where_mutants(WhereBlock& w, const std::vector<std::string>& ids) {
+  const auto names_one = [&](const std::vector<std::string>& caught_by) {
+    std::vector<std::string> hit;
+    for (const auto& c : caught_by)
+      if (std::find(ids.begin(), ids.end(), c) != ids.end()) hit.push_back(c);
+    return hit;
+  };
+  for (const auto& m : check::mutants())
+    if (const auto hit = names_one(m.caught_by); !hit.empty())
+      w.registered("mutant", m.where, m.name, m.name + " (must be caught by " + join(hit, ", ") + ")");
+  for (const auto& m : bmc::mutants())
+    if (const auto hit = names_one(m.caught_by); !hit.empty())
+      w.registered("mutant", m.where, m.name, m.name + " (must be caught by " + join(hit, ", ") + ")");
+  for (const auto& m : bmc::gappa_mutants())
+    if (const auto hit = names_one(m.caught_by); !hit.empty())
+      w.registered("mutant", m.where, m.name, m.name + " (must be caught by " + join(hit, ", ") + ")");
+}
+
+void where_obligation(WhereBlock& w, const std::vector<Contract>& contracts, const Contract& c,
+                      const contract::Obligation& o) {
+  w.yaml("yaml", o.where, o.id);
+  w.proof(o.proof, o.id);
+  for (const auto& t : o.coq) w.coq(t);
+  std::vector<std::string> attackers;
+  for (const auto& t : c.tests)
+    if (std::find(t.obligations.begin(), t.obligations.end(), o.id) != t.obligations.end()) {
+      attackers.push_back(t.id);
+      w.yaml("test", t.where, t.id);
+      where_property(w, t.id);
+    }
+  for (const auto& h : c.harnesses)
+    if (h.obligation == o.id) {
+      attackers.push_back(h.id);
+      w.yaml("harness", h.where, h.id + " (contract entry)");
+      where_harness(w, h.id);
+    }
+  for (const auto& ac : contracts)
+    for (const auto& a : ac.audit_properties)
+      if (std::find(a.obligations.begin(), a.obligations.end(), o.id) != a.obligations.end()) {
+        w.yaml("audit", a.where, a.id);
+        where_property(w, a.id);
+      }
+  where_mutants(w, attackers);
+}
+
+void where_test(WhereBlock& w, const Contract& c, const contract::FalsificationTest& t) {
+  w.yaml("yaml", t.where, t.id);
+  where_property(w, t.id);
+  for (const auto& id : t.obligations)
+    for (const auto& o : c.obligations)
+      if (o.id == id) {
+        w.yaml("obligation", o.where, o.id);
+        w.proof(o.proof, o.id);
+        for (const auto& th : o.coq) w.coq(th);
+      }
+  where_mutants(w, {t.id});
+}
+
+void where_harness_entry(WhereBlock& w, const Contract& c, const contract::Harness& h) {
+  w.yaml("yaml", h.where, h.id);
+  where_harness(w, h.id);
+  for (const auto& o : c.obligations)
+    if (o.id == h.obligation) {
+      w.yaml("obligation", o.where, o.id);
+      w.proof(o.proof, o.id);
+      for (const auto& th : o.coq) w.coq(th);
+    }
+  where_mutants(w, {h.id});
+}
+
+// The contract's stem files (docs/contract-format.md, "One stem per contract"), or why absent.
+void where_stem_files(WhereBlock& w, const Contract& c) {
+  std::string f = fs::path(c.file).stem().string(), F;
+  if (const auto v = f.rfind("-v"); v != std::string::npos && v + 2 < f.size() &&
+                                     std::all_of(f.begin() + static_cast<long>(v) + 2, f.end(), ::isdigit))
+    f.erase(v);
+  std::replace(f.begin(), f.end(), '-', '_');
+  for (std::size_t i = 0; i < f.size(); ++i)
+    if (f[i] != '_') F += (i == 0 || f[i - 1] == '_') ? static_cast<char>(std::toupper(f[i])) : f[i];
+  const std::pair<const char*, std::string> files[] = {{"falsify", "falsify/" + f + ".cpp"},
+                                                       {"mutants", "falsify/mutants/" + f + ".cpp"},
+                                                       {"proof", "proofs/" + f + ".tex"},
+                                                       {"coq", "proofs/coq/" + F + ".v"},
+                                                       {"harnesses", "harnesses/" + f + ".cpp"}};
+  for (const auto& [kind, path] : files) {
+    std::error_code ec;
+    if (const auto a = c.absent.find(kind); a != c.absent.end())
+      w.missing(kind, "absent: " + a->second);
+    else
+      w.add(kind, path, fs::exists(fs::path(w.root) / path, ec) ? 1 : 0, fs::exists(fs::path(w.root) / path, ec) ? "" : "MISSING");
+  }
+}
+
 // Shows the item with this ID; false if no contract has one.
 bool show(const std::vector<Contract>& contracts, const std::string& id, const std::string& root) {
+  WhereBlock w{root, {}};
+  const auto done = [&w] {
+    w.print();
+    return true;
+  };
   for (const auto& c : contracts) {
     if (c.id == id) {
       show_contract(c);
-      return true;
+      w.yaml("yaml", c.where, c.id);
+      where_stem_files(w, c);
+      return done();
     }
     for (const auto& o : c.obligations)
       if (o.id == id) {
         show_obligation(c, o, root);
-        return true;
+        where_obligation(w, contracts, c, o);
+        return done();
       }
     for (const auto& t : c.tests)
       if (t.id == id) {
         show_test(c, t, root);
-        return true;
+        where_test(w, c, t);
+        return done();
       }
     for (const auto& h : c.harnesses)
       if (h.id == id) {
         show_harness(c, h);
-        return true;
+        where_harness_entry(w, c, h);
+        return done();
+      }
+    for (const auto& a : c.audit_properties)
+      if (a.id == id) {
+        std::cout << "audit property " << a.id << "  (contract " << c.id << ", " << location(a.where) << ")\n";
+        field("property", a.rule);
+        field("obligations", join(a.obligations, ", "));
+        field("test", a.test);
+        std::cout << "  status: not run by show; `attncheck audit` checks it on a third party's kernels\n";
+        w.yaml("yaml", a.where, a.id);
+        where_property(w, a.id);
+        for (const auto& oid : a.obligations)
+          for (const auto& oc : contracts)
+            for (const auto& o : oc.obligations)
+              if (o.id == oid) {
+                w.yaml("obligation", o.where, o.id);
+                w.proof(o.proof, o.id);
+              }
+        return done();
       }
     if (c.gate && c.gate->id == id) {
       show_gate(c, *c.gate);
-      return true;
+      w.yaml("yaml", c.gate->where, c.gate->id);
+      return done();
     }
   }
   return false;
@@ -179,6 +413,7 @@ std::vector<std::string> all_ids(const std::vector<Contract>& contracts) {
     for (const auto& o : c.obligations) ids.push_back(o.id);
     for (const auto& t : c.tests) ids.push_back(t.id);
     for (const auto& h : c.harnesses) ids.push_back(h.id);
+    for (const auto& a : c.audit_properties) ids.push_back(a.id);
     if (c.gate) ids.push_back(c.gate->id);
   }
   return ids;

@@ -55,8 +55,8 @@ struct exp_of_one_above_two {
   }
 };
 const bool registered =
-    register_harness({"TEST-VACUOUS", "", "contradictory assumptions", false, false, 1, 1, {}, "", make_body<contradictory>()}) &&
-    register_harness({"TEST-STUB", "", "exp(1) > 2 (true, not implied by the axioms)", false, true, 1, 1, {}, "",
+    register_harness({"TEST-VACUOUS", "", "contradictory assumptions", false, false, 1, {}, "", make_body<contradictory>()}) &&
+    register_harness({"TEST-STUB", "", "exp(1) > 2 (true, not implied by the axioms)", false, true, 1, {}, "",
                       make_body<exp_of_one_above_two>()});
 
 }  // namespace

@@ -98,7 +98,7 @@ run_result prove_as(const harness_def& h, fmt_id f, const run_options& o) {
   run_result r;
   r.id = h.id;
   r.format = f;
-  r.bound = o.bound ? o.bound : h.default_bound;
+  r.bound = o.bound ? o.bound : h.min_bound;
   r.solver = o.solver == solver_choice::z3 ? solver_version() : o.solver == solver_choice::cvc5 ? cvc5_version() : "portfolio";
   std::string answered_by;
   const auto finish = [&](verdict v, std::string reason) {
@@ -320,7 +320,7 @@ run_result exhaustive_as(const harness_def& h, fmt_id f, const run_options& o, i
   run_result r;
   r.id = h.id;
   r.format = f;
-  r.bound = o.bound ? o.bound : h.default_bound;
+  r.bound = o.bound ? o.bound : h.min_bound;
   r.solver = "concrete enumeration";
   kernel_slots<C> slots;
   if (o.mutant) slot<C>::con_mutant(*o.mutant)(slots);
@@ -384,7 +384,7 @@ run_result prove(const harness_def& h, fmt_id f, const run_options& o) {
     run_result r;
     r.id = h.id;
     r.format = f;
-    r.bound = o.bound ? o.bound : h.default_bound;
+    r.bound = o.bound ? o.bound : h.min_bound;
     r.v = verdict::unsupported;
     r.reason = "the 8-bit formats have no SMT model (E4M3 has no infinities); they are checked exhaustively";
     return r;

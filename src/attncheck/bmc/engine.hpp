@@ -29,7 +29,7 @@ enum class solver_choice { z3, cvc5, portfolio };
 const char* name_of(solver_choice s);
 
 struct run_options {
-  std::size_t bound = 0;       // 0: the harness's default
+  std::size_t bound = 0;       // 0: the harness's min_bound (the contract's bound is the CLI's to pass)
   solver_choice solver = solver_choice::z3;
   double timeout_seconds = 60;
   const mutant_def* mutant = nullptr;

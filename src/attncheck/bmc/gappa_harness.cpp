@@ -1,48 +1,13 @@
-// attncheck: the registry of Gappa harnesses and their run (gappa_harness.hpp).
+// attncheck: the run of a Gappa harness (gappa_harness.hpp); they are registered in bmc/registry.cpp.
 #include "attncheck/bmc/gappa_harness.hpp"
 
 #include <cmath>
-#include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "attncheck/bmc/gappa_run.hpp"
 
 namespace attncheck::bmc {
-namespace {
-std::vector<gappa_harness_def>& harness_store() {
-  static std::vector<gappa_harness_def> h;
-  return h;
-}
-std::vector<gappa_mutant_def>& mutant_store() {
-  static std::vector<gappa_mutant_def> m;
-  return m;
-}
-}  // namespace
-
-bool register_gappa_harness(gappa_harness_def h) {
-  if (find_gappa_harness(h.id)) throw std::logic_error("Gappa harness registered twice: " + h.id);
-  harness_store().push_back(std::move(h));
-  return true;
-}
-bool register_gappa_mutant(gappa_mutant_def m) {
-  if (find_gappa_mutant(m.name)) throw std::logic_error("Gappa mutant registered twice: " + m.name);
-  mutant_store().push_back(std::move(m));
-  return true;
-}
-const std::vector<gappa_harness_def>& gappa_harnesses() { return harness_store(); }
-const std::vector<gappa_mutant_def>& gappa_mutants() { return mutant_store(); }
-const gappa_harness_def* find_gappa_harness(const std::string& id) {
-  for (const auto& h : harness_store())
-    if (h.id == id) return &h;
-  return nullptr;
-}
-const gappa_mutant_def* find_gappa_mutant(const std::string& name) {
-  for (const auto& m : mutant_store())
-    if (m.name == name) return &m;
-  return nullptr;
-}
-
 bool gappa_supports(fmt_id f) { return f == fmt_id::f16 || f == fmt_id::bf16 || f == fmt_id::f32 || f == fmt_id::f64; }
 
 run_result prove_gappa(const gappa_harness_def& h, fmt_id f, std::size_t d, double timeout_seconds,

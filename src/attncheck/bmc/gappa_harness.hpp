@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <source_location>
 #include <string>
 #include <vector>
 
@@ -24,18 +25,21 @@ struct gappa_problem {
 struct gappa_mutant_def {
   std::string name, description;
   std::vector<std::string> caught_by;
+  std::source_location where{};  // where it is registered
 };
 
 struct gappa_harness_def {
   std::string id, contract, property;
   std::string ranges;  // the input-range hypotheses, in words (non-vacuity: a point of them)
-  std::size_t default_bound = 1;
+  // The row length d and the formats are the contract's (`bound:`, `reached:`), not the harness's.
   // The script for format f at row length d; mutant is empty for the reference kernel and bound.
   std::function<gappa_problem(fmt_id f, std::size_t d, const std::string& mutant)> build;
+  std::source_location where{};  // where it is registered
 };
 
-bool register_gappa_harness(gappa_harness_def h);
-bool register_gappa_mutant(gappa_mutant_def m);
+// The same registry as register_harness (bmc/registry.cpp): one ID space, one store per kind.
+bool register_gappa_harness(gappa_harness_def h, std::source_location where = std::source_location::current());
+bool register_gappa_mutant(gappa_mutant_def m, std::source_location where = std::source_location::current());
 const std::vector<gappa_harness_def>& gappa_harnesses();
 const std::vector<gappa_mutant_def>& gappa_mutants();
 const gappa_harness_def* find_gappa_harness(const std::string& id);

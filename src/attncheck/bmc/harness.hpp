@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <source_location>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -180,6 +181,7 @@ struct mutant_def {
   std::function<void(kernel_slots<e4m3>&)> con_e4m3;
   std::function<void(kernel_slots<e5m2>&)> con_e5m2;
   std::function<void(kernel_slots<e4m3sat>&)> con_e4m3sat;
+  std::source_location where{};  // where it is registered (register_mutant's call)
 };
 template <class M>
 mutant_def make_mutant() {
@@ -191,22 +193,27 @@ mutant_def make_mutant() {
 // lemma checks one step (one element) for every value of the format, independent of d. A vector
 // harness that names lemmas and a composition argument is reported "proved for all d" when
 // every lemma is proved in the same run.
+// The bound a harness runs at and the formats it claims are not here: they are the contract's
+// (`bound:` and `reached:` of its entry in contracts/<stem>.yaml), the only place they are written.
 struct harness_def {
   std::string id;           // KANI-SM-002, BMC-SLIP-001, or a lemma ID LEM-SM-001
   std::string contract;     // contract ID (empty for lemmas)
   std::string property;     // one line
   bool lemma = false;
   bool uses_transcendentals = false;  // exp/log: f16, bf16, f32 only
-  std::size_t default_bound = 1;
-  std::size_t min_bound = 1;
+  std::size_t min_bound = 1;        // the shortest row the body can read (not a claim: the YAML's bound is)
   std::vector<std::string> lemmas;  // for an all-d composition
   std::string composition;          // the argument, in words
   harness_body body;
   std::string bound_name = "d";     // what the bound counts, as rows print it ("d=4"; KANI-AEQ-002: "m=4" keys)
+  std::source_location where{};       // where it is registered (register_harness's call)
 };
 
-bool register_harness(harness_def h);
-bool register_mutant(mutant_def m);
+// One registry for every harness, lemma and mutant of `attncheck bmc`, SMT and Gappa alike
+// (gappa_harness.hpp registers into it too): IDs and mutant names are unique across both, and
+// each entry records where it was registered, for `attncheck show`.
+bool register_harness(harness_def h, std::source_location where = std::source_location::current());
+bool register_mutant(mutant_def m, std::source_location where = std::source_location::current());
 const std::vector<harness_def>& harnesses();
 const std::vector<mutant_def>& mutants();
 const harness_def* find_harness(const std::string& id);

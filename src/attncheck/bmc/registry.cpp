@@ -1,18 +1,40 @@
-// attncheck: the registry of BMC harnesses, lemmas and mutants (filled by harnesses/*.cpp).
+// attncheck: the one registry of `attncheck bmc` (filled by harnesses/*.cpp): SMT harnesses and
+// lemmas, Gappa harnesses, and the mutants of both. One store per kind of entry, one ID space
+// across the SMT and Gappa sides, and each entry records where it was registered.
 #include <stdexcept>
 
+#include "attncheck/bmc/gappa_harness.hpp"
 #include "attncheck/bmc/harness.hpp"
 
 namespace attncheck::bmc {
 namespace {
-std::vector<harness_def>& harness_store() {
-  static std::vector<harness_def> h;
-  return h;
+
+std::string key_of(const harness_def& h) { return h.id; }
+std::string key_of(const gappa_harness_def& h) { return h.id; }
+std::string key_of(const mutant_def& m) { return m.name; }
+std::string key_of(const gappa_mutant_def& m) { return m.name; }
+
+// Entries are added during static initialisation only, so pointers into the vector stay valid
+// once main() runs.
+template <class T>
+std::vector<T>& store() {
+  static std::vector<T> v;
+  return v;
 }
-std::vector<mutant_def>& mutant_store() {
-  static std::vector<mutant_def> m;
-  return m;
+template <class T>
+const T* find_in(const std::string& key) {
+  for (const T& x : store<T>())
+    if (key_of(x) == key) return &x;
+  return nullptr;
 }
+template <class T>
+bool add(T x, std::source_location where, bool taken, const char* what) {
+  if (taken) throw std::logic_error(std::string(what) + " registered twice: " + key_of(x));
+  x.where = where;
+  store<T>().push_back(std::move(x));
+  return true;
+}
+
 }  // namespace
 
 const char* name_of(fmt_id f) {
@@ -27,30 +49,34 @@ const char* name_of(fmt_id f) {
   }
   return "?";
 }
-std::vector<fmt_id> all_formats() { return {fmt_id::f16, fmt_id::bf16, fmt_id::f32, fmt_id::f64, fmt_id::e4m3, fmt_id::e4m3sat, fmt_id::e5m2};
+std::vector<fmt_id> all_formats() {
+  return {fmt_id::f16, fmt_id::bf16, fmt_id::f32, fmt_id::f64, fmt_id::e4m3, fmt_id::e4m3sat, fmt_id::e5m2};
 }
 
-bool register_harness(harness_def h) {
-  if (find_harness(h.id)) throw std::logic_error("harness registered twice: " + h.id);
-  harness_store().push_back(std::move(h));
-  return true;
+bool register_harness(harness_def h, std::source_location where) {
+  const bool taken = find_harness(h.id) || find_gappa_harness(h.id);
+  return add(std::move(h), where, taken, "harness");
 }
-bool register_mutant(mutant_def m) {
-  if (find_mutant(m.name)) throw std::logic_error("bmc mutant registered twice: " + m.name);
-  mutant_store().push_back(std::move(m));
-  return true;
+bool register_gappa_harness(gappa_harness_def h, std::source_location where) {
+  const bool taken = find_harness(h.id) || find_gappa_harness(h.id);
+  return add(std::move(h), where, taken, "harness");
 }
-const std::vector<harness_def>& harnesses() { return harness_store(); }
-const std::vector<mutant_def>& mutants() { return mutant_store(); }
-const harness_def* find_harness(const std::string& id) {
-  for (const auto& h : harness_store())
-    if (h.id == id) return &h;
-  return nullptr;
+bool register_mutant(mutant_def m, std::source_location where) {
+  const bool taken = find_mutant(m.name) || find_gappa_mutant(m.name);
+  return add(std::move(m), where, taken, "bmc mutant");
 }
-const mutant_def* find_mutant(const std::string& name) {
-  for (const auto& m : mutant_store())
-    if (m.name == name) return &m;
-  return nullptr;
+bool register_gappa_mutant(gappa_mutant_def m, std::source_location where) {
+  const bool taken = find_mutant(m.name) || find_gappa_mutant(m.name);
+  return add(std::move(m), where, taken, "bmc mutant");
 }
+
+const std::vector<harness_def>& harnesses() { return store<harness_def>(); }
+const std::vector<gappa_harness_def>& gappa_harnesses() { return store<gappa_harness_def>(); }
+const std::vector<mutant_def>& mutants() { return store<mutant_def>(); }
+const std::vector<gappa_mutant_def>& gappa_mutants() { return store<gappa_mutant_def>(); }
+const harness_def* find_harness(const std::string& id) { return find_in<harness_def>(id); }
+const gappa_harness_def* find_gappa_harness(const std::string& id) { return find_in<gappa_harness_def>(id); }
+const mutant_def* find_mutant(const std::string& name) { return find_in<mutant_def>(name); }
+const gappa_mutant_def* find_gappa_mutant(const std::string& name) { return find_in<gappa_mutant_def>(name); }
 
 }  // namespace attncheck::bmc

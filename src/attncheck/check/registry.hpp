@@ -96,6 +96,7 @@ struct MutantInfo {
   std::function<void(KernelSet<bf16>&)> apply_bf16;
   std::function<void(KernelSet<float>&)> apply_f32;
   std::function<void(KernelSet<double>&)> apply_f64;
+  std::source_location where{};  // where it is registered (register_mutant's call)
 };
 
 const std::vector<PropertyInfo>& properties();
@@ -192,8 +193,9 @@ bool register_property(std::vector<Dtype> dtypes = {all_dtypes.begin(), all_dtyp
 // M is a struct with `static constexpr const char* name, description;`,
 // `static std::vector<std::string> caught_by();` and `template <class T> static void apply(KernelSet<T>&);`.
 template <class M>
-bool register_mutant() {
+bool register_mutant(std::source_location where = std::source_location::current()) {
   MutantInfo m;
+  m.where = where;
   m.name = M::name;
   m.description = M::description;
   m.caught_by = M::caught_by();

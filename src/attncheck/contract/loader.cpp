@@ -64,12 +64,21 @@ std::string code_of(std::string_view id, std::initializer_list<std::string_view>
 }
 std::string test_code(std::string_view id) { return code_of(id, {"FALSIFY"}); }
 // KANI-/BMC-: SMT harnesses (bounded model checking); GAPPA-: rounding-error bounds proved by Gappa.
-std::string harness_code(std::string_view id) { return code_of(id, {"KANI", "BMC", "GAPPA"}); }
+// LEM-: a lemma (one step for every value of a format) that a harness's all-d composition uses.
+std::string harness_code(std::string_view id) { return code_of(id, {"KANI", "BMC", "GAPPA", "LEM"}); }
 std::string gate_code(std::string_view id) { return code_of(id, {"F"}); }
+// AUDIT-CODE-NNN: an obligation of `attncheck audit` (audit_properties:).
+std::string audit_code(std::string_view id) {
+  const auto p = parts(id);
+  return p.size() == 3 && p[0] == "AUDIT" && !p[1].empty() && all_chars(p[1], is_upper) && p[2].size() == 3 &&
+                 all_chars(p[2], is_digit)
+             ? std::string(p[1])
+             : std::string();
+}
 
 constexpr const char* top_keys =
     "metadata, equations, proof_obligations, falsification_tests, harnesses (or kani_harnesses), "
-    "qa_gate";
+    "qa_gate, audit_properties, absent";
 
 // Keys of the Rust system's format that attncheck does not use: accepted, never an error.
 const std::set<std::string> legacy_top_keys{"verification_summary", "kernel_structure",
@@ -238,6 +247,8 @@ class Parser {
   void test(const YAML::Node& item, int index);
   void harness(const YAML::Node& item, int index);
   void gate(const YAML::Node& v);
+  void absent(const YAML::Node& v);
+  void audit_property(const YAML::Node& item, int index);
 
   void finish();
   void assign_legacy_ids();
@@ -363,6 +374,10 @@ Contract Parser::parse(const YAML::Node& root) {
           items(v, k, [&](const YAML::Node& item, int i) { harness(item, i); });
         } else if (k == "qa_gate") {
           gate(v);
+        } else if (k == "audit_properties") {
+          items(v, k, [&](const YAML::Node& item, int i) { audit_property(item, i); });
+        } else if (k == "absent") {
+          absent(v);
         } else if (legacy_top_keys.count(k)) {
           report(Severity::note, at(key),
                  fmt::format("'{}' belongs to the Rust system's format: accepted and ignored", k));
@@ -378,6 +393,27 @@ Contract Parser::parse(const YAML::Node& root) {
            "description");
   finish();
   return c_;
+}
+
+// absent: {kind: "reason", ...}: stem files the contract does not have, and why.
+void Parser::absent(const YAML::Node& v) {
+  if (!v.IsMap()) {
+    error(v, fmt::format("absent must be a map of a file kind to the reason it is absent, e.g. "
+                         "{{coq: \"a statistical test\"}}, not {}", kind_name(v)));
+    return;
+  }
+  entries(v, "absent", [&](const std::string& k, const YAML::Node& key, const YAML::Node& x) {
+    const auto& kinds = stem_file_kinds;
+    if (std::find(std::begin(kinds), std::end(kinds), k) == std::end(kinds)) {
+      error(key, fmt::format("absent: unknown file kind '{}' (falsify, mutants, proof, coq, harnesses)", k));
+      return;
+    }
+    const std::string why = text(x, "absent." + k);
+    if (why.empty())
+      error(key, fmt::format("absent.{} needs the reason the file is absent (text)", k));
+    else
+      c_.absent[k] = why;
+  });
 }
 
 void Parser::metadata(const YAML::Node& v) {
@@ -558,14 +594,41 @@ void Parser::test(const YAML::Node& item, int index) {
       t.test = text(x, "test of " + name);
     else if (k == "if_fails")
       t.if_fails = text(x, "if_fails of " + name);
+    else if (k == "catches")
+      t.catches = texts(x, "catches of " + name);
     else
-      unknown(key, name, "id, obligations, rule, prediction, test, if_fails");
+      unknown(key, name, "id, obligations, rule, prediction, test, if_fails, catches");
   });
   if (!has_id)
     error(item,
           fmt::format("{} has no id: add id: FALSIFY-CODE-NNN (the gate runs tests by id)", name));
   extras.test_links_where.push_back(std::move(links));
   c_.tests.push_back(std::move(t));
+}
+
+// An audit_properties item: id (AUDIT-CODE-NNN), rule (the property), obligations (of any contract).
+void Parser::audit_property(const YAML::Node& item, int index) {
+  FalsificationTest t;
+  t.where = at(item);
+  const std::string name = label(item, "audit property", "audit_properties", index);
+  entries(item, name, [&](const std::string& k, const YAML::Node& key, const YAML::Node& x) {
+    if (k == "id") {
+      t.id = text(x, "id of " + name);
+      if (x.IsScalar() || x.IsNull())
+        check_id(x.IsNull() ? key : x, t.id, "audit property", !audit_code(t.id).empty(), "AUDIT-CODE-NNN");
+    } else if (k == "rule")
+      t.rule = text(x, "rule of " + name);
+    else if (k == "obligations")
+      t.obligations = texts(x, "obligations of " + name);
+    else if (k == "test")
+      t.test = text(x, "test of " + name);
+    else if (k == "if_fails")
+      t.if_fails = text(x, "if_fails of " + name);
+    else
+      unknown(key, name, "id, rule, obligations, test, if_fails");
+  });
+  if (t.id.empty()) error(item, fmt::format("{} has no id: add id: AUDIT-CODE-NNN", name));
+  c_.audit_properties.push_back(std::move(t));
 }
 
 void Parser::harness(const YAML::Node& item, int index) {
@@ -625,8 +688,10 @@ void Parser::harness(const YAML::Node& item, int index) {
       h.solver = text(x, "solver of " + name);
     else if (k == "harness")
       h.harness = text(x, "harness of " + name);
+    else if (k == "catches")
+      h.catches = texts(x, "catches of " + name);
     else
-      unknown(key, name, "id, obligation, property, bound, reached, strategy, solver, harness");
+      unknown(key, name, "id, obligation, property, bound, reached, strategy, solver, harness, catches");
   });
   if (!has_id)
     error(item, fmt::format("{} has no id: add id: KANI-CODE-NNN, BMC-CODE-NNN or GAPPA-CODE-NNN", name));
@@ -743,6 +808,7 @@ void Parser::check_duplicates() {
   for (const auto& o : c_.obligations) claim(o.id, o.where, "obligation");
   for (const auto& t : c_.tests) claim(t.id, t.where, "falsification test");
   for (const auto& h : c_.harnesses) claim(h.id, h.where, "harness");
+  for (const auto& a : c_.audit_properties) claim(a.id, a.where, "audit property");
   if (c_.gate) claim(c_.gate->id, c_.gate->where, "qa_gate");
 }
 
@@ -961,6 +1027,7 @@ void check_directory(const std::string& dir, const std::vector<Contract>& cs,
     for (const auto& o : c.obligations) claim(o.id, o.where);
     for (const auto& t : c.tests) claim(t.id, t.where);
     for (const auto& h : c.harnesses) claim(h.id, h.where);
+    for (const auto& a : c.audit_properties) claim(a.id, a.where);
     if (c.gate) claim(c.gate->id, c.gate->where);
   }
 

@@ -58,6 +58,9 @@ struct FalsificationTest {
   std::string test;
   std::string if_fails;
   std::vector<std::string> obligations;  // obligation IDs this test attacks
+  // The mutants (broken kernels, falsify/mutants/) this test must catch: `catches:`, checked
+  // against the mutants' caught_by lists by `attncheck coverage --registry`.
+  std::vector<std::string> catches;
   Location where;
 };
 
@@ -72,6 +75,7 @@ struct Harness {
   std::string strategy;
   std::string solver;
   std::string harness;  // function name
+  std::vector<std::string> catches;  // the bmc mutants it must catch (harnesses/mutants.cpp, Gappa's)
   Location where;
 };
 
@@ -85,6 +89,11 @@ struct QaGate {
   Location where;
 };
 
+// The files every contract has, named by its stem (contracts/<stem>.yaml), unless declared absent:
+// falsify/<f>.cpp, falsify/mutants/<f>.cpp, proofs/<f>.tex, proofs/coq/<F>.v, harnesses/<f>.cpp,
+// f the stem without its -vN suffix and with '_' for '-', F the same in CamelCase.
+inline constexpr const char* stem_file_kinds[] = {"falsify", "mutants", "proof", "coq", "harnesses"};
+
 struct Contract {
   std::string id;  // the stem: attention-scaling-v1
   std::string file;
@@ -97,7 +106,14 @@ struct Contract {
   std::vector<Obligation> obligations;
   std::vector<FalsificationTest> tests;
   std::vector<Harness> harnesses;
+  // The audit's own obligations (`audit_properties:`, AUDIT-CODE-NNN), checked on a third party's
+  // kernels by `attncheck audit` (src/attncheck/audit/properties.cpp), never by the gate. `rule` is
+  // the property as a sentence; `obligations` may name obligations of any contract.
+  std::vector<FalsificationTest> audit_properties;
   std::optional<QaGate> gate;
+  // Files of the contract's stem it declares absent, each with the reason (`absent: {coq: "a
+  // statistical test"}`; docs/contract-format.md): kind -> reason, kinds as stem_file_kinds.
+  std::map<std::string, std::string> absent;
   bool legacy_format = false;  // written for the Rust system: no obligation ids or links
   Location where;              // of the document root
 };

@@ -85,7 +85,7 @@ gappa_problem build(fmt_id f, std::size_t d, const std::string& mutant) {
 const bool registered =
     register_gappa_harness({"GAPPA-ASCL-001", "attention-scaling-v1",
                             "score q.k/sqrt(d) within the derived dot-product bound for |q_t|, |k_t| <= 1 (Gappa)",
-                            "q_t, k_t in [-1, 1] (e.g. the point q = k = 0)", 64, build}) &&
+                            "q_t, k_t in [-1, 1] (e.g. the point q = k = 0)", build}) &&
     register_gappa_mutant({"gappa_scores_over_d",
                            "scores = q.k / d instead of q.k / sqrt(d) (the exact expression is not the specification)",
                            {"GAPPA-ASCL-001"}}) &&

@@ -80,7 +80,7 @@ const bool registered =
     register_gappa_harness({"GAPPA-SM-001", "softmax-kernel-v1",
                             "softmax denominator: the left-to-right sum of d exps in [0, 1] within gamma_{d-1}*d "
                             "of the exact sum (the derived summation bound at its worst case), no overflow (Gappa)",
-                            "e_j in [0, 1] (e.g. the point e = 0, or the one-hot row of a softmax)", 64, build}) &&
+                            "e_j in [0, 1] (e.g. the point e = 0, or the one-hot row of a softmax)", build}) &&
     register_gappa_mutant({"gappa_sum_drops_last",
                            "the denominator sums e_0 .. e_{d-2} and forgets the last exp (the exact expression is "
                            "not the specification)",

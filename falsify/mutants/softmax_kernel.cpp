@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "attncheck/check/registry.hpp"
+#include "attncheck/kernels/broken.hpp"
 
 namespace attncheck::mutants {
 namespace {
@@ -16,11 +17,7 @@ struct NoMaxSubtraction {
   static std::vector<std::string> caught_by() { return {"FALSIFY-SM-001", "FALSIFY-SM-004", "FALSIFY-ASCL-004"}; }
   template <class T>
   static void apply(KernelSet<T>& k) {
-    k.softmax = [](const T* x, T* y, std::size_t n) {
-      T s = lit<T>(0);
-      for (std::size_t i = 0; i < n; ++i) s = s + (y[i] = exp(x[i]));
-      for (std::size_t i = 0; i < n; ++i) y[i] = y[i] / s;
-    };
+    k.softmax = kernels::broken::softmax_no_max_subtraction<T>;
   }
 };
 

@@ -4,6 +4,7 @@
 
 #include "attncheck/bounds/entropy.hpp"
 #include "attncheck/check/registry.hpp"
+#include "attncheck/kernels/broken.hpp"
 
 namespace attncheck::mutants {
 namespace {
@@ -21,9 +22,7 @@ struct ScoresUnscaled {
   static std::vector<std::string> caught_by() { return {"FALSIFY-ASCL-001", "FALSIFY-ASCL-002", "FALSIFY-ASCL-006"}; }
   template <class T>
   static void apply(KernelSet<T>& k) {
-    k.scores = [](const T* q, const T* kk, std::size_t n, std::size_t m, std::size_t d, T* s) {
-      scores_with(q, kk, n, m, d, s, [](T v, std::size_t) { return v; });
-    };
+    k.scores = kernels::broken::scores_unscaled<T>;
   }
 };
 

@@ -1,0 +1,41 @@
+// attncheck: broken kernels, beside the kernels they break. Each is written once, as a template
+// over the scalar like the reference it breaks, and plugged in by both mutant registries: the
+// gate's (falsify/mutants/<f>.cpp, into a KernelSet<T>) and bmc's (harnesses/mutants.cpp, into
+// kernel_slots<T>, symbolic and concrete). The tests each must be caught by are stated with the
+// tests (`catches:` in contracts/<stem>.yaml) and in the registrations' caught_by lists, which
+// `attncheck coverage --registry` checks agree.
+#pragma once
+
+#include <cstddef>
+
+#include "attncheck/kernels/attention.hpp"
+#include "attncheck/kernels/scores.hpp"
+#include "attncheck/kernels/softmax.hpp"
+
+namespace attncheck::kernels::broken {
+
+// softmax without max subtraction: exp overflows to +inf for large inputs (x > 88.7 in f32), and
+// inf/inf = NaN.
+template <class T>
+void softmax_no_max_subtraction(const T* x, T* y, std::size_t n) {
+  T s = lit<T>(0);
+  for (std::size_t i = 0; i < n; ++i) s = s + (y[i] = exp(x[i]));
+  for (std::size_t i = 0; i < n; ++i) y[i] = y[i] / s;
+}
+
+// Scores without the 1/sqrt(d) scaling: |q.k| reaches d > sqrt(d).
+template <class T>
+void scores_unscaled(const T* q, const T* k, std::size_t n, std::size_t m, std::size_t d, T* s) {
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < m; ++j) s[i * m + j] = dot(q + i * d, k + j * d, d);
+}
+
+// Attention that masks causally whatever the flag says: query row i sees keys 0..i only, so a
+// row's output depends on its position.
+template <class T>
+void attention_always_causal(const T* q, const T* k, const T* v, std::size_t n, std::size_t m, std::size_t d,
+                             std::size_t dv, bool, T* o) {
+  attention(q, k, v, n, m, d, dv, true, o);
+}
+
+}  // namespace attncheck::kernels::broken
