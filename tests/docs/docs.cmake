@@ -89,3 +89,16 @@ add_test(NAME cli.report.no-gnuplot COMMAND ${ATTNCHECK_EXPECT} 2 "gnuplot not f
 set_tests_properties(cli.report.no-gnuplot PROPERTIES FIXTURES_REQUIRED attncheck-gate-json)
 set_tests_properties(cli.report.gate-json cli.report.html cli.report.chromium cli.report.chromium-catches
                      cli.report.not-a-report cli.report.missing cli.report.no-gnuplot PROPERTIES LABELS cli)
+
+# The README and docs/*.md: README under 15 KiB, every relative link resolves, every repository
+# path named in docs/architecture.md and README.md exists (tests/docs/check_docs.py); and the
+# checker fails on planted faults. Label `docs`: no binary needed.
+find_program(ATTNCHECK_DOCS_PYTHON3 NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(NOT ATTNCHECK_DOCS_PYTHON3)
+  find_program(ATTNCHECK_DOCS_PYTHON3 NAMES python3)
+endif()
+add_test(NAME docs.links COMMAND ${ATTNCHECK_DOCS_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/tests/docs/check_docs.py
+         ${CMAKE_CURRENT_SOURCE_DIR})
+add_test(NAME docs.links-catch-faults COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/docs/check_docs_catches.sh
+         ${ATTNCHECK_DOCS_PYTHON3})
+set_tests_properties(docs.links docs.links-catch-faults PROPERTIES LABELS docs)
