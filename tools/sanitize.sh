@@ -10,7 +10,7 @@
 # own guards (canary, guard page, rlimits), not ASan's.
 #
 # What runs: every CTest label except `proofs` (LaTeX and Coq: no C++ of ours to sanitize), with
-# ATTNCHECK_CASES (falsify/doctest_glue.hpp) lowering the random cases per falsification test to
+# ATTNCHECK_CASES (falsify/runner/main.cpp) lowering the random cases per falsification test to
 # keep CI within its time; the exact subset is printed. Extra arguments go to ctest.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -12,8 +12,6 @@ problem) when:
     repository's top-level folders (and contains a '/' or ends in a known extension) does not
     exist. `<name>` and `*` are wildcards that must match at least one file.
 
-Paths of the property-layer move (PLANNED below) are accepted while the file they replace still
-exists, with a note; once the move has landed they are checked like any other path.
 """
 import glob
 import os
@@ -29,14 +27,6 @@ EXTENSIONS = (".cpp", ".hpp", ".h", ".c", ".md", ".yaml", ".yml", ".tex", ".v", 
 PATH_CHECKED = ("docs/architecture.md", "README.md")
 # Planned path (as a glob) -> the glob it replaces. Transitional: delete an entry once its
 # planned path exists in main.
-PLANNED = {
-    "src/attncheck/property": "falsify/support.hpp",
-    "src/attncheck/property/report.hpp": "falsify/support.hpp",
-    "src/attncheck/property/gen": "falsify/gen",
-    "src/attncheck/property/gen/*.hpp": "falsify/gen/*.hpp",
-    "falsify/wrong_claims": "falsify/*.cpp",
-    "falsify/wrong_claims/*.cpp": "falsify/*.cpp",
-}
 
 problems = []
 notes = []
@@ -136,9 +126,6 @@ def check_paths(root, rel):
                 continue
             g = as_glob(p)
             if exists(root, g):
-                continue
-            if g in PLANNED and exists(root, PLANNED[g]):
-                notes.append(f"{rel}:{lineno}: {p} is planned (the property-layer move); {PLANNED[g]} still exists")
                 continue
             problems.append(f"{rel}:{lineno}: `{p}` names a path that does not exist")
 
