@@ -15,6 +15,7 @@
 #include "attncheck/bmc/gappa_run.hpp"
 #include "attncheck/bmc/regression.hpp"
 #include "cli/cli.hpp"
+#include "cli/json.hpp"
 
 namespace attncheck::cli {
 namespace {
@@ -27,17 +28,6 @@ struct BmcOptions {
   std::string json, mutant, replay, save_regression, replay_regressions, gappa_script;
   bool exhaustive = false, list = false, lemmas = true;
 };
-
-std::string json_quoted(std::string_view s) {
-  std::string o = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\', o += c;
-    else if (c == '\n') o += "\\n";
-    else if (static_cast<unsigned char>(c) < 0x20) o += fmt::format("\\u{:04x}", c);
-    else o += c;
-  }
-  return o + "\"";
-}
 
 std::optional<bmc::fmt_id> parse_format(const std::string& s) {
   for (bmc::fmt_id f : bmc::all_formats())

@@ -74,6 +74,10 @@ std::string closest(std::string_view wanted, const std::vector<std::string>& can
 
 std::string join(const std::vector<std::string>& items, std::string_view separator);
 
+// s as one word of a POSIX shell command line, for the replay lines: bare when it holds only
+// [A-Za-z0-9_-./=:,+], else in single quotes ('' for the empty argument).
+std::string shell_quoted(const std::string& s);
+
 // "f16, bf16, f32, f64"
 std::string dtype_list(const std::vector<Dtype>& dtypes);
 

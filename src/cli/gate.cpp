@@ -150,15 +150,6 @@ bool check_test_ids(const std::vector<contract::Contract>& all, const std::vecto
   return true;
 }
 
-std::string shell_quoted(const std::string& s) {
-  if (s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+") ==
-      std::string::npos)
-    return s;
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
 // The (test, dtype) checks to run, in contract and file order; a test without a property is
 // one ERROR row, never skipped.
 std::vector<GateRow> plan(const std::vector<const contract::Contract*>& selected, const GateOptions& o,

@@ -91,6 +91,15 @@ std::string closest(std::string_view wanted, const std::vector<std::string>& can
   return best;
 }
 
+// The empty argument is quoted (''): left bare it would vanish from the command line.
+std::string shell_quoted(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+") == std::string::npos)
+    return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
 std::string join(const std::vector<std::string>& items, std::string_view separator) {
   std::string s;
   for (std::size_t i = 0; i < items.size(); ++i) {
