@@ -34,7 +34,7 @@ attncheck_fuzzer(fuzz_protocol fuzz/protocol_fuzz.cpp
   src/attncheck/audit/protocol.cpp src/attncheck/audit/call.cpp)
 target_link_libraries(fuzz_protocol PRIVATE attncheck::kernels)
 
-attncheck_fuzzer(fuzz_bindings fuzz/bindings_fuzz.cpp src/cli/audit_bindings.cpp src/cli/util.cpp)
+attncheck_fuzzer(fuzz_bindings fuzz/bindings_fuzz.cpp src/attncheck/audit/bindings.cpp)
 target_link_libraries(fuzz_bindings PRIVATE attncheck::core)
 
 # The command line needs every subcommand's option set: the CLI sources (not main.cpp) and the core.

@@ -48,7 +48,7 @@ std::string source_args(const AuditOptions& o) {
 }
 
 // Reads the kernel source options; prints the problem and returns false on a usage error.
-bool resolve_source(const AuditOptions& o, AuditSource& src) {
+bool resolve_source(const AuditOptions& o, audit::KernelSource& src) {
   const int ways = !o.lib.empty() + !o.bindings.empty() + !o.exec.empty();
   if (ways != 1) {
     std::cerr << "error: name the kernels in exactly one way: --lib PATH --kernel KIND:DTYPE:SYMBOL, --bindings FILE, "
@@ -60,7 +60,7 @@ bool resolve_source(const AuditOptions& o, AuditSource& src) {
       std::cerr << "error: --kernel and --bindings do not mix; list the kernels in the bindings file\n";
       return false;
     }
-    if (auto e = read_bindings(o.bindings, src); !e.empty()) {
+    if (auto e = audit::read_bindings(o.bindings, src); !e.empty()) {
       std::cerr << "error: " << e << "\n";
       return false;
     }
@@ -73,7 +73,7 @@ bool resolve_source(const AuditOptions& o, AuditSource& src) {
     src.exec = o.exec;
     for (const auto& spec : o.kernels) {
       audit::Binding b;
-      if (auto e = parse_kernel_spec(spec, o.exec.empty(), b); !e.empty()) {
+      if (auto e = audit::parse_kernel_spec(spec, o.exec.empty(), b); !e.empty()) {
         std::cerr << "error: " << e << "\n";
         return false;
       }
@@ -133,7 +133,7 @@ std::string format_row_note(const audit::AuditRow& r) {
 }
 
 // Checks every argument that needs no contracts: the kernel source and the run's limits.
-bool parse_audit_options(const AuditOptions& o, AuditSource& src, audit::AuditRequest& req) {
+bool parse_audit_options(const AuditOptions& o, audit::KernelSource& src, audit::AuditRequest& req) {
   if (!resolve_source(o, src)) return false;
   const auto seed = checked_seed(o);
   if (!seed || !checked_cases(o, "")) return false;
@@ -160,7 +160,7 @@ bool parse_audit_options(const AuditOptions& o, AuditSource& src, audit::AuditRe
 
 // The checks to run: the tests of the selected contracts (every named contract and test must
 // exist), the tolerance and the masked-row policies.
-bool plan_audit(const AuditOptions& o, const contract::LoadResult& loaded, const AuditSource& src, audit::AuditRequest& req) {
+bool plan_audit(const AuditOptions& o, const contract::LoadResult& loaded, const audit::KernelSource& src, audit::AuditRequest& req) {
   std::vector<std::string> known_tests;
   for (const auto& c : loaded.contracts) {
     if (!o.contracts.empty() && std::find(o.contracts.begin(), o.contracts.end(), c.id) == o.contracts.end()) continue;
@@ -219,7 +219,7 @@ std::vector<audit::AuditRow> run_audit_checks(const AuditOptions& o, audit::Back
 
 // Replay lines: the same kernels, only this check, same seed and cases.
 void add_replay_lines(std::vector<audit::AuditRow>& rows, const AuditOptions& o, const Global& global,
-                      const AuditSource& src, const audit::AuditRequest& req) {
+                      const audit::KernelSource& src, const audit::AuditRequest& req) {
   for (auto& r : rows) {
     r.outcome.replay = "attncheck" + (global.contracts_given ? " --contracts " + shell_quoted(global.contracts_dir) : std::string()) +
                        " audit" + source_args(o) + " --test " + r.outcome.test_id + " --dtype " + std::string(dtype_name(r.outcome.dtype)) +
@@ -274,7 +274,7 @@ void add_audit_rows(GateReport& report, const std::vector<audit::AuditRow>& rows
 }
 
 // Prints the report and writes the report files; returns the exit status.
-int report_audit(const AuditOptions& o, const AuditSource& src, const audit::AuditRequest& req, const audit::Backend& backend,
+int report_audit(const AuditOptions& o, const audit::KernelSource& src, const audit::AuditRequest& req, const audit::Backend& backend,
                  const std::vector<audit::AuditRow>& rows, GateReport& report) {
   const std::string masked = std::string(audit::masked_policy_name(src.masked));
   std::string masked_text = masked;  // the default, then the kernels with their own policy
@@ -317,7 +317,7 @@ int report_audit(const AuditOptions& o, const AuditSource& src, const audit::Aud
 }
 
 int run_audit_command(const AuditOptions& o, const Global& global) {
-  AuditSource src;
+  audit::KernelSource src;
   audit::AuditRequest req;
   if (!parse_audit_options(o, src, req)) return exit_usage;
   const auto loaded = load_or_report(global.contracts_dir, false);
