@@ -1,6 +1,7 @@
 // attncheck: loading contract YAML files into the model, with file:line:col diagnostics.
 // The format is documented in docs/contract-format.md; keep the two in step.
 #include "attncheck/contract/loader.hpp"
+#include "attncheck/contract/cycles.hpp"
 #include "attncheck/contract/yaml_documents.hpp"
 
 #include <fmt/format.h>
@@ -984,38 +985,20 @@ void check_directory(const std::string& dir, const std::vector<Contract>& cs,
                         name, dir, join(ids), name));
     }
 
-  // Depth-first search; a dependency on a contract still on the stack closes a cycle.
-  std::vector<int> state(cs.size(), 0);  // 0 unvisited, 1 on the stack, 2 done
-  std::vector<std::size_t> stack;
-  std::set<std::vector<std::size_t>> reported;
-  std::function<void(std::size_t)> visit = [&](std::size_t i) {
-    state[i] = 1;
-    stack.push_back(i);
-    for (const Edge& e : deps[i]) {
-      if (state[e.to] == 0)
-        visit(e.to);
-      else if (state[e.to] == 1) {
-        std::vector<std::size_t> cycle(std::find(stack.begin(), stack.end(), e.to), stack.end());
-        std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
-        if (!reported.insert(cycle).second) continue;
-        std::string path;
-        for (std::size_t k : cycle) path += cs[k].id + " -> ";
-        path += cs[cycle[0]].id;
-        const std::size_t next = cycle.size() > 1 ? cycle[1] : cycle[0];
-        Location where = extras[cycle[0]].metadata_where;
-        for (const Edge& back : deps[cycle[0]])
-          if (back.to == next) where = back.where;
-        add(out, where, Severity::error,
-            fmt::format("dependency cycle: {}; a contract cannot build on itself, even "
-                        "through others: remove one of these depends_on entries",
-                        path));
-      }
-    }
-    stack.pop_back();
-    state[i] = 2;
-  };
-  for (std::size_t i = 0; i < cs.size(); ++i)
-    if (state[i] == 0) visit(i);
+  std::vector<std::vector<std::size_t>> edges(cs.size());
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < cs.size(); ++i) {
+    for (const Edge& e : deps[i]) edges[i].push_back(e.to);
+    names.push_back(cs[i].id);
+  }
+  for (const auto& cycle : find_cycles(edges)) {
+    // Reported at the depends_on entry that leaves the cycle's first contract along the cycle.
+    const std::size_t next = cycle.size() > 1 ? cycle[1] : cycle[0];
+    Location where = extras[cycle[0]].metadata_where;
+    for (const Edge& back : deps[cycle[0]])
+      if (back.to == next) where = back.where;
+    add(out, where, Severity::error, cycle_message(cycle, names));
+  }
 }
 
 }  // namespace
