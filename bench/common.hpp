@@ -193,4 +193,25 @@ void for_each_type(F&& f) {
   std::apply([&](auto... t) { (f(t), ...); }, scalar_types{});
 }
 
+// The seven kernels a tier is measured on, at every type and row length: the registration table
+// of kernels.cpp ("plain"), oracles.cpp ("mpfr200") and tiered.cpp ("tiered"). Suite<T> has one
+// static function (benchmark::State&, std::size_t n) per kernel.
+template <template <class> class Suite>
+bool register_kernel_suite(std::string_view tier) {
+  for_each_type([&](auto tag) {
+    using S = Suite<decltype(tag)>;
+    const std::string ty = type_name<decltype(tag)>();
+    for (std::size_t n : row_lengths) {
+      add(bench_name(tier, "softmax", ty, n), [n](benchmark::State& s) { S::softmax(s, n); });
+      add(bench_name(tier, "log_softmax", ty, n), [n](benchmark::State& s) { S::log_softmax(s, n); });
+      add(bench_name(tier, "scores", ty, n, qk_shape()), [n](benchmark::State& s) { S::scores(s, n); });
+      add(bench_name(tier, "rmsnorm", ty, n), [n](benchmark::State& s) { S::rmsnorm(s, n); });
+      add(bench_name(tier, "entropy", ty, n), [n](benchmark::State& s) { S::entropy(s, n); });
+      add(bench_name(tier, "softmax_jvp", ty, n), [n](benchmark::State& s) { S::softmax_jvp(s, n); });
+      add(bench_name(tier, "attention", ty, n, attention_shape()), [n](benchmark::State& s) { S::attention(s, n); });
+    }
+  });
+  return true;
+}
+
 }  // namespace attncheck::bench

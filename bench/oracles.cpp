@@ -107,29 +107,18 @@ void bm_attention(benchmark::State& state, std::size_t n) {
   count_rows(state, qk_queries);
 }
 
-const bool registered = [] {
-  for_each_type([](auto tag) {
-    using T = decltype(tag);
-    const std::string ty = type_name<T>();
-    for (std::size_t n : row_lengths) {
-      add(bench_name("mpfr200", "softmax", ty, n),
-          [n](benchmark::State& s) { bm_softmax_row<T>(s, n); });
-      add(bench_name("mpfr200", "log_softmax", ty, n),
-          [n](benchmark::State& s) { bm_softmax_row<T>(s, n); });
-      add(bench_name("mpfr200", "scores", ty, n, qk_shape()),
-          [n](benchmark::State& s) { bm_scores<T>(s, n); });
-      add(bench_name("mpfr200", "rmsnorm", ty, n),
-          [n](benchmark::State& s) { bm_rmsnorm<T>(s, n); });
-      add(bench_name("mpfr200", "entropy", ty, n),
-          [n](benchmark::State& s) { bm_entropy<T>(s, n); });
-      add(bench_name("mpfr200", "softmax_jvp", ty, n),
-          [n](benchmark::State& s) { bm_softmax_jvp<T>(s, n); });
-      add(bench_name("mpfr200", "attention", ty, n, attention_shape()),
-          [n](benchmark::State& s) { bm_attention<T>(s, n); });
-    }
-  });
-  return true;
-}();
+template <class T>
+struct mpfr200_suite {
+  static void softmax(benchmark::State& s, std::size_t n) { bm_softmax_row<T>(s, n); }
+  static void log_softmax(benchmark::State& s, std::size_t n) { bm_softmax_row<T>(s, n); }
+  static void scores(benchmark::State& s, std::size_t n) { bm_scores<T>(s, n); }
+  static void rmsnorm(benchmark::State& s, std::size_t n) { bm_rmsnorm<T>(s, n); }
+  static void entropy(benchmark::State& s, std::size_t n) { bm_entropy<T>(s, n); }
+  static void softmax_jvp(benchmark::State& s, std::size_t n) { bm_softmax_jvp<T>(s, n); }
+  static void attention(benchmark::State& s, std::size_t n) { bm_attention<T>(s, n); }
+};
+
+const bool registered = register_kernel_suite<mpfr200_suite>("mpfr200");
 
 }  // namespace
 }  // namespace attncheck::bench

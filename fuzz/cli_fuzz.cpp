@@ -37,11 +37,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const auto& a : args) {
     (void)parse_seed(a);
     attncheck::audit::Binding b;
-    (void)parse_kernel_spec(a, true, b);
-    (void)parse_kernel_spec(a, false, b);
+    (void)attncheck::audit::parse_kernel_spec(a, true, b);
+    (void)attncheck::audit::parse_kernel_spec(a, false, b);
     std::string why;
     (void)attncheck::check::parse_tolerance(a, why);
-    (void)closest(a, names);
+    (void)attncheck::closest(a, names);
   }
   return 0;
 }

@@ -26,15 +26,16 @@ endfunction()
 
 # The parsers under test are compiled into each target from their own sources, instrumented.
 attncheck_fuzzer(fuzz_contract fuzz/contract_fuzz.cpp
-  src/attncheck/contract/loader.cpp src/attncheck/contract/model.cpp
-  src/attncheck/contract/yaml_documents.cpp)
+  src/attncheck/contract/loader.cpp src/attncheck/contract/ids.cpp src/attncheck/contract/encoding.cpp
+  src/attncheck/contract/schema.cpp src/attncheck/contract/validate.cpp src/attncheck/contract/legacy.cpp
+  src/attncheck/contract/cycles.cpp src/attncheck/contract/model.cpp src/attncheck/contract/yaml_documents.cpp)
 target_link_libraries(fuzz_contract PRIVATE yaml-cpp fmt::fmt)
 
 attncheck_fuzzer(fuzz_protocol fuzz/protocol_fuzz.cpp
   src/attncheck/audit/protocol.cpp src/attncheck/audit/call.cpp)
 target_link_libraries(fuzz_protocol PRIVATE attncheck::kernels)
 
-attncheck_fuzzer(fuzz_bindings fuzz/bindings_fuzz.cpp src/cli/audit_bindings.cpp src/cli/util.cpp)
+attncheck_fuzzer(fuzz_bindings fuzz/bindings_fuzz.cpp src/attncheck/audit/bindings.cpp)
 target_link_libraries(fuzz_bindings PRIVATE attncheck::core)
 
 # The command line needs every subcommand's option set: the CLI sources (not main.cpp) and the core.

@@ -68,12 +68,7 @@ gappa_problem sum_problem(std::size_t d, const std::string& mutant) {
 }
 
 gappa_problem build(fmt_id f, std::size_t d, const std::string& mutant) {
-  switch (f) {
-    case fmt_id::f16: return sum_problem<f16>(d, mutant);
-    case fmt_id::bf16: return sum_problem<bf16>(d, mutant);
-    case fmt_id::f32: return sum_problem<float>(d, mutant);
-    default: return sum_problem<double>(d, mutant);
-  }
+  return with_gappa_format(f, [&](auto t) { return sum_problem<decltype(t)>(d, mutant); });
 }
 
 const bool registered =

@@ -21,3 +21,30 @@ add_test(NAME meta.test-names-no-semicolon
 add_test(NAME meta.test-names-no-semicolon-catches
          COMMAND bash -c "d=$(mktemp -d) && printf 'TEST_CASE(\"a; b\") {}\\n' > $d/x_test.cpp && ! bash '${CMAKE_CURRENT_SOURCE_DIR}/tools/check-test-names.sh' $d; s=$?; rm -rf $d; exit $s")
 set_tests_properties(meta.test-names-no-semicolon meta.test-names-no-semicolon-catches PROPERTIES LABELS unit)
+
+# No function in src/cli/ longer than 150 lines (tools/function_lengths.py, a brace-matching scan):
+# a command is parse → plan → run → report, each its own function.
+find_program(ATTNCHECK_PYTHON3 NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(NOT ATTNCHECK_PYTHON3)
+  find_program(ATTNCHECK_PYTHON3 NAMES python3)
+endif()
+if(ATTNCHECK_PYTHON3)
+  add_test(NAME meta.cli-function-lengths
+           COMMAND ${ATTNCHECK_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/tools/function_lengths.py --max 150
+                   ${CMAKE_CURRENT_SOURCE_DIR}/src/cli)
+  # ... and the check can fail: a planted 201-line function (written at configure time) is reported.
+  set(_planted_dir ${CMAKE_CURRENT_BINARY_DIR}/function_lengths_planted)
+  string(REPEAT "  total += 1;\n" 199 _planted_body)
+  file(WRITE ${_planted_dir}/long.cpp
+       "namespace planted {\nint short_one() { return 1; }\nint planted_long_function(int total) {\n${_planted_body}}\n}  // namespace planted\n")
+  add_test(NAME meta.cli-function-lengths-catches
+           COMMAND ${ATTNCHECK_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/tools/function_lengths.py --max 150 ${_planted_dir})
+  set_tests_properties(meta.cli-function-lengths-catches PROPERTIES WILL_FAIL TRUE)
+  # ... and it fails for the planted function, not for some other reason (a crash also exits 1).
+  add_test(NAME meta.cli-function-lengths-names-it
+           COMMAND ${ATTNCHECK_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/tools/function_lengths.py --max 150 ${_planted_dir})
+  set_tests_properties(meta.cli-function-lengths-names-it PROPERTIES
+                       PASS_REGULAR_EXPRESSION "long\\.cpp:3: planted_long_function is 201 lines long \\(limit 150\\)\n1 of 2 functions over 150 lines")
+  set_tests_properties(meta.cli-function-lengths meta.cli-function-lengths-catches meta.cli-function-lengths-names-it
+                       PROPERTIES LABELS "unit;cli")
+endif()

@@ -13,6 +13,8 @@
 
 #include <doctest/doctest.h>
 
+#include "tests/run_command.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -25,14 +27,8 @@ struct Run {
 // Runs `attncheck ARGS` through the shell with the bundled contracts unless args name others.
 Run attncheck(const std::string& args) {
   const std::string command = std::string("'") + ATTNCHECK_CLI_PATH + "' " + args + " 2>&1";
-  Run r;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) r.output.append(buf, n);
-  const int status = ::pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  const attncheck_tests::CommandOutput out = attncheck_tests::run_command(command);
+  return {out.status, out.output};
 }
 
 // The bundled contracts, named explicitly so an ATTNCHECK_CONTRACTS in the environment cannot

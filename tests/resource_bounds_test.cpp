@@ -14,6 +14,8 @@
 
 #include <doctest/doctest.h>
 
+#include "tests/run_command.hpp"
+
 #include "attncheck/audit/protocol.hpp"
 #include "attncheck/contract/loader.hpp"
 
@@ -34,12 +36,9 @@ Run cli(const std::string& args) {
   const std::string command = std::string("'") + ATTNCHECK_CLI_PATH + "' " + args + " 2>&1";
   Run r;
   const auto t0 = clock_type::now();
-  FILE* pipe = ::popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) r.output.append(buf, n);
-  const int status = ::pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const attncheck_tests::CommandOutput out = attncheck_tests::run_command(command);
+  r.status = out.status;
+  r.output = out.output;
   r.seconds = seconds_since(t0);
   return r;
 }

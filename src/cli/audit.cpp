@@ -16,6 +16,7 @@
 #include "attncheck/audit/library_backend.hpp"
 #include "attncheck/check/format.hpp"
 #include "attncheck/check/parallel.hpp"
+#include "cli/check_options.hpp"
 #include "cli/cli.hpp"
 #include "cli/gate.hpp"
 #include "cli/progress.hpp"
@@ -26,26 +27,15 @@ namespace attncheck::cli {
 
 namespace {
 
-struct AuditOptions : ReportFileOptions {
+struct AuditOptions : ReportFileOptions, CheckSelectionOptions {
   std::string lib, bindings, exec;
-  std::vector<std::string> kernels, contracts, tests, dtypes;
-  std::string seed = "0x5eed2026";
-  int cases = 200;
+  std::vector<std::string> kernels;
   double timeout = 2;
   int memory_mib = 1024;
   std::string masked;
   std::string tolerance;  // "" = not given: the bindings file's, else derived
   bool replay = false;
-  int jobs = 0;  // 0: one worker per core
 };
-
-std::string shell_quoted(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+") == std::string::npos)
-    return s;
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 // The options that select the kernels, as they must be repeated in a replay line.
 std::string source_args(const AuditOptions& o) {
@@ -58,7 +48,7 @@ std::string source_args(const AuditOptions& o) {
 }
 
 // Reads the kernel source options; prints the problem and returns false on a usage error.
-bool resolve_source(const AuditOptions& o, AuditSource& src) {
+bool resolve_source(const AuditOptions& o, audit::KernelSource& src) {
   const int ways = !o.lib.empty() + !o.bindings.empty() + !o.exec.empty();
   if (ways != 1) {
     std::cerr << "error: name the kernels in exactly one way: --lib PATH --kernel KIND:DTYPE:SYMBOL, --bindings FILE, "
@@ -70,7 +60,7 @@ bool resolve_source(const AuditOptions& o, AuditSource& src) {
       std::cerr << "error: --kernel and --bindings do not mix; list the kernels in the bindings file\n";
       return false;
     }
-    if (auto e = read_bindings(o.bindings, src); !e.empty()) {
+    if (auto e = audit::read_bindings(o.bindings, src); !e.empty()) {
       std::cerr << "error: " << e << "\n";
       return false;
     }
@@ -83,7 +73,7 @@ bool resolve_source(const AuditOptions& o, AuditSource& src) {
     src.exec = o.exec;
     for (const auto& spec : o.kernels) {
       audit::Binding b;
-      if (auto e = parse_kernel_spec(spec, o.exec.empty(), b); !e.empty()) {
+      if (auto e = audit::parse_kernel_spec(spec, o.exec.empty(), b); !e.empty()) {
         std::cerr << "error: " << e << "\n";
         return false;
       }
@@ -142,49 +132,37 @@ std::string format_row_note(const audit::AuditRow& r) {
   return "  " + r.outcome.test_id + " [" + std::string(dtype_name(r.outcome.dtype)) + "]: " + r.reason;
 }
 
-int run_audit_command(const AuditOptions& o, const Global& global) {
-  AuditSource src;
-  if (!resolve_source(o, src)) return exit_usage;
-  const auto seed = parse_seed(o.seed);
-  if (!seed) {
-    std::cerr << "error: invalid --seed '" << o.seed << "'; write it in decimal (12345) or hex (0x5eed2026)\n";
-    return exit_usage;
-  }
-  if (o.cases < 1 || o.cases > 10000) {
-    std::cerr << "error: --cases must be between 1 and 10000 (got " << o.cases << ")\n";
-    return exit_usage;
-  }
+// Checks every argument that needs no contracts: the kernel source and the run's limits.
+bool parse_audit_options(const AuditOptions& o, audit::KernelSource& src, audit::AuditRequest& req) {
+  if (!resolve_source(o, src)) return false;
+  const auto seed = checked_seed(o);
+  if (!seed || !checked_cases(o, "")) return false;
   if (!(o.timeout > 0 && o.timeout <= 3600)) {
     std::cerr << "error: --timeout must be in (0, 3600] seconds (got " << o.timeout << ")\n";
-    return exit_usage;
+    return false;
   }
   if (o.memory_mib < 16) {
     std::cerr << "error: --memory must be at least 16 MiB (got " << o.memory_mib << ")\n";
-    return exit_usage;
+    return false;
   }
-  if (o.jobs < 0) {
-    std::cerr << "error: -j/--jobs must be at least 1 (or 0 for one worker per core; got " << o.jobs << ")\n";
-    return exit_usage;
-  }
+  if (!checked_jobs(o)) return false;
   if (o.replay && (o.tests.size() != 1 || o.dtypes.size() != 1)) {
     std::cerr << "error: --replay re-runs one check: give exactly one --test and one --dtype (copy the Replay line of the report)\n";
-    return exit_usage;
+    return false;
   }
-  std::vector<Dtype> dtypes;
-  for (const auto& name : o.dtypes) {
-    const auto d = parse_dtype(name);
-    if (!d) {
-      std::cerr << "error: unknown dtype '" << name << "'; use one of f32, f64, f16, bf16 (f32 arithmetic), f16@f16, bf16@bf16\n";
-      return exit_usage;
-    }
-    dtypes.push_back(*d);
-  }
+  const auto dtypes = checked_dtypes(o, false);
+  if (!dtypes) return false;
+  req.only_dtypes = *dtypes;
+  req.params.seed = *seed;
+  req.params.cases = o.cases;
+  return true;
+}
 
-  const auto loaded = load_or_report(global.contracts_dir, false);
-  if (!loaded) return exit_usage;
-  audit::AuditRequest req;
+// The checks to run: the tests of the selected contracts (every named contract and test must
+// exist), the tolerance and the masked-row policies.
+bool plan_audit(const AuditOptions& o, const contract::LoadResult& loaded, const audit::KernelSource& src, audit::AuditRequest& req) {
   std::vector<std::string> known_tests;
-  for (const auto& c : loaded->contracts) {
+  for (const auto& c : loaded.contracts) {
     if (!o.contracts.empty() && std::find(o.contracts.begin(), o.contracts.end(), c.id) == o.contracts.end()) continue;
     for (const auto& t : c.tests) {
       req.tests.push_back({c.id, t.id, t.obligations});
@@ -192,9 +170,9 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
     }
   }
   for (const auto& w : o.contracts)
-    if (std::none_of(loaded->contracts.begin(), loaded->contracts.end(), [&](const auto& c) { return c.id == w; })) {
+    if (std::none_of(loaded.contracts.begin(), loaded.contracts.end(), [&](const auto& c) { return c.id == w; })) {
       std::cerr << "error: unknown contract '" << w << "'; run 'attncheck list' to see the contracts\n";
-      return exit_usage;
+      return false;
     }
   for (const auto& ap : audit::audit_properties()) known_tests.push_back(ap.id);
   for (const auto& w : o.tests)
@@ -202,24 +180,148 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
       const std::string guess = closest(w, known_tests);
       std::cerr << "error: unknown test ID " << w << (guess.empty() ? "" : " (did you mean " + guess + "?)")
                 << " among the selected contracts and the AUDIT-* obligations\n";
-      return exit_usage;
+      return false;
     }
   req.only_tests = o.tests;
-  req.only_dtypes = dtypes;
   const std::string tolerance_text = !o.tolerance.empty() ? o.tolerance : !src.tolerance.empty() ? src.tolerance : "derived";
   std::string why;
   const auto tolerance = check::parse_tolerance(tolerance_text, why);
   if (!tolerance) {
     std::cerr << "error: --tolerance: " << why << "\n";
-    return exit_usage;
+    return false;
   }
   req.params.tolerance = *tolerance;
-  req.params.seed = *seed;
-  req.params.cases = o.cases;
   req.policy.masked = src.masked;
   for (const auto& [kernel, p] : src.kernel_masked) req.kernel_policies[kernel].masked = p;
   req.full_inputs = o.replay;
   req.stop = [] { return interrupted() != 0; };
+  return true;
+}
+
+// Runs the checks with a progress line; interrupted, run_audit drops the checks that finished
+// after the signal, which may have seen their kernel process get it too (a terminal's Ctrl-C
+// reaches the whole process group).
+std::vector<audit::AuditRow> run_audit_checks(const AuditOptions& o, audit::Backend& backend, const audit::AuditRequest& req) {
+  std::unique_ptr<Progress> line;
+  audit::Progress progress;
+  progress.started = [&line, &o](std::size_t i, std::size_t n, const std::string& what) {
+    if (!line) line = std::make_unique<Progress>(o.quiet, n, 0);
+    line->show(i, what);
+  };
+  progress.finished = [&line] {
+    if (line) line->finished(0);
+  };
+  stop_on_interrupt();
+  auto rows = audit::run_audit(backend, req, progress);
+  if (line) line->clear();
+  return rows;
+}
+
+// Replay lines: the same kernels, only this check, same seed and cases.
+void add_replay_lines(std::vector<audit::AuditRow>& rows, const AuditOptions& o, const Global& global,
+                      const audit::KernelSource& src, const audit::AuditRequest& req) {
+  for (auto& r : rows) {
+    r.outcome.replay = "attncheck" + (global.contracts_given ? " --contracts " + shell_quoted(global.contracts_dir) : std::string()) +
+                       " audit" + source_args(o) + " --test " + r.outcome.test_id + " --dtype " + std::string(dtype_name(r.outcome.dtype)) +
+                       " --seed " + hex_u64(req.params.seed) + " --cases " + std::to_string(req.params.cases);
+    if (o.timeout != 2) r.outcome.replay += " --timeout " + decimal(o.timeout, 6);
+    if (!o.tolerance.empty()) r.outcome.replay += " --tolerance " + req.params.tolerance.text();
+    if (src.masked != audit::MaskedPolicy::either && o.bindings.empty())
+      r.outcome.replay += " --masked " + std::string(audit::masked_policy_name(src.masked));
+    r.outcome.replay += " --replay";
+    if (o.no_timings) r.outcome.seconds = 0;
+  }
+}
+
+// The audit rows as the gate's rows, over the rows that ran; what did not run (not applicable,
+// declined inputs) and what --exec cannot observe are notes.
+void add_audit_rows(GateReport& report, const std::vector<audit::AuditRow>& rows, const audit::Backend& backend) {
+  std::vector<std::string> na, declined;
+  for (const auto& r : rows) {
+    if (r.state == audit::RowState::not_applicable) {
+      na.push_back(format_row_note(r));
+      GateRow g;
+      g.contract = r.contract;
+      g.obligations = r.obligations;
+      g.outcome = r.outcome;
+      g.outcome.message = "not applicable: " + r.reason;
+      report.skipped_rows.push_back(g);
+      continue;
+    }
+    GateRow g;
+    // The gate's table has no kind column: an AUDIT-* row names its kind with the contract.
+    g.contract = r.contract == "audit" && !r.kinds.empty() ? "audit:" + r.kinds.front() : r.contract;
+    g.obligations = r.obligations;
+    g.outcome = r.outcome;
+    report.rows.push_back(g);
+    if (r.stats.declines > 0)
+      declined.push_back("  " + r.outcome.test_id + " [" + std::string(dtype_name(r.outcome.dtype)) + "]: " +
+                         std::to_string(r.stats.declines) + " inputs declined (not judged), the first: " + r.stats.first_decline);
+  }
+  if (!backend.sees_memory())
+    report.notes.push_back("note: over --exec, writes outside the output and changes to inputs cannot be observed; "
+                           "AUDIT-SAFE-001 checks time and answers only");
+  if (!declined.empty()) {
+    report.notes.push_back("declined inputs (the kernel returned nonzero):");
+    report.notes.insert(report.notes.end(), declined.begin(), declined.end());
+  }
+  if (!na.empty()) {
+    report.notes.push_back(std::to_string(na.size()) + " not applicable:");
+    report.notes.insert(report.notes.end(), na.begin(), na.end());
+  }
+  report.skipped = static_cast<int>(report.skipped_rows.size());
+  for (std::string& note : coverage_notes(report.rows)) report.notes.push_back(std::move(note));
+}
+
+// Prints the report and writes the report files; returns the exit status.
+int report_audit(const AuditOptions& o, const audit::KernelSource& src, const audit::AuditRequest& req, const audit::Backend& backend,
+                 const std::vector<audit::AuditRow>& rows, GateReport& report) {
+  const std::string masked = std::string(audit::masked_policy_name(src.masked));
+  std::string masked_text = masked;  // the default, then the kernels with their own policy
+  for (const auto& [kernel, p] : src.kernel_masked)
+    masked_text += std::string(", ") + std::string(audit::kind_name(kernel.first)) + ":" + std::string(dtype_name(kernel.second)) + " " +
+                   std::string(audit::masked_policy_name(p));
+  std::cout << "audit of " << backend.describe() << "  timeout " << decimal(o.timeout, 6) << " s  masked rows: " << masked_text
+            << "  tolerance " << req.params.tolerance.text() << "\n";
+  if (report.rows.empty() && interrupted()) {
+    std::cerr << "attncheck: interrupted by signal " << interrupted() << " before any check finished; no report file was written\n";
+    return interrupted_exit_status();
+  }
+  if (report.rows.empty()) {
+    std::cout << "\n";
+    for (const auto& n : report.notes) std::cout << n << "\n";
+    std::cerr << "error: nothing applicable: no obligation of the selected contracts can be checked with the kernels given\n";
+    return exit_usage;
+  }
+  if (interrupted()) {
+    report.notes.push_back("interrupted: " + std::to_string(report.rows.size()) +
+                           " checks finished (those in progress were discarded); no report file was written");
+    std::cout << render_text(report) << std::flush;
+    std::cerr << "attncheck: interrupted by signal " << interrupted() << "; no report file was written\n";
+    return interrupted_exit_status();
+  }
+  std::cout << render_text(report) << std::flush;
+  ReportFiles files;
+  if (!o.json.empty() || !o.html.empty()) {
+    AuditReportInfo info{ATTNCHECK_VERSION, backend.describe(), hex_u64(req.params.seed), masked,
+                         req.params.tolerance.text(), req.params.cases, o.timeout};
+    const std::string json = render_audit_json(info, rows, report);
+    if (!o.json.empty()) files.emplace_back(o.json, json);
+    if (!o.html.empty() && !add_html_report(files, o.html, json)) return exit_usage;
+  }
+  if (!o.junit.empty()) files.emplace_back(o.junit, render_junit(report));
+  if (!o.sarif.empty()) files.emplace_back(o.sarif, render_sarif(report));
+  if (!o.markdown.empty()) files.emplace_back(o.markdown, render_markdown(report));
+  if (!write_reports(files)) return interrupted() ? interrupted_exit_status() : exit_usage;
+  return report.failed() == 0 ? exit_pass : exit_fail;
+}
+
+int run_audit_command(const AuditOptions& o, const Global& global) {
+  audit::KernelSource src;
+  audit::AuditRequest req;
+  if (!parse_audit_options(o, src, req)) return exit_usage;
+  const auto loaded = load_or_report(global.contracts_dir, false);
+  if (!loaded || !plan_audit(o, *loaded, src, req)) return exit_usage;
 
   audit::Limits limits;
   limits.timeout_seconds = o.timeout;
@@ -246,35 +348,10 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
 
   const auto t0 = std::chrono::steady_clock::now();
   const std::string started = utc_now();
-  std::unique_ptr<Progress> line;
-  audit::Progress progress;
-  progress.started = [&line, &o](std::size_t i, std::size_t n, const std::string& what) {
-    if (!line) line = std::make_unique<Progress>(o.quiet, n, 0);
-    line->show(i, what);
-  };
-  progress.finished = [&line] {
-    if (line) line->finished(0);
-  };
-  stop_on_interrupt();
-  // Interrupted: run_audit drops the checks that finished after the signal, which may have seen
-  // their kernel process get it too (a terminal's Ctrl-C reaches the whole process group).
-  auto rows = audit::run_audit(*backend, req, progress);
-  if (line) line->clear();
+  auto rows = run_audit_checks(o, *backend, req);
+  add_replay_lines(rows, o, global, src, req);
 
-  // Replay lines: the same kernels, only this check, same seed and cases.
-  for (auto& r : rows) {
-    r.outcome.replay = "attncheck" + (global.contracts_given ? " --contracts " + shell_quoted(global.contracts_dir) : std::string()) +
-                       " audit" + source_args(o) + " --test " + r.outcome.test_id + " --dtype " + std::string(dtype_name(r.outcome.dtype)) +
-                       " --seed " + hex_u64(req.params.seed) + " --cases " + std::to_string(req.params.cases);
-    if (o.timeout != 2) r.outcome.replay += " --timeout " + decimal(o.timeout, 6);
-    if (!o.tolerance.empty()) r.outcome.replay += " --tolerance " + req.params.tolerance.text();
-    if (src.masked != audit::MaskedPolicy::either && o.bindings.empty())
-      r.outcome.replay += " --masked " + std::string(audit::masked_policy_name(src.masked));
-    r.outcome.replay += " --replay";
-    if (o.no_timings) r.outcome.seconds = 0;
-  }
-
-  // The text and JUnit reports are the gate's, over the rows that ran; what did not run is a note.
+  // The text and JUnit reports are the gate's.
   GateReport report;
   report.version = ATTNCHECK_VERSION;
   report.seed = req.params.seed;
@@ -288,86 +365,13 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
   report.color = use_color(STDOUT_FILENO);
   report.started_utc = started;
   report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  {
-    std::vector<contract::Contract> chosen;
-    for (const auto& c : loaded->contracts)
-      if (o.contracts.empty() || std::find(o.contracts.begin(), o.contracts.end(), c.id) != o.contracts.end()) chosen.push_back(c);
-    describe_contracts(report, chosen, global.contracts_dir);
-    describe_audit_obligations(report);
-  }
-  std::vector<std::string> na, declined;
-  for (const auto& r : rows) {
-    if (r.state == audit::RowState::not_applicable) {
-      na.push_back(format_row_note(r));
-      GateRow g;
-      g.contract = r.contract;
-      g.obligations = r.obligations;
-      g.outcome = r.outcome;
-      g.outcome.message = "not applicable: " + r.reason;
-      report.skipped_rows.push_back(g);
-      continue;
-    }
-    GateRow g;
-    // The gate's table has no kind column: an AUDIT-* row names its kind with the contract.
-    g.contract = r.contract == "audit" && !r.kinds.empty() ? "audit:" + r.kinds.front() : r.contract;
-    g.obligations = r.obligations;
-    g.outcome = r.outcome;
-    report.rows.push_back(g);
-    if (r.stats.declines > 0)
-      declined.push_back("  " + r.outcome.test_id + " [" + std::string(dtype_name(r.outcome.dtype)) + "]: " +
-                         std::to_string(r.stats.declines) + " inputs declined (not judged), the first: " + r.stats.first_decline);
-  }
-  if (!backend->sees_memory())
-    report.notes.push_back("note: over --exec, writes outside the output and changes to inputs cannot be observed; "
-                           "AUDIT-SAFE-001 checks time and answers only");
-  if (!declined.empty()) {
-    report.notes.push_back("declined inputs (the kernel returned nonzero):");
-    report.notes.insert(report.notes.end(), declined.begin(), declined.end());
-  }
-  if (!na.empty()) {
-    report.notes.push_back(std::to_string(na.size()) + " not applicable:");
-    report.notes.insert(report.notes.end(), na.begin(), na.end());
-  }
-  report.skipped = static_cast<int>(report.skipped_rows.size());
-  for (std::string& note : coverage_notes(report.rows)) report.notes.push_back(std::move(note));
-  const std::string masked = std::string(audit::masked_policy_name(src.masked));
-  std::string masked_text = masked;  // the default, then the kernels with their own policy
-  for (const auto& [kernel, p] : src.kernel_masked)
-    masked_text += std::string(", ") + std::string(audit::kind_name(kernel.first)) + ":" + std::string(dtype_name(kernel.second)) + " " +
-                   std::string(audit::masked_policy_name(p));
-  std::cout << "audit of " << backend->describe() << "  timeout " << decimal(o.timeout, 6) << " s  masked rows: " << masked_text
-            << "  tolerance " << req.params.tolerance.text() << "\n";
-  if (report.rows.empty() && interrupted()) {
-    std::cerr << "attncheck: interrupted by signal " << interrupted() << " before any check finished; no report file was written\n";
-    return interrupted_exit_status();
-  }
-  if (report.rows.empty()) {
-    std::cout << "\n";
-    for (const auto& n : report.notes) std::cout << n << "\n";
-    std::cerr << "error: nothing applicable: no obligation of the selected contracts can be checked with the kernels given\n";
-    return exit_usage;
-  }
-  if (interrupted()) {
-    report.notes.push_back("interrupted: " + std::to_string(report.rows.size()) +
-                           " checks finished (those in progress were discarded); no report file was written");
-    std::cout << render_text(report) << std::flush;
-    std::cerr << "attncheck: interrupted by signal " << interrupted() << "; no report file was written\n";
-    return interrupted_exit_status();
-  }
-  std::cout << render_text(report) << std::flush;
-  ReportFiles files;
-  if (!o.json.empty() || !o.html.empty()) {
-    AuditReportInfo info{ATTNCHECK_VERSION, backend->describe(), hex_u64(req.params.seed), masked,
-                         req.params.tolerance.text(), req.params.cases, o.timeout};
-    const std::string json = render_audit_json(info, rows, report);
-    if (!o.json.empty()) files.emplace_back(o.json, json);
-    if (!o.html.empty() && !add_html_report(files, o.html, json)) return exit_usage;
-  }
-  if (!o.junit.empty()) files.emplace_back(o.junit, render_junit(report));
-  if (!o.sarif.empty()) files.emplace_back(o.sarif, render_sarif(report));
-  if (!o.markdown.empty()) files.emplace_back(o.markdown, render_markdown(report));
-  if (!write_reports(files)) return interrupted() ? interrupted_exit_status() : exit_usage;
-  return report.failed() == 0 ? exit_pass : exit_fail;
+  std::vector<contract::Contract> chosen;
+  for (const auto& c : loaded->contracts)
+    if (o.contracts.empty() || std::find(o.contracts.begin(), o.contracts.end(), c.id) != o.contracts.end()) chosen.push_back(c);
+  describe_contracts(report, chosen, global.contracts_dir);
+  describe_audit_obligations(report);
+  add_audit_rows(report, rows, *backend);
+  return report_audit(o, src, req, *backend, rows, report);
 }
 
 }  // namespace
@@ -384,11 +388,11 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                   "the same as f16@f32, bf16@f32), f16@f16 and bf16@bf16 (16-bit arithmetic)");
   app->add_option("--bindings", o->bindings, "YAML file naming the library and its kernels (see docs/audit.md)");
   app->add_option("--exec", o->exec, "Program serving kernels over the exec protocol on stdin/stdout (docs/audit-protocol.md)");
-  app->add_option("--contract", o->contracts, "Only the tests of this contract (repeatable; default: all)")->delimiter(',');
-  app->add_option("--test", o->tests, "Only this test ID, FALSIFY-... or AUDIT-... (repeatable)")->delimiter(',');
-  app->add_option("--dtype", o->dtypes, "Only this dtype (repeatable; default: every dtype given a kernel)")->delimiter(',');
-  app->add_option("--seed", o->seed, "Run seed, decimal or 0x hex; same seed, same cases")->capture_default_str();
-  app->add_option("--cases", o->cases, "Successful random cases per check")->capture_default_str();
+  add_check_selection_options(*app, *o,
+                              {"Only the tests of this contract (repeatable; default: all)",
+                               "Only this test ID, FALSIFY-... or AUDIT-... (repeatable)",
+                               "Only this dtype (repeatable; default: every dtype given a kernel)",
+                               "Run seed, decimal or 0x hex; same seed, same cases", "Successful random cases per check"});
   app->add_option("--timeout", o->timeout, "Seconds one kernel call may take before it is killed")->capture_default_str();
   app->add_option("--memory", o->memory_mib, "MiB of address space the kernel process may add (--lib) or use (--exec)")->capture_default_str();
   app->add_option("--tolerance", o->tolerance,
@@ -402,10 +406,10 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                      {"schema attncheck-audit/1, schema_version 5: docs/audit.md, docs/report-schema.json",
                       "one testcase per check and dtype; N/A ones skipped", " (AUDIT-* obligations: docs/audit.md)",
                       "seed and kernels"});
-  app->add_option("-j,--jobs", o->jobs,
+  add_jobs_option(*app, *o,
                   "Worker processes (0 = one per core, the default); each starts its own kernel process. The "
-                  "reports are the same for every N (with --no-timings, byte for byte)")
-      ->capture_default_str();
+                  "reports are the same for every N (with --no-timings, byte for byte)",
+                  true);
   app->add_flag("--replay", o->replay,
                 "Re-run one check (exactly one --test and one --dtype, as printed in a report's Replay line) and show "
                 "every element of a faulting input");

@@ -15,6 +15,7 @@
 #include "attncheck/bmc/gappa_run.hpp"
 #include "attncheck/bmc/regression.hpp"
 #include "cli/cli.hpp"
+#include "cli/json.hpp"
 
 namespace attncheck::cli {
 namespace {
@@ -27,17 +28,6 @@ struct BmcOptions {
   std::string json, mutant, replay, save_regression, replay_regressions, gappa_script;
   bool exhaustive = false, list = false, lemmas = true;
 };
-
-std::string json_quoted(std::string_view s) {
-  std::string o = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\', o += c;
-    else if (c == '\n') o += "\\n";
-    else if (static_cast<unsigned char>(c) < 0x20) o += fmt::format("\\u{:04x}", c);
-    else o += c;
-  }
-  return o + "\"";
-}
 
 std::optional<bmc::fmt_id> parse_format(const std::string& s) {
   for (bmc::fmt_id f : bmc::all_formats())
@@ -195,32 +185,47 @@ void save_case(const std::string& dir, const bmc::run_result& r, const bmc::muta
   }
 }
 
-int run_bmc(const Global& global, const BmcOptions& o) {
-  if (o.list) return list_harnesses();
-  if (!o.replay_regressions.empty()) return replay_regressions(o.replay_regressions);
+// What a run does, decided from the options before anything is proved: the solver, the harnesses,
+// the mutant, the formats and the bounds the contracts record.
+struct BmcPlan {
   bmc::solver_choice solver = bmc::solver_choice::z3;
-  // --solver gappa: only the Gappa harnesses (which always run on gappa, whatever --solver says).
-  const bool gappa_only = o.solver == "gappa";
-  if (o.solver == "cvc5") solver = bmc::solver_choice::cvc5;
-  else if (o.solver == "portfolio") solver = bmc::solver_choice::portfolio;
-  else if (o.solver != "z3" && !gappa_only) {
+  bool gappa_only = false;  // --solver gappa: only the Gappa harnesses (which always run on gappa)
+  std::vector<const bmc::harness_def*> selected;
+  std::vector<const bmc::gappa_harness_def*> gappa_selected;
+  const bmc::mutant_def* mutant = nullptr;
+  const bmc::gappa_mutant_def* gappa_mutant = nullptr;
+  std::vector<bmc::fmt_id> formats;
+  bool formats_given = false;
+  std::optional<contract::LoadResult> loaded;  // `recorded` points into it
+  std::map<std::string, const contract::Harness*> recorded;
+  std::string solver_text;
+};
+
+bool plan_solver(const BmcOptions& o, BmcPlan& p) {
+  p.gappa_only = o.solver == "gappa";
+  if (o.solver == "cvc5") p.solver = bmc::solver_choice::cvc5;
+  else if (o.solver == "portfolio") p.solver = bmc::solver_choice::portfolio;
+  else if (o.solver != "z3" && !p.gappa_only) {
     std::cerr << "error: unknown --solver '" << o.solver << "'; choose z3, cvc5, portfolio or gappa\n";
-    return exit_usage;
+    return false;
   }
-  if (solver != bmc::solver_choice::z3 && !bmc::cvc5_binary()) {
+  if (p.solver != bmc::solver_choice::z3 && !bmc::cvc5_binary()) {
     std::cerr << "error: --solver " << o.solver << " needs the cvc5 binary on PATH (Debian: apt-get install cvc5)\n";
-    return exit_usage;
+    return false;
   }
   if (!(o.timeout > 0)) {
     std::cerr << "error: --timeout must be a positive number of seconds\n";
-    return exit_usage;
+    return false;
   }
-  const bmc::gappa_mutant_def* gappa_mutant = nullptr;
-  std::vector<const bmc::harness_def*> selected;
-  std::vector<const bmc::gappa_harness_def*> gappa_selected;
+  return true;
+}
+
+// The harnesses named by --harness (SMT and Gappa), checked against --solver and --mutant; none
+// named: every harness the solver and the mutant concern.
+bool plan_harnesses(const BmcOptions& o, BmcPlan& p) {
   for (const auto& id : o.harnesses) {
     if (const bmc::gappa_harness_def* g = bmc::find_gappa_harness(id)) {
-      gappa_selected.push_back(g);
+      p.gappa_selected.push_back(g);
       continue;
     }
     const bmc::harness_def* h = bmc::find_harness(id);
@@ -231,152 +236,302 @@ int run_bmc(const Global& global, const BmcOptions& o) {
       const std::string near = closest(id, ids);
       std::cerr << "error: unknown harness '" << id << "'" << (near.empty() ? "" : "; did you mean '" + near + "'?")
                 << " (attncheck bmc --list)\n";
-      return exit_usage;
+      return false;
     }
-    selected.push_back(h);
+    p.selected.push_back(h);
   }
-  if (!o.mutant.empty() && !bmc::find_mutant(o.mutant)) gappa_mutant = bmc::find_gappa_mutant(o.mutant);
-  if (gappa_only && !selected.empty()) {
-    std::cerr << "error: --solver gappa runs only the Gappa harnesses (GAPPA-...), not " << selected[0]->id << "\n";
-    return exit_usage;
+  if (!o.mutant.empty() && !bmc::find_mutant(o.mutant)) p.gappa_mutant = bmc::find_gappa_mutant(o.mutant);
+  if (p.gappa_only && !p.selected.empty()) {
+    std::cerr << "error: --solver gappa runs only the Gappa harnesses (GAPPA-...), not " << p.selected[0]->id << "\n";
+    return false;
   }
-  if (gappa_mutant && !selected.empty()) {
-    std::cerr << "error: mutant '" << o.mutant << "' applies to the Gappa harnesses only, not " << selected[0]->id << "\n";
-    return exit_usage;
+  if (p.gappa_mutant && !p.selected.empty()) {
+    std::cerr << "error: mutant '" << o.mutant << "' applies to the Gappa harnesses only, not " << p.selected[0]->id << "\n";
+    return false;
   }
-  if (!o.mutant.empty() && !gappa_mutant && bmc::find_mutant(o.mutant) && !gappa_selected.empty()) {
-    std::cerr << "error: mutant '" << o.mutant << "' is a kernel of the SMT harnesses; " << gappa_selected[0]->id
+  if (!o.mutant.empty() && !p.gappa_mutant && bmc::find_mutant(o.mutant) && !p.gappa_selected.empty()) {
+    std::cerr << "error: mutant '" << o.mutant << "' is a kernel of the SMT harnesses; " << p.gappa_selected[0]->id
               << " has its own mutants (attncheck bmc --list)\n";
-    return exit_usage;
+    return false;
   }
-  if (selected.empty() && gappa_selected.empty()) {
+  if (p.selected.empty() && p.gappa_selected.empty()) {
     // Every harness; a mutant or --solver gappa restricts to the harnesses it concerns.
-    if (!gappa_only && !gappa_mutant)
+    if (!p.gappa_only && !p.gappa_mutant)
       for (const auto& h : bmc::harnesses())
-        if (!h.lemma) selected.push_back(&h);
-    if (o.mutant.empty() || gappa_mutant)
-      for (const auto& h : bmc::gappa_harnesses()) gappa_selected.push_back(&h);
+        if (!h.lemma) p.selected.push_back(&h);
+    if (o.mutant.empty() || p.gappa_mutant)
+      for (const auto& h : bmc::gappa_harnesses()) p.gappa_selected.push_back(&h);
   }
-  if (!gappa_selected.empty() && !bmc::gappa_binary()) {
+  if (!p.gappa_selected.empty() && !bmc::gappa_binary()) {
     std::cerr << "error: the Gappa harnesses need the gappa binary on PATH (Debian: apt-get install gappa)\n";
-    return exit_usage;
+    return false;
   }
-  if (!o.gappa_script.empty() && (gappa_selected.size() != 1 || !selected.empty() || o.formats.size() != 1)) {
+  if (!o.gappa_script.empty() && (p.gappa_selected.size() != 1 || !p.selected.empty() || o.formats.size() != 1)) {
     std::cerr << "error: --gappa-script takes exactly one Gappa --harness and one --format\n";
-    return exit_usage;
+    return false;
   }
-  if (o.bound > gappa_max_bound && !gappa_selected.empty()) {
+  if (o.bound > gappa_max_bound && !p.gappa_selected.empty()) {
     std::cerr << "error: --bound " << o.bound << " is larger than " << gappa_max_bound
               << ", the longest row a Gappa harness is recorded at\n";
-    return exit_usage;
+    return false;
   }
-  if (o.bound > max_bound && !selected.empty()) {
+  if (o.bound > max_bound && !p.selected.empty()) {
     std::cerr << "error: --bound " << o.bound << " is larger than " << max_bound << ", the longest row attncheck bmc encodes: "
               << "the formula is built in full before --timeout can act, so d = " << o.bound
               << " would exhaust memory rather than time out (the contracts record bounds up to 8)\n";
-    return exit_usage;
+    return false;
   }
-  const bmc::mutant_def* mutant = nullptr;
-  if (!o.mutant.empty() && !gappa_mutant) {
-    mutant = bmc::find_mutant(o.mutant);
-    if (!mutant) {
+  return true;
+}
+
+bool plan_mutant_and_formats(const BmcOptions& o, BmcPlan& p) {
+  if (!o.mutant.empty() && !p.gappa_mutant) {
+    p.mutant = bmc::find_mutant(o.mutant);
+    if (!p.mutant) {
       std::vector<std::string> names;
       for (const auto& m : bmc::mutants()) names.push_back(m.name);
       for (const auto& m : bmc::gappa_mutants()) names.push_back(m.name);
       const std::string near = closest(o.mutant, names);
       std::cerr << "error: unknown mutant '" << o.mutant << "'" << (near.empty() ? "" : "; did you mean '" + near + "'?")
                 << " (attncheck bmc --list)\n";
-      return exit_usage;
+      return false;
     }
   }
-  std::vector<bmc::fmt_id> formats;
   for (const auto& f : o.formats) {
     const auto id = parse_format(f);
     if (!id) {
       std::cerr << "error: unknown --format '" << f << "'; choose f16, bf16, f32, f64, e4m3, e4m3sat or e5m2\n";
-      return exit_usage;
+      return false;
     }
-    formats.push_back(*id);
+    p.formats.push_back(*id);
   }
-  const bool formats_given = !formats.empty();
-  if (!formats_given) formats = {bmc::fmt_id::f16, bmc::fmt_id::bf16, bmc::fmt_id::f32};
+  p.formats_given = !p.formats.empty();
+  if (!p.formats_given) p.formats = {bmc::fmt_id::f16, bmc::fmt_id::bf16, bmc::fmt_id::f32};
+  return true;
+}
 
-  // The bound per (harness, format): --bound, else the contract's `reached`, else its `bound`.
-  // The contracts are the only place a harness's bound is written: a harness none of them
-  // records runs only with --bound (its rows say so).
-  std::map<std::string, const contract::Harness*> recorded;
-  std::optional<contract::LoadResult> loaded;
-  if (!o.bound) {
-    loaded = load_or_report(global.contracts_dir, false);
-    if (!loaded) return exit_usage;
-    for (const auto& c : loaded->contracts)
-      for (const auto& h : c.harnesses) {
-        recorded[h.id] = &h;
-        std::vector<int> bounds{h.bound};
-        for (const auto& [f, b] : h.reached) bounds.push_back(b);
-        const std::size_t limit = bmc::find_gappa_harness(h.id) ? gappa_max_bound : max_bound;
-        for (int b : bounds)
-          if (b > 0 && static_cast<std::size_t>(b) > limit) {
-            std::cerr << h.where.file << ":" << h.where.line << ": error: " << h.id << " records bound " << b
-                      << ", larger than " << limit << ", the longest row attncheck bmc encodes\n";
-            return exit_usage;
-          }
+// The bound per (harness, format): --bound, else the contract's `reached`, else its `bound`,
+// else the harness's default. The contracts are read only for that.
+bool plan_recorded_bounds(const Global& global, const BmcOptions& o, BmcPlan& p) {
+  if (o.bound) return true;
+  p.loaded = load_or_report(global.contracts_dir, false);
+  if (!p.loaded) return false;
+  for (const auto& c : p.loaded->contracts)
+    for (const auto& h : c.harnesses) {
+      p.recorded[h.id] = &h;
+      std::vector<int> bounds{h.bound};
+      for (const auto& [f, b] : h.reached) bounds.push_back(b);
+      const std::size_t limit = bmc::find_gappa_harness(h.id) ? gappa_max_bound : max_bound;
+      for (int b : bounds)
+        if (b > 0 && static_cast<std::size_t>(b) > limit) {
+          std::cerr << h.where.file << ":" << h.where.line << ": error: " << h.id << " records bound " << b
+                    << ", larger than " << limit << ", the longest row attncheck bmc encodes\n";
+          return false;
+        }
+    }
+  return true;
+}
+
+std::size_t bound_for(const BmcOptions& o, const BmcPlan& p, const bmc::harness_def& h, bmc::fmt_id f) {
+  if (o.bound) return o.bound;
+  if (h.lemma) return 1;
+  const auto it = p.recorded.find(h.id);
+  if (it != p.recorded.end()) {
+    const auto r = it->second->reached.find(bmc::name_of(f));
+    if (r != it->second->reached.end() && r->second > 0) return static_cast<std::size_t>(r->second);
+  }
+  // 8-bit formats: every input, at the longest row d <= 3 that fits the enumeration.
+  if (bmc::is_8bit(f)) return bmc::exhaustive_bound(h, f, exhaustive_max_d);
+  if (it != p.recorded.end() && it->second->bound > 0) return static_cast<std::size_t>(it->second->bound);
+  return 0;  // no bound recorded: nothing is claimed
+}
+
+// The contracts are the only place a harness's bound is written: a harness none of them records
+// runs only with --bound (its rows say so).
+std::string no_bound_reason(const std::string& id) {
+  return fmt::format("no bound: {} has no bound: in the contracts (or pass --bound)", id);
+}
+
+// Without --format (and --bound), a harness whose contract records `reached:` runs at exactly
+// the formats recorded there: a format the record leaves out was not claimed.
+bool runs_at(const BmcOptions& o, const BmcPlan& p, const bmc::harness_def& h, bmc::fmt_id f) {
+  if (p.formats_given || o.bound) return true;
+  const auto it = p.recorded.find(h.id);
+  if (it == p.recorded.end() || it->second->reached.empty()) return true;
+  return it->second->reached.count(bmc::name_of(f)) > 0;
+}
+
+// --replay: the given input bits on the concrete kernel of the one harness and format.
+int replay_bits(const BmcOptions& o, const BmcPlan& p) {
+  const auto bits = parse_bits(o.replay);
+  if (!bits || p.selected.size() != 1 || !p.gappa_selected.empty() || p.formats.size() != 1) {
+    std::cerr << "error: --replay takes comma-separated hex bits and exactly one --harness and one --format\n";
+    return exit_usage;
+  }
+  const bmc::harness_def& h = *p.selected[0];
+  const bmc::fmt_id f = p.formats[0];
+  const std::size_t b = bound_for(o, p, h, f);
+  if (b == 0) {
+    std::cerr << "error: " << no_bound_reason(h.id) << "\n";
+    return exit_usage;
+  }
+  if (!h.lemma && b < h.min_bound) {
+    std::cerr << "error: " << h.id << " needs --bound >= " << h.min_bound << "\n";
+    return exit_usage;
+  }
+  const bmc::replay_result r = bmc::replay(h, f, b, *bits, p.mutant);
+  std::cout << h.id << " [" << bmc::name_of(f) << ", d=" << b << "] on the concrete "
+            << (p.mutant ? "mutant " + p.mutant->name : std::string("reference kernel")) << ": ";
+  if (!r.assumptions_hold) {
+    std::cout << "the input violates the harness's assumptions\n";
+    return exit_usage;
+  }
+  std::cout << (r.failed.empty() ? "passes" : "FAILS: " + join(r.failed, "; ")) << "\n";
+  return r.failed.empty() ? exit_pass : exit_fail;
+}
+
+std::string solver_text_of(const BmcPlan& p) {
+  return p.gappa_only                             ? bmc::gappa_version()
+         : p.solver == bmc::solver_choice::z3     ? bmc::solver_version()
+         : p.solver == bmc::solver_choice::cvc5   ? bmc::cvc5_version()
+         : "portfolio (" + bmc::solver_version() + " + " + bmc::cvc5_version() + ")";
+}
+
+// Runs the planned harnesses, printing each row as it is judged.
+class BmcRun {
+ public:
+  BmcRun(const BmcOptions& o, const BmcPlan& p) : o_(o), p_(p) {}
+
+  void print_header() const {
+    std::cout << "attncheck " ATTNCHECK_VERSION "  bmc  solver " << p_.solver_text
+              << (p_.gappa_selected.empty() || p_.gappa_only ? "" : " (GAPPA-*: " + bmc::gappa_version() + ")")
+              << "  timeout " << o_.timeout << " s per harness" << (!o_.mutant.empty() ? "  mutant " + o_.mutant : "")
+              << "\n\n";
+    std::cout << fmt::format("{:<14} {:<5} {:<6} {:<40} {:>8}  {}\n", "harness", "fmt", "bound", "verdict", "time", "solver");
+  }
+
+  void run_smt(const bmc::harness_def& h, bmc::fmt_id f) {
+    if (!runs_at(o_, p_, h, f)) return;
+    // `reached: {f16: all-d}`: no whole-vector bound finished at this format; only the all-d
+    // composition is claimed (and run) there.
+    const auto rec = p_.recorded.find(h.id);
+    const bool lemmas_only = !o_.bound && !h.lemmas.empty() && rec != p_.recorded.end() &&
+                             rec->second->reached.count(bmc::name_of(f)) && rec->second->reached.at(bmc::name_of(f)) == 0;
+    bmc::run_options ro;
+    ro.bound = bound_for(o_, p_, h, f);
+    ro.timeout_seconds = o_.timeout;
+    ro.mutant = p_.mutant;
+    ro.solver = p_.solver;
+    Row row;
+    const bool enumerate = o_.exhaustive || bmc::is_8bit(f);
+    if (lemmas_only) {
+      row.r.v = bmc::verdict::proved;  // no whole-vector row: only the composition below
+    } else if (enumerate && ro.bound == 0) {  // no row length small enough to enumerate
+      row.r.id = h.id;
+      row.r.format = f;
+      row.r.v = bmc::verdict::unsupported;
+      row.r.reason = "its inputs at d = 1 are more than 24 bits: too many to enumerate";
+    } else if (ro.bound == 0) {
+      row.r.id = h.id;
+      row.r.format = f;
+      row.r.v = bmc::verdict::unsupported;
+      row.r.reason = no_bound_reason(h.id);
+    } else if (!h.lemma && ro.bound < h.min_bound) {
+      // e.g. KANI-AEQ-001 swaps x_0 and x_1: at d = 1 its body would read past the row.
+      row.r.id = h.id;
+      row.r.format = f;
+      row.r.v = bmc::verdict::unsupported;
+      row.r.reason = fmt::format("{} needs {} >= {}", h.id, h.bound_name, h.min_bound);
+    } else {
+      row.r = enumerate ? bmc::exhaustive(h, f, ro) : bmc::prove(h, f, ro);
+    }
+    row.bound_text = h.lemma ? "scalar" : ro.bound ? fmt::format("{}={}", h.bound_name, ro.bound) : "-";
+    if (!lemmas_only) add(row);
+    // (An 8-bit format composes lemmas each enumerated over every value of the format.)
+    if ((o_.exhaustive && !bmc::is_8bit(f)) || !o_.lemmas || h.lemmas.empty() || row.r.v == bmc::verdict::unsupported)
+      return;
+    add(compose_lemmas(h, f, ro));
+  }
+
+  // Gappa harnesses: one script per (harness, format) at the recorded bound; gappa proves the
+  // derived error bound or reports its best enclosure. No lemmas, no replay: no counterexample.
+  void run_gappa(const bmc::gappa_harness_def& g, bmc::fmt_id f) {
+    // Not asked for by name: skip what a Gappa harness cannot do (8-bit formats, enumeration).
+    if ((!bmc::gappa_supports(f) || o_.exhaustive) && o_.harnesses.empty()) return;
+    const auto rec = p_.recorded.find(g.id);
+    if (!p_.formats_given && !o_.bound && rec != p_.recorded.end() && !rec->second->reached.empty() &&
+        !rec->second->reached.count(bmc::name_of(f)))
+      return;
+    std::size_t d = o_.bound;
+    if (!d && rec != p_.recorded.end()) {
+      const auto r = rec->second->reached.find(bmc::name_of(f));
+      d = r != rec->second->reached.end() && r->second > 0 ? static_cast<std::size_t>(r->second)
+          : rec->second->bound > 0                          ? static_cast<std::size_t>(rec->second->bound)
+                                                            : 0;
+    }
+    Row row;
+    if (!d) {
+      row.r.id = g.id;
+      row.r.format = f;
+      row.r.v = bmc::verdict::unsupported;
+      row.r.reason = no_bound_reason(g.id);
+    } else if (o_.exhaustive) {
+      row.r.id = g.id;
+      row.r.format = f;
+      row.r.v = bmc::verdict::unsupported;
+      row.r.reason = "a Gappa harness is proved over input ranges, not enumerated";
+    } else {
+      std::string script;
+      row.r = bmc::prove_gappa(g, f, d, o_.timeout, p_.gappa_mutant ? p_.gappa_mutant->name : "", &script);
+      if (!o_.gappa_script.empty()) write_atomically(o_.gappa_script, script);
+    }
+    row.bound_text = d ? fmt::format("d={}", d) : "-";
+    add(row);
+  }
+
+  const std::vector<Row>& rows() const { return rows_; }
+
+ private:
+  // The all-d claim: every lemma of the composition proved in this run.
+  Row compose_lemmas(const bmc::harness_def& h, bmc::fmt_id f, const bmc::run_options& ro) {
+    Row all;
+    all.r.id = h.id;
+    all.r.format = f;
+    std::vector<std::string> answered;  // the solvers that answered the lemmas, each once
+    all.bound_text = "all d";
+    all.r.v = bmc::verdict::proved;
+    std::vector<std::string> status;
+    for (const auto& lid : h.lemmas) {
+      const bmc::harness_def* l = bmc::find_harness(lid);
+      auto key = std::make_pair(lid, static_cast<int>(f));
+      if (!lemma_cache_.count(key)) {
+        bmc::run_options lo = ro;
+        lo.bound = 1;
+        lemma_cache_[key] = !l ? bmc::run_result{} : bmc::is_8bit(f) ? bmc::exhaustive(*l, f, lo) : bmc::prove(*l, f, lo);
       }
-  }
-  const auto bound_for = [&](const bmc::harness_def& h, bmc::fmt_id f) -> std::size_t {
-    if (o.bound) return o.bound;
-    if (h.lemma) return 1;
-    const auto it = recorded.find(h.id);
-    if (it != recorded.end()) {
-      const auto r = it->second->reached.find(bmc::name_of(f));
-      if (r != it->second->reached.end() && r->second > 0) return static_cast<std::size_t>(r->second);
+      const bmc::run_result& lr = lemma_cache_[key];
+      const bool lemma_holds = lr.v == bmc::verdict::proved || lr.v == bmc::verdict::exhaustive_pass;
+      all.r.seconds += lr.seconds;
+      if (!lr.solver.empty() && std::find(answered.begin(), answered.end(), lr.solver) == answered.end())
+        answered.push_back(lr.solver);
+      status.push_back(lid + (lemma_holds ? "" : std::string(" ") + bmc::name_of(lr.v)));
+      if (!lemma_holds) {  // the composition fails here: no need for the rest
+        all.r.v = lr.v == bmc::verdict::unsupported ? bmc::verdict::unsupported : bmc::verdict::unknown;
+        all.r.reason = fmt::format("lemma {} not proved: {} {}", lid, bmc::name_of(lr.v), lr.reason);
+        break;
+      }
     }
-    // 8-bit formats: every input, at the longest row d <= 3 that fits the enumeration.
-    if (bmc::is_8bit(f)) return bmc::exhaustive_bound(h, f, exhaustive_max_d);
-    if (it != recorded.end() && it->second->bound > 0) return static_cast<std::size_t>(it->second->bound);
-    return 0;  // no bound recorded: nothing is claimed
-  };
-  const auto no_bound_reason = [](const std::string& id) {
-    return fmt::format("no bound: {} has no bound: in the contracts (or pass --bound)", id);
-  };
-
-  if (!o.replay.empty()) {
-    const auto bits = parse_bits(o.replay);
-    if (!bits || selected.size() != 1 || !gappa_selected.empty() || formats.size() != 1) {
-      std::cerr << "error: --replay takes comma-separated hex bits and exactly one --harness and one --format\n";
-      return exit_usage;
-    }
-    const std::size_t b = bound_for(*selected[0], formats[0]);
-    if (b == 0) {
-      std::cerr << "error: " << no_bound_reason(selected[0]->id) << "\n";
-      return exit_usage;
-    }
-    if (!selected[0]->lemma && b < selected[0]->min_bound) {
-      std::cerr << "error: " << selected[0]->id << " needs --bound >= " << selected[0]->min_bound << "\n";
-      return exit_usage;
-    }
-    const bmc::replay_result r = bmc::replay(*selected[0], formats[0], b, *bits, mutant);
-    std::cout << selected[0]->id << " [" << bmc::name_of(formats[0]) << ", d=" << b << "] on the concrete "
-              << (mutant ? "mutant " + mutant->name : std::string("reference kernel")) << ": ";
-    if (!r.assumptions_hold) {
-      std::cout << "the input violates the harness's assumptions\n";
-      return exit_usage;
-    }
-    std::cout << (r.failed.empty() ? "passes" : "FAILS: " + join(r.failed, "; ")) << "\n";
-    return r.failed.empty() ? exit_pass : exit_fail;
+    all.lemmas = join(status, ", ");
+    all.r.solver = answered.empty() ? p_.solver_text : join(answered, " + ");
+    return all;
   }
 
-  const std::string solver_text = gappa_only                           ? bmc::gappa_version()
-                                  : solver == bmc::solver_choice::z3     ? bmc::solver_version()
-                                  : solver == bmc::solver_choice::cvc5 ? bmc::cvc5_version()
-                                  : "portfolio (" + bmc::solver_version() + " + " + bmc::cvc5_version() + ")";
-  std::cout << "attncheck " ATTNCHECK_VERSION "  bmc  solver " << solver_text
-            << (gappa_selected.empty() || gappa_only ? "" : " (GAPPA-*: " + bmc::gappa_version() + ")") << "  timeout " << o.timeout
-            << " s per harness" << (!o.mutant.empty() ? "  mutant " + o.mutant : "") << "\n\n";
-  std::cout << fmt::format("{:<14} {:<5} {:<6} {:<40} {:>8}  {}\n", "harness", "fmt", "bound", "verdict", "time", "solver");
-  std::vector<Row> rows;
-  std::map<std::pair<std::string, int>, bmc::run_result> lemma_cache;
-  const auto print_row = [&](const Row& row) {
+  void add(const Row& row) {
+    rows_.push_back(row);
+    print_row(rows_.back());
+  }
+
+  void print_row(const Row& row) const {
     std::cout << fmt::format("{:<14} {:<5} {:<6} {:<40} {:>7.2f}s  {}\n", row.r.id, bmc::name_of(row.r.format),
                              row.bound_text, verdict_text(row), row.r.seconds, row.r.solver);
     if (!row.lemmas.empty()) std::cout << "    lemmas: " << row.lemmas << "\n";
@@ -384,141 +539,43 @@ int run_bmc(const Global& global, const BmcOptions& o) {
       std::cout << "    " << row.r.reason << "\n";
     if (row.r.v == bmc::verdict::counterexample || row.r.v == bmc::verdict::stub_artefact ||
         row.r.v == bmc::verdict::exhaustive_fail)
-      print_counterexample(row.r, mutant);
+      print_counterexample(row.r, p_.mutant);
     if ((row.r.v == bmc::verdict::counterexample || row.r.v == bmc::verdict::exhaustive_fail) &&
-        !o.save_regression.empty())
-      save_case(o.save_regression, row.r, mutant);
+        !o_.save_regression.empty())
+      save_case(o_.save_regression, row.r, p_.mutant);
     std::cout.flush();
-  };
-  // Without --format (and --bound), a harness whose contract records `reached:` runs at exactly
-  // the formats recorded there: a format the record leaves out was not claimed.
-  const auto runs_at = [&](const bmc::harness_def& h, bmc::fmt_id f) {
-    if (formats_given || o.bound) return true;
-    const auto it = recorded.find(h.id);
-    if (it == recorded.end() || it->second->reached.empty()) return true;
-    return it->second->reached.count(bmc::name_of(f)) > 0;
-  };
-  for (const bmc::harness_def* h : selected) {
-    for (bmc::fmt_id f : formats) {
-      if (!runs_at(*h, f)) continue;
-      // `reached: {f16: all-d}`: no whole-vector bound finished at this format; only the all-d
-      // composition is claimed (and run) there.
-      const auto rec = recorded.find(h->id);
-      const bool lemmas_only = !o.bound && !h->lemmas.empty() && rec != recorded.end() &&
-                               rec->second->reached.count(bmc::name_of(f)) && rec->second->reached.at(bmc::name_of(f)) == 0;
-      bmc::run_options ro;
-      ro.bound = bound_for(*h, f);
-      ro.timeout_seconds = o.timeout;
-      ro.mutant = mutant;
-      ro.solver = solver;
-      Row row;
-      const bool enumerate = o.exhaustive || bmc::is_8bit(f);
-      if (lemmas_only) {
-        row.r.v = bmc::verdict::proved;  // no whole-vector row: only the composition below
-      } else if (enumerate && ro.bound == 0) {  // no row length small enough to enumerate
-        row.r.id = h->id;
-        row.r.format = f;
-        row.r.v = bmc::verdict::unsupported;
-        row.r.reason = "its inputs at d = 1 are more than 24 bits: too many to enumerate";
-      } else if (ro.bound == 0) {
-        row.r.id = h->id;
-        row.r.format = f;
-        row.r.v = bmc::verdict::unsupported;
-        row.r.reason = no_bound_reason(h->id);
-      } else if (!h->lemma && ro.bound < h->min_bound) {
-        // e.g. KANI-AEQ-001 swaps x_0 and x_1: at d = 1 its body would read past the row.
-        row.r.id = h->id;
-        row.r.format = f;
-        row.r.v = bmc::verdict::unsupported;
-        row.r.reason = fmt::format("{} needs {} >= {}", h->id, h->bound_name, h->min_bound);
-      } else {
-        row.r = enumerate ? bmc::exhaustive(*h, f, ro) : bmc::prove(*h, f, ro);
-      }
-      row.bound_text = h->lemma ? "scalar" : ro.bound ? fmt::format("{}={}", h->bound_name, ro.bound) : "-";
-      if (!lemmas_only) {
-        rows.push_back(row);
-        print_row(rows.back());
-      }
-      // (An 8-bit format composes lemmas each enumerated over every value of the format.)
-      if ((o.exhaustive && !bmc::is_8bit(f)) || !o.lemmas || h->lemmas.empty() || row.r.v == bmc::verdict::unsupported)
-        continue;
-      // The all-d claim: every lemma of the composition proved in this run.
-      Row all;
-      all.r.id = h->id;
-      all.r.format = f;
-      std::vector<std::string> answered;  // the solvers that answered the lemmas, each once
-      all.bound_text = "all d";
-      all.r.v = bmc::verdict::proved;
-      std::vector<std::string> status;
-      for (const auto& lid : h->lemmas) {
-        const bmc::harness_def* l = bmc::find_harness(lid);
-        auto key = std::make_pair(lid, static_cast<int>(f));
-        if (!lemma_cache.count(key)) {
-          bmc::run_options lo = ro;
-          lo.bound = 1;
-          lemma_cache[key] = !l ? bmc::run_result{} : bmc::is_8bit(f) ? bmc::exhaustive(*l, f, lo) : bmc::prove(*l, f, lo);
-        }
-        const bmc::run_result& lr = lemma_cache[key];
-        const bool lemma_holds = lr.v == bmc::verdict::proved || lr.v == bmc::verdict::exhaustive_pass;
-        all.r.seconds += lr.seconds;
-        if (!lr.solver.empty() && std::find(answered.begin(), answered.end(), lr.solver) == answered.end())
-          answered.push_back(lr.solver);
-        status.push_back(lid + (lemma_holds ? "" : std::string(" ") + bmc::name_of(lr.v)));
-        if (!lemma_holds) {  // the composition fails here: no need for the rest
-          all.r.v = lr.v == bmc::verdict::unsupported ? bmc::verdict::unsupported : bmc::verdict::unknown;
-          all.r.reason = fmt::format("lemma {} not proved: {} {}", lid, bmc::name_of(lr.v), lr.reason);
-          break;
-        }
-      }
-      all.lemmas = join(status, ", ");
-      all.r.solver = answered.empty() ? solver_text : join(answered, " + ");
-      rows.push_back(all);
-      print_row(rows.back());
-    }
   }
-  // Gappa harnesses: one script per (harness, format) at the recorded bound; gappa proves the
-  // derived error bound or reports its best enclosure. No lemmas, no replay: no counterexample.
-  for (const bmc::gappa_harness_def* g : gappa_selected) {
-    for (bmc::fmt_id f : formats) {
-      // Not asked for by name: skip what a Gappa harness cannot do (8-bit formats, enumeration).
-      if ((!bmc::gappa_supports(f) || o.exhaustive) && o.harnesses.empty()) continue;
-      const auto rec = recorded.find(g->id);
-      if (!formats_given && !o.bound && rec != recorded.end() && !rec->second->reached.empty() &&
-          !rec->second->reached.count(bmc::name_of(f)))
-        continue;
-      std::size_t d = o.bound;
-      if (!d && rec != recorded.end()) {
-        const auto r = rec->second->reached.find(bmc::name_of(f));
-        d = r != rec->second->reached.end() && r->second > 0 ? static_cast<std::size_t>(r->second)
-            : rec->second->bound > 0                          ? static_cast<std::size_t>(rec->second->bound)
-                                                              : 0;
-      }
-      Row row;
-      if (!d) {
-        row.r.id = g->id;
-        row.r.format = f;
-        row.r.v = bmc::verdict::unsupported;
-        row.r.reason = no_bound_reason(g->id);
-      } else if (o.exhaustive) {
-        row.r.id = g->id;
-        row.r.format = f;
-        row.r.v = bmc::verdict::unsupported;
-        row.r.reason = "a Gappa harness is proved over input ranges, not enumerated";
-      } else {
-        std::string script;
-        row.r = bmc::prove_gappa(*g, f, d, o.timeout, gappa_mutant ? gappa_mutant->name : "", &script);
-        if (!o.gappa_script.empty()) write_atomically(o.gappa_script, script);
-      }
-      row.bound_text = d ? fmt::format("d={}", d) : "-";
-      rows.push_back(row);
-      print_row(rows.back());
-    }
-  }
+
+  const BmcOptions& o_;
+  const BmcPlan& p_;
+  std::vector<Row> rows_;
+  std::map<std::pair<std::string, int>, bmc::run_result> lemma_cache_;
+};
+
+int report_bmc(const BmcOptions& o, const BmcPlan& p, const std::vector<Row>& rows) {
   int passed = 0;
   for (const auto& r : rows) passed += row_passed(r) ? 1 : 0;
   std::cout << "\n" << passed << " proved, " << rows.size() - passed << " not proved\n";
-  if (!o.json.empty()) write_atomically(o.json, render_json(rows, o, solver_text));
+  if (!o.json.empty()) write_atomically(o.json, render_json(rows, o, p.solver_text));
   return passed == static_cast<int>(rows.size()) ? exit_pass : exit_fail;
+}
+
+int run_bmc(const Global& global, const BmcOptions& o) {
+  if (o.list) return list_harnesses();
+  if (!o.replay_regressions.empty()) return replay_regressions(o.replay_regressions);
+  BmcPlan p;
+  if (!plan_solver(o, p) || !plan_harnesses(o, p) || !plan_mutant_and_formats(o, p) ||
+      !plan_recorded_bounds(global, o, p))
+    return exit_usage;
+  if (!o.replay.empty()) return replay_bits(o, p);
+  p.solver_text = solver_text_of(p);
+  BmcRun run(o, p);
+  run.print_header();
+  for (const bmc::harness_def* h : p.selected)
+    for (bmc::fmt_id f : p.formats) run.run_smt(*h, f);
+  for (const bmc::gappa_harness_def* g : p.gappa_selected)
+    for (bmc::fmt_id f : p.formats) run.run_gappa(*g, f);
+  return report_bmc(o, p, run.rows());
 }
 
 }  // namespace

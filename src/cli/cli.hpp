@@ -13,6 +13,7 @@
 
 #include "attncheck/check/dtype.hpp"
 #include "attncheck/contract/loader.hpp"
+#include "attncheck/text/words.hpp"
 
 namespace attncheck::cli {
 
@@ -68,11 +69,11 @@ std::optional<contract::LoadResult> load_or_report(const std::string& dir, bool 
 // Parses a seed written in decimal or as 0x hex; nullopt if it is neither or does not fit.
 std::optional<std::uint64_t> parse_seed(std::string_view text);
 
-// The candidate closest to `wanted` by (case-insensitive) edit distance, if one is close enough
-// to be a plausible typo; empty otherwise.
-std::string closest(std::string_view wanted, const std::vector<std::string>& candidates);
+// closest() and join(): attncheck/text/words.hpp.
 
-std::string join(const std::vector<std::string>& items, std::string_view separator);
+// s as one word of a POSIX shell command line, for the replay lines: bare when it holds only
+// [A-Za-z0-9_-./=:,+], else in single quotes ('' for the empty argument).
+std::string shell_quoted(const std::string& s);
 
 // "f16, bf16, f32, f64"
 std::string dtype_list(const std::vector<Dtype>& dtypes);

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "attncheck/contract/cycles.hpp"
 #include "cli/cli.hpp"
 
 namespace attncheck::cli {
@@ -45,26 +46,19 @@ std::optional<ContractGraph> build_graph(const std::vector<contract::Contract>& 
     }
   }
   if (g.order.size() != by_id.size()) {
-    // What is left holds a cycle: walk dependencies among the leftovers until one repeats.
-    std::string at;
-    for (const auto& [id, n] : pending)
-      if (n > 0) {
-        at = id;
-        break;
-      }
-    std::vector<std::string> path;
-    while (std::find(path.begin(), path.end(), at) == path.end()) {
-      path.push_back(at);
-      for (const auto& d : by_id[at]->depends_on)
-        if (pending[d] > 0) {
-          at = d;
-          break;
-        }
+    // What is left holds a cycle: the first one the loader's search finds (contracts by id).
+    std::vector<std::string> names;
+    std::map<std::string, std::size_t> index;
+    for (const auto& [id, c] : by_id) {
+      index[id] = names.size();
+      names.push_back(id);
     }
-    std::string cycle;
-    for (auto it = std::find(path.begin(), path.end(), at); it != path.end(); ++it) cycle += *it + " -> ";
-    *error = "dependency cycle: " + cycle + at +
-             "; a contract cannot build on itself, even through others: remove one of these depends_on entries";
+    std::vector<std::vector<std::size_t>> edges;
+    for (const auto& [id, c] : by_id) {
+      edges.emplace_back();
+      for (const auto& d : c->depends_on) edges.back().push_back(index.at(d));
+    }
+    *error = contract::cycle_message(contract::find_cycles(edges).at(0), names);
     return std::nullopt;
   }
   for (const auto& id : g.order) {

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "attncheck/check/parallel.hpp"
+#include "cli/check_options.hpp"
 #include "cli/cli.hpp"
 #include "cli/progress.hpp"
 #include "cli/report_files.hpp"
@@ -28,14 +29,10 @@ int GateReport::passed() const {
 
 namespace {
 
-struct GateOptions : ReportFileOptions {
-  std::vector<std::string> contracts, tests, dtypes;
-  std::string seed = "0x5eed2026";
-  int cases = 200;
+struct GateOptions : ReportFileOptions, CheckSelectionOptions {
   std::string mutant;
   std::string tolerance = "derived";
   bool list_mutants = false;
-  int jobs = 0;       // 0: one worker per core (check/parallel.hpp)
   std::string shard;  // "i/N": only every N-th check, starting at the i-th (1-based)
 };
 
@@ -72,26 +69,16 @@ std::vector<std::string> mutant_names() {
 
 // Checks every argument that needs no contracts; prints the problem and its fix on failure.
 bool validate(const GateOptions& o, check::RunParams& params, std::vector<Dtype>& dtypes) {
-  const auto seed = parse_seed(o.seed);
-  if (!seed) {
-    std::cerr << "error: invalid --seed '" << o.seed << "'; write it in decimal (12345) or hex (0x5eed2026)\n";
-    return false;
-  }
+  const auto seed = checked_seed(o);
+  if (!seed) return false;
   // The statistical tests split their false-alarm budget (1e-9 per run) over at most 10^4
   // cases per (test, dtype); more cases would silently weaken that guarantee.
-  if (o.cases < 1 || o.cases > 10000) {
-    std::cerr << "error: --cases must be between 1 and 10000 (got " << o.cases
-              << "); the statistical tests' false-alarm bound of 1e-9 per run assumes at most 10^4 cases\n";
+  if (!checked_cases(o, "; the statistical tests' false-alarm bound of 1e-9 per run assumes at most 10^4 cases"))
     return false;
-  }
-  for (const auto& name : o.dtypes) {
-    const auto d = parse_dtype(name);
-    if (!d) {
-      std::cerr << "error: unknown dtype '" << name << "'; use one of f32, f64, f16, bf16 (f32 arithmetic), f16@f16, bf16@bf16\n";
-      return false;
-    }
-    if (std::find(dtypes.begin(), dtypes.end(), *d) == dtypes.end()) dtypes.push_back(*d);
-  }
+  const auto chosen = checked_dtypes(o, true);
+  if (!chosen) return false;
+  for (Dtype d : *chosen)
+    if (std::find(dtypes.begin(), dtypes.end(), d) == dtypes.end()) dtypes.push_back(d);
   std::string why;
   const auto tolerance = check::parse_tolerance(o.tolerance, why);
   if (!tolerance) {
@@ -109,10 +96,7 @@ bool validate(const GateOptions& o, check::RunParams& params, std::vector<Dtype>
               << " (see 'attncheck gate --list-mutants')\n";
     return false;
   }
-  if (o.jobs < 0) {
-    std::cerr << "error: -j/--jobs must be at least 1 (or 0 for one worker per core; got " << o.jobs << ")\n";
-    return false;
-  }
+  if (!checked_jobs(o)) return false;
   if (!o.shard.empty() && !parse_shard(o.shard)) {
     std::cerr << "error: invalid --shard '" << o.shard << "'; write i/N with 1 <= i <= N, e.g. --shard 2/4\n";
     return false;
@@ -164,15 +148,6 @@ bool check_test_ids(const std::vector<contract::Contract>& all, const std::vecto
     return false;
   }
   return true;
-}
-
-std::string shell_quoted(const std::string& s) {
-  if (s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+") ==
-      std::string::npos)
-    return s;
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
 }
 
 // The (test, dtype) checks to run, in contract and file order; a test without a property is
@@ -416,12 +391,12 @@ Command setup_gate(CLI::App& parent, const Global& global) {
   CLI::App* app = parent.add_subcommand(
       "gate", "Run the falsification tests of the contracts and report a verdict per (test, dtype)");
   app->fallthrough();
-  app->add_option("--contract", o->contracts, "Only this contract (repeatable; default: all)")->delimiter(',');
-  app->add_option("--test", o->tests, "Only this falsification test ID (repeatable)")->delimiter(',');
-  app->add_option("--dtype", o->dtypes, "Only this format (repeatable): f32, f64; 16-bit storage with its arithmetic: f16@f32 and bf16@f32 "
-                 "(also spelt f16, bf16), f16@f16 and bf16@bf16")->delimiter(',');
-  app->add_option("--seed", o->seed, "Run seed, decimal or 0x hex; same seed, same verdicts")->capture_default_str();
-  app->add_option("--cases", o->cases, "Successful random cases per (test, dtype)")->capture_default_str();
+  add_check_selection_options(
+      *app, *o,
+      {"Only this contract (repeatable; default: all)", "Only this falsification test ID (repeatable)",
+       "Only this format (repeatable): f32, f64; 16-bit storage with its arithmetic: f16@f32 and bf16@f32 "
+       "(also spelt f16, bf16), f16@f16 and bf16@bf16",
+       "Run seed, decimal or 0x hex; same seed, same verdicts", "Successful random cases per (test, dtype)"});
   app->add_option("--mutant", o->mutant, "Run against a built-in wrong kernel (self-test of attncheck)");
   app->add_option("--tolerance", o->tolerance,
                   "How accuracy against the oracle is judged: derived (the derived rounding-error bound), "
@@ -432,8 +407,8 @@ Command setup_gate(CLI::App& parent, const Global& global) {
                      {"schema attncheck-gate/1, schema_version 5: docs/report-schema.json",
                       "one testcase per test and dtype", "", "seed and inputs"});
   app->add_flag("--list-mutants", o->list_mutants, "List the built-in mutants and the tests that must catch them");
-  app->add_option("-j,--jobs", o->jobs,
-                  "Worker processes (default 0: one per core); the verdicts and reports are the same for every N");
+  add_jobs_option(*app, *o, "Worker processes (default 0: one per core); the verdicts and reports are the same for every N",
+                  false);
   app->add_option("--shard", o->shard,
                   "Run only shard i of N (i/N, 1-based): every N-th check from the i-th, to split a gate across "
                   "CI machines; the N shards together run every check once");

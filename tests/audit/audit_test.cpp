@@ -15,6 +15,8 @@
 
 #include <doctest/doctest.h>
 
+#include "tests/run_command.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -64,12 +66,9 @@ Run audit(const std::string& args) {
   const std::string command = std::string("'") + ATTNCHECK_CLI_PATH + "' --contracts '" + ATTNCHECK_SOURCE_DIR +
                               "/contracts' audit " + args + " --json '" + json.string() + "' 2>&1";
   Run r;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) r.output.append(buf, n);
-  const int status = ::pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const attncheck_tests::CommandOutput out = attncheck_tests::run_command(command);
+  r.status = out.status;
+  r.output = out.output;
   std::ifstream in(json);
   const std::regex row(R"re("test": "([^"]+)", "kinds": \[("[^"]*")?[^\]]*\], "dtype": "([^"]+)", "verdict": "([^"]+)")re");
   const std::regex policy(R"re("masked_policy": "([^"]+)")re");

@@ -92,100 +92,29 @@ replay_result replay_as(const harness_def& h, std::size_t bound, const std::vect
   return {run.assumptions_hold(), run.failed()};
 }
 
-template <class C>
-run_result prove_as(const harness_def& h, fmt_id f, const run_options& o) {
-  const auto t0 = clock_type::now();
-  run_result r;
-  r.id = h.id;
-  r.format = f;
-  r.bound = o.bound ? o.bound : h.min_bound;
-  r.solver = o.solver == solver_choice::z3 ? solver_version() : o.solver == solver_choice::cvc5 ? cvc5_version() : "portfolio";
-  std::string answered_by;
-  const auto finish = [&](verdict v, std::string reason) {
-    if (!answered_by.empty()) r.solver = answered_by;
-    r.v = v;
-    r.reason = std::move(reason);
-    r.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
-    return r;
-  };
-  if (h.uses_transcendentals && f == fmt_id::f64)
-    return finish(verdict::unsupported, "exp/log axioms are validated for f16, bf16 and f32 only");
-
-  session s;
-  kernel_slots<sym<C>> slots;
-  if (o.mutant) slot<C>::sym_mutant(*o.mutant)(slots);
-  symbolic_run<C> run(s, r.bound, slots);
-  slot<C>::sym_body(h.body)(run);
-  std::vector<z3::expr> axioms;
-  try {
-    axioms = instantiate_axioms(s);
-  } catch (const std::runtime_error& e) {
-    return finish(verdict::unsupported, e.what());
+// The solver queries of one proof: the formula (axioms, inputs, assumptions) asked with a prefix of
+// the assumptions and optionally a negated property, on Z3, on cvc5 (its answer pinned in Z3) or
+// on both at once. A fresh, non-incremental solver per query: Z3 switches to its much slower
+// incremental core for floating point once push/pop is used.
+class prover {
+ public:
+  prover(z3::context& c, const session& s, const std::vector<z3::expr>& axioms, const std::vector<z3::expr>& vars,
+         const std::vector<z3::expr>& assumptions, fmt_id f, const run_options& o, clock_type::time_point t0)
+      : c_(c), axioms_(axioms), vars_(vars), assumptions_(assumptions), o_(o), t0_(t0),
+        fp_exp_(f == fmt_id::f16 || f == fmt_id::bf16) {  // cvc5 needs --fp-exp for 5/11 and 8/8
+    // Every declared constant (inputs and exp/log results): what cvc5 is asked the values of.
+    consts_ = vars;
+    for (const uf_application& a : s.applications()) consts_.push_back(a.result);
+    for (const z3::expr& e : consts_) names_.push_back(e.to_string());
   }
-  r.axioms = axioms.size();
-  r.assertions = run.checks().size();
-  for (const input_var& v : run.vars()) r.inputs.push_back(v);
 
-  z3::context& c = s.ctx();
-  // A fresh, non-incremental solver per query: Z3 switches to its much slower incremental core
-  // for floating point once push/pop is used.
+  std::string answered_by;
   std::string last_reason;
   std::optional<z3::model> model;
-  // Every declared constant (inputs and exp/log results): what cvc5 is asked the values of.
-  std::vector<z3::expr> consts = run.var_exprs();
-  for (const uf_application& a : s.applications()) consts.push_back(a.result);
-  std::vector<std::string> names;
-  for (const z3::expr& e : consts) names.push_back(e.to_string());
-  const bool fp_exp = f == fmt_id::f16 || f == fmt_id::bf16;  // cvc5 needs --fp-exp for 5/11 and 8/8
-  const auto remaining = [&] {
-    return std::max(1.0, o.timeout_seconds - std::chrono::duration<double>(clock_type::now() - t0).count());
-  };
-  const auto make_solver = [&](std::size_t n_assumptions, const z3::expr* negated_property) {
-    // Z3's default solver: measured no slower here than its QF_FP solver on these formulas.
-    z3::solver sol(c);
-    z3::params p(c);
-    p.set("timeout", static_cast<unsigned>(remaining() * 1000));
-    sol.set(p);
-    for (const z3::expr& a : axioms) sol.add(a);
-    // Every input appears in the query even when no assumption mentions it (a lemma over all
-    // values): Z3's SMT-LIB2 export declares only the constants its assertions use, and cvc5's
-    // (get-value ...) of an undeclared input is a parse error.
-    for (const z3::expr& v : run.var_exprs()) sol.add(v == v);
-    for (std::size_t i = 0; i < n_assumptions; ++i) sol.add(run.assumptions()[i]);
-    if (negated_property) sol.add(*negated_property);
-    return sol;
-  };
-  // cvc5's answer as a check_result; a sat answer's values are pinned in a Z3 solver over the
-  // same formula, so the model the engine replays is one Z3 confirms (a disagreement is unknown).
-  const auto take_cvc5 = [&](const cvc5_answer& a, std::size_t n_assumptions, const z3::expr* negated_property) {
-    answered_by = cvc5_version();
-    if (a.result == cvc5_answer::status::unsat) return z3::unsat;
-    if (a.result == cvc5_answer::status::unknown) {
-      last_reason = a.reason;
-      return z3::unknown;
-    }
-    z3::solver pin = make_solver(n_assumptions, negated_property);
-    for (std::size_t i = 0; i < consts.size(); ++i) {
-      const z3::sort srt = consts[i].get_sort();
-      const unsigned eb = Z3_fpa_get_ebits(c, srt), sb = Z3_fpa_get_sbits(c, srt);
-      const auto bits = parse_fp_bits(a.value_text[i], eb, sb);
-      if (!bits) {
-        last_reason = "cannot read cvc5's value of " + names[i] + ": " + a.value_text[i];
-        return z3::unknown;
-      }
-      const z3::expr bv = c.bv_val(static_cast<std::uint64_t>(*bits), eb + sb);
-      pin.add(consts[i] == z3::expr(c, Z3_mk_fpa_to_fp_bv(c, bv, srt)));
-    }
-    if (pin.check() != z3::sat) {
-      last_reason = "cvc5's model is not a model of the formula for Z3 (solvers disagree)";
-      return z3::unknown;
-    }
-    model = pin.get_model();
-    return z3::sat;
-  };
-  const auto solve = [&](std::size_t n_assumptions, const z3::expr* negated_property) {
+
+  z3::check_result solve(std::size_t n_assumptions, const z3::expr* negated_property) {
     z3::solver sol = make_solver(n_assumptions, negated_property);
-    if (o.solver == solver_choice::z3) {
+    if (o_.solver == solver_choice::z3) {
       answered_by = solver_version();
       const z3::check_result res = sol.check();
       if (res == z3::unknown) last_reason = sol.reason_unknown();
@@ -194,13 +123,67 @@ run_result prove_as(const harness_def& h, fmt_id f, const run_options& o) {
     }
     cvc5_run cv;
     try {
-      cv.start(cvc5_script(sol.to_smt2(), names), names.size(), fp_exp, remaining());
+      cv.start(cvc5_script(sol.to_smt2(), names_), names_.size(), fp_exp_, remaining());
     } catch (const std::runtime_error& e) {
       answered_by = cvc5_version();
       last_reason = e.what();
       return z3::unknown;
     }
-    if (o.solver == solver_choice::cvc5) return take_cvc5(cv.wait(), n_assumptions, negated_property);
+    if (o_.solver == solver_choice::cvc5) return take_cvc5(cv.wait(), n_assumptions, negated_property);
+    return race(sol, cv, n_assumptions, negated_property);
+  }
+
+ private:
+  double remaining() const {
+    return std::max(1.0, o_.timeout_seconds - std::chrono::duration<double>(clock_type::now() - t0_).count());
+  }
+
+  z3::solver make_solver(std::size_t n_assumptions, const z3::expr* negated_property) const {
+    // Z3's default solver: measured no slower here than its QF_FP solver on these formulas.
+    z3::solver sol(c_);
+    z3::params p(c_);
+    p.set("timeout", static_cast<unsigned>(remaining() * 1000));
+    sol.set(p);
+    for (const z3::expr& a : axioms_) sol.add(a);
+    // Every input appears in the query even when no assumption mentions it (a lemma over all
+    // values): Z3's SMT-LIB2 export declares only the constants its assertions use, and cvc5's
+    // (get-value ...) of an undeclared input is a parse error.
+    for (const z3::expr& v : vars_) sol.add(v == v);
+    for (std::size_t i = 0; i < n_assumptions; ++i) sol.add(assumptions_[i]);
+    if (negated_property) sol.add(*negated_property);
+    return sol;
+  }
+
+  // cvc5's answer as a check_result; a sat answer's values are pinned in a Z3 solver over the
+  // same formula, so the model the engine replays is one Z3 confirms (a disagreement is unknown).
+  z3::check_result take_cvc5(const cvc5_answer& a, std::size_t n_assumptions, const z3::expr* negated_property) {
+    answered_by = cvc5_version();
+    if (a.result == cvc5_answer::status::unsat) return z3::unsat;
+    if (a.result == cvc5_answer::status::unknown) {
+      last_reason = a.reason;
+      return z3::unknown;
+    }
+    z3::solver pin = make_solver(n_assumptions, negated_property);
+    for (std::size_t i = 0; i < consts_.size(); ++i) {
+      const z3::sort srt = consts_[i].get_sort();
+      const unsigned eb = Z3_fpa_get_ebits(c_, srt), sb = Z3_fpa_get_sbits(c_, srt);
+      const auto bits = parse_fp_bits(a.value_text[i], eb, sb);
+      if (!bits) {
+        last_reason = "cannot read cvc5's value of " + names_[i] + ": " + a.value_text[i];
+        return z3::unknown;
+      }
+      const z3::expr bv = c_.bv_val(static_cast<std::uint64_t>(*bits), eb + sb);
+      pin.add(consts_[i] == z3::expr(c_, Z3_mk_fpa_to_fp_bv(c_, bv, srt)));
+    }
+    if (pin.check() != z3::sat) {
+      last_reason = "cvc5's model is not a model of the formula for Z3 (solvers disagree)";
+      return z3::unknown;
+    }
+    model = pin.get_model();
+    return z3::sat;
+  }
+
+  z3::check_result race(z3::solver& sol, cvc5_run& cv, std::size_t n_assumptions, const z3::expr* negated_property) {
     // Portfolio: Z3 here, cvc5 in its process; a watcher stops Z3 as soon as cvc5 has a definite
     // answer, and cvc5 is killed as soon as Z3 has one.
     // bmc.json-solver-portfolio once failed under load with "error: canceled": the watcher's
@@ -223,7 +206,7 @@ run_result prove_as(const harness_def& h, fmt_id f, const run_options& o) {
           const std::lock_guard<std::mutex> lock(z3_state);
           if (!z3_done && cv_answer->result != cvc5_answer::status::unknown) {
             interrupted = true;
-            c.interrupt();
+            c_.interrupt();
           }
           return;
         }
@@ -268,6 +251,59 @@ run_result prove_as(const harness_def& h, fmt_id f, const run_options& o) {
       last_reason = fmt::format("z3: {}; {}: {}", z3_reason == "canceled" ? "timeout" : z3_reason, cvc5_version(), last_reason);
     }
     return res;
+  }
+
+  z3::context& c_;
+  const std::vector<z3::expr>& axioms_;
+  const std::vector<z3::expr>& vars_;
+  const std::vector<z3::expr>& assumptions_;
+  const run_options& o_;
+  clock_type::time_point t0_;
+  bool fp_exp_;
+  std::vector<z3::expr> consts_;
+  std::vector<std::string> names_;
+};
+
+template <class C>
+run_result prove_as(const harness_def& h, fmt_id f, const run_options& o) {
+  const auto t0 = clock_type::now();
+  run_result r;
+  r.id = h.id;
+  r.format = f;
+  r.bound = o.bound ? o.bound : h.min_bound;
+  r.solver = o.solver == solver_choice::z3 ? solver_version() : o.solver == solver_choice::cvc5 ? cvc5_version() : "portfolio";
+  std::string answered_by;
+  const auto finish = [&](verdict v, std::string reason) {
+    if (!answered_by.empty()) r.solver = answered_by;
+    r.v = v;
+    r.reason = std::move(reason);
+    r.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
+    return r;
+  };
+  if (h.uses_transcendentals && f == fmt_id::f64)
+    return finish(verdict::unsupported, "exp/log axioms are validated for f16, bf16 and f32 only");
+
+  session s;
+  kernel_slots<sym<C>> slots;
+  if (o.mutant) slot<C>::sym_mutant(*o.mutant)(slots);
+  symbolic_run<C> run(s, r.bound, slots);
+  slot<C>::sym_body(h.body)(run);
+  std::vector<z3::expr> axioms;
+  try {
+    axioms = instantiate_axioms(s);
+  } catch (const std::runtime_error& e) {
+    return finish(verdict::unsupported, e.what());
+  }
+  r.axioms = axioms.size();
+  r.assertions = run.checks().size();
+  for (const input_var& v : run.vars()) r.inputs.push_back(v);
+
+  z3::context& c = s.ctx();
+  prover q(c, s, axioms, run.var_exprs(), run.assumptions(), f, o, t0);
+  const auto solve = [&](std::size_t n_assumptions, const z3::expr* negated_property) {
+    const z3::check_result res = q.solve(n_assumptions, negated_property);
+    answered_by = q.answered_by;
+    return res;
   };
   const auto timeout_text = [&](const std::string& why) {
     return why == "canceled" || why == "timeout" || why.rfind("timeout after", 0) == 0
@@ -279,7 +315,7 @@ run_result prove_as(const harness_def& h, fmt_id f, const run_options& o) {
   // straight-line harness is guarded only by the assumptions made before it, is reachable).
   const std::size_t n_as = run.assumptions().size();
   const z3::check_result vac = solve(n_as, nullptr);
-  if (vac == z3::unknown) return finish(verdict::unknown, "non-vacuity check: " + timeout_text(last_reason));
+  if (vac == z3::unknown) return finish(verdict::unknown, "non-vacuity check: " + timeout_text(q.last_reason));
   r.assumptions_satisfiable = vac == z3::sat;
   if (!r.assumptions_satisfiable) {
     // Which assertions are still reachable: those whose prefix of assumptions is satisfiable.
@@ -294,11 +330,11 @@ run_result prove_as(const harness_def& h, fmt_id f, const run_options& o) {
   z3::expr all = c.bool_val(true);
   for (const auto& ch : run.checks()) all = all && ch.condition;
   const z3::expr violated = !all;
-  model.reset();
+  q.model.reset();
   const z3::check_result res = solve(n_as, &violated);
   if (res == z3::unsat) return finish(verdict::proved, "");
-  if (res == z3::unknown) return finish(verdict::unknown, timeout_text(last_reason));
-  const z3::model& m = *model;
+  if (res == z3::unknown) return finish(verdict::unknown, timeout_text(q.last_reason));
+  const z3::model& m = *q.model;
   for (const z3::expr& v : run.var_exprs()) r.input_bits.push_back(model_bits<C>(m, v));
   for (const auto& ch : run.checks())
     if (m.eval(ch.condition, true).is_false()) r.failed_in_model.push_back(ch.what);

@@ -48,6 +48,18 @@ const gappa_mutant_def* find_gappa_mutant(const std::string& name);
 // The formats Gappa harnesses run at (binary16, bfloat16, binary32, binary64).
 bool gappa_supports(fmt_id f);
 
+// fn(T{}) with the scalar type T of the format: the one format switch of the Gappa harnesses'
+// builders (a format gappa_supports does not is built as binary64; prove_gappa refuses it first).
+template <class F>
+auto with_gappa_format(fmt_id f, F&& fn) {
+  switch (f) {
+    case fmt_id::f16: return fn(f16{});
+    case fmt_id::bf16: return fn(bf16{});
+    case fmt_id::f32: return fn(float{});
+    default: return fn(double{});
+  }
+}
+
 // Builds the script and runs gappa: proved, or unknown with gappa's best enclosure as the reason.
 // The row's solver is "gappa 1.4.1"; assertions counts the error goal and the no-overflow goals.
 // script_out, if given, receives the script gappa ran.

@@ -40,9 +40,6 @@ struct no_verdict : std::runtime_error {
 
 namespace detail {
 std::string decimal_dd(double hi, double lo, int digits);  // hi + lo, exactly summed, in decimal
-// The double tier's bound on glibc's exp and log, relative to the result: 4x the documented
-// 1 ulp (tiered.cpp; measured against MPFR by the "Oracle: double tier, libm" test).
-inline constexpr double libm_exp_rel = 0x1p-50, libm_log_rel = 0x1p-50;
 }  // namespace detail
 
 template <class T>

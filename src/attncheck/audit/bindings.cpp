@@ -1,31 +1,32 @@
-// attncheck CLI: the kernel specs of `attncheck audit` (--kernel KIND:DTYPE[:SYMBOL] and the
-// bindings YAML file).
+// attncheck: the kernel specs of an audit (KIND:DTYPE[:SYMBOL], as `attncheck audit --kernel` takes
+// them) and the bindings YAML file (docs/audit.md).
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include <yaml-cpp/yaml.h>
 
+#include "attncheck/audit/bindings.hpp"
+
 #include "attncheck/check/tolerance.hpp"
 #include "attncheck/contract/yaml_documents.hpp"
-#include "cli/audit.hpp"
-#include "cli/cli.hpp"
+#include "attncheck/text/words.hpp"
 
-namespace attncheck::cli {
+namespace attncheck::audit {
 
 // The checks of the parsed tree; yaml-cpp throws on a value of the wrong shape (caught by the caller).
-static std::string parse_bindings(const YAML::Node& root, const std::string& path, AuditSource& out);
+static std::string parse_bindings(const YAML::Node& root, const std::string& path, KernelSource& out);
 
 namespace {
 
 std::vector<std::string> kind_names() {
   std::vector<std::string> v;
-  for (audit::Kind k : audit::all_kinds) v.emplace_back(audit::kind_name(k));
+  for (Kind k : all_kinds) v.emplace_back(kind_name(k));
   return v;
 }
 
-std::string parse_masked(const std::string& s, audit::MaskedPolicy& out) {
-  if (const auto p = audit::parse_masked_policy(s)) {
+std::string parse_masked(const std::string& s, MaskedPolicy& out) {
+  if (const auto p = parse_masked_policy(s)) {
     out = *p;
     return "";
   }
@@ -33,14 +34,14 @@ std::string parse_masked(const std::string& s, audit::MaskedPolicy& out) {
 }
 }  // namespace
 
-std::string parse_kernel_spec(const std::string& spec, bool with_symbol, audit::Binding& out) {
+std::string parse_kernel_spec(const std::string& spec, bool with_symbol, Binding& out) {
   const std::string form = with_symbol ? "KIND:DTYPE:SYMBOL (e.g. softmax:f32:my_softmax)" : "KIND:DTYPE (e.g. softmax:f32)";
   const auto a = spec.find(':');
   const auto b = a == std::string::npos ? std::string::npos : spec.find(':', a + 1);
   if (a == std::string::npos || (with_symbol ? b == std::string::npos : b != std::string::npos))
     return "--kernel '" + spec + "' is not of the form " + form;
   const std::string kind = spec.substr(0, a), dtype = spec.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1);
-  const auto k = audit::parse_kind(kind);
+  const auto k = parse_kind(kind);
   if (!k) {
     const std::string guess = closest(kind, kind_names());
     return "unknown kernel kind '" + kind + "'" + (guess.empty() ? "" : " (did you mean '" + guess + "'?)") + "; kinds: " +
@@ -58,7 +59,7 @@ std::string parse_kernel_spec(const std::string& spec, bool with_symbol, audit::
   return "";
 }
 
-std::string read_bindings(const std::string& path, AuditSource& out) {
+std::string read_bindings(const std::string& path, KernelSource& out) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return path + ": no such file: check the --bindings path";
   if (!std::filesystem::is_regular_file(path, ec)) return path + ": is not a regular file: name a bindings YAML file";
@@ -73,7 +74,7 @@ std::string read_bindings(const std::string& path, AuditSource& out) {
   return read_bindings_text(text.str(), path, out);
 }
 
-std::string read_bindings_text(const std::string& text, const std::string& path, AuditSource& out) {
+std::string read_bindings_text(const std::string& text, const std::string& path, KernelSource& out) {
   if (text.size() > max_bindings_bytes)
     return path + ": the text has " + std::to_string(text.size()) + " bytes, more than the " +
            std::to_string(max_bindings_bytes >> 20) + " MiB a bindings file may have";
@@ -97,7 +98,7 @@ std::string read_bindings_text(const std::string& text, const std::string& path,
   }
 }
 
-static std::string parse_bindings(const YAML::Node& root, const std::string& path, AuditSource& out) {
+static std::string parse_bindings(const YAML::Node& root, const std::string& path, KernelSource& out) {
   if (!root.IsMap()) return path + ": expected a map with keys library, kernels (and optionally masked, tolerance)";
   for (const auto& kv : root) {
     const auto key = kv.first.as<std::string>();
@@ -141,7 +142,7 @@ static std::string parse_bindings(const YAML::Node& root, const std::string& pat
       }
     }
     if (!k["kind"] || !k["dtype"] || !k["symbol"]) return at + ": a kernel entry needs kind, dtype and symbol";
-    audit::Binding b;
+    Binding b;
     // compute: the arithmetic format, the same as dtype's '@' part (dtype: bf16, compute: bf16 is
     // bf16@bf16); given twice, the two must agree.
     std::string dtype = k["dtype"].as<std::string>();
@@ -155,7 +156,7 @@ static std::string parse_bindings(const YAML::Node& root, const std::string& pat
     const std::string spec = k["kind"].as<std::string>() + ":" + dtype + ":" + k["symbol"].as<std::string>();
     if (auto e = parse_kernel_spec(spec, true, b); !e.empty()) return at + ": " + e;
     if (k["masked"]) {
-      audit::MaskedPolicy p{};
+      MaskedPolicy p{};
       if (auto e = parse_masked(k["masked"].as<std::string>(), p); !e.empty()) return at + ": " + e;
       out.kernel_masked[{b.kind, b.dtype}] = p;
     }
@@ -164,4 +165,4 @@ static std::string parse_bindings(const YAML::Node& root, const std::string& pat
   return "";
 }
 
-}  // namespace attncheck::cli
+}  // namespace attncheck::audit

@@ -1,0 +1,38 @@
+// attncheck: where an audit's kernels come from: the kernel specs (KIND:DTYPE[:SYMBOL]) and the
+// bindings YAML file (docs/audit.md). A parser of untrusted input (fuzz/bindings_fuzz.cpp).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "attncheck/audit/library_backend.hpp"
+#include "attncheck/audit/properties.hpp"
+
+namespace attncheck::audit {
+
+// Where the kernels come from, after `attncheck audit`'s --lib/--kernel, --bindings or --exec were read.
+struct KernelSource {
+  std::string library;             // --lib or the bindings file's library (resolved path)
+  std::string exec;                // --exec command
+  std::vector<Binding> bindings;   // for --exec the symbol is empty
+  MaskedPolicy masked = MaskedPolicy::either;  // the file's top-level masked, or --masked
+  // Per kernel (a kernel entry's masked:); --masked on the command line replaces them all.
+  std::map<std::pair<Kind, Dtype>, MaskedPolicy> kernel_masked;
+  std::string tolerance;           // the bindings file's tolerance mode ("" = not given)
+};
+
+// Parses KIND:DTYPE:SYMBOL (library) or KIND:DTYPE (exec); returns an error text or "".
+std::string parse_kernel_spec(const std::string& spec, bool with_symbol, Binding& out);
+
+// A bindings file names a library and a few kernels; anything this large is not one, and is refused
+// unread rather than parsed for minutes.
+inline constexpr std::uintmax_t max_bindings_bytes = std::uintmax_t{1} << 20;
+
+// Reads a bindings YAML file (docs/audit.md); returns an error text or "".
+std::string read_bindings(const std::string& path, KernelSource& out);
+// The same for the file's text already in memory, reported under `path` (fuzzing, tests).
+std::string read_bindings_text(const std::string& text, const std::string& path, KernelSource& out);
+
+}  // namespace attncheck::audit
