@@ -3,7 +3,6 @@
 # file admits anything. Tests carry the label "proofs" (`ctest -L proofs`). The tools come from
 # tools/install-deps.sh; if one is missing, its tests fail with that message (never skipped).
 set(ATTNCHECK_PROOFS_DIR ${CMAKE_CURRENT_SOURCE_DIR}/proofs)
-set(ATTNCHECK_PROOFS_OUT ${CMAKE_CURRENT_BINARY_DIR}/proofs)
 
 # The measured tightness tables of softmax_filtering_bound.tex come from the kernels, at build time.
 add_executable(softmax_bound_table tools/softmax_bound_table.cpp)
@@ -76,10 +75,8 @@ add_test(NAME proofs.links-catches-broken
 set_tests_properties(proofs.links proofs.links-catches-broken PROPERTIES LABELS proofs)
 
 # `attncheck coverage` reads what the tests above recorded (build-latex.sh and build-coq.sh copy
-# the sources they built to pdf/checked and coq/checked): this build's proofs/ is its default.
-# Only on the file that reads it: a path in a target-wide define defeats ccache across worktrees.
-set_property(SOURCE src/cli/coverage_cmd.cpp APPEND PROPERTY COMPILE_DEFINITIONS
-  ATTNCHECK_PROOFS_RECORD="${ATTNCHECK_PROOFS_OUT}")
+# the sources they built to pdf/checked and coq/checked): this build's proofs/ (ATTNCHECK_PROOFS_OUT)
+# is its default (src/cli/cli.cmake).
 set_tests_properties(proofs.coq.build PROPERTIES FIXTURES_SETUP proofs_record)
 foreach(tex ${ATTNCHECK_TEX})
   get_filename_component(stem ${tex} NAME_WE)
@@ -100,7 +97,7 @@ out=$('$<TARGET_FILE:attncheck_cli>' --contracts contracts coverage --proofs-rec
 set_tests_properties(proofs.coverage proofs.coverage-catches-unchecked PROPERTIES
                      LABELS proofs FIXTURES_REQUIRED proofs_record)
 # A bmc report in which a harness is not proved makes that harness a gap; an unreadable one is
-# refused (exit 2). (With this build's own bmc run: bmc.coverage-verdicts, harnesses/bmc.cmake.)
+# refused (exit 2). (With this build's own bmc run: bmc.coverage-verdicts, tests/bmc/bmc.cmake.)
 add_test(NAME proofs.coverage-catches-unproved-harness
          COMMAND bash -c "out=$('$<TARGET_FILE:attncheck_cli>' --contracts contracts coverage --bmc-report tests/fixtures/bmc/one-unproved.json 2>&1); rc=$?; \
 echo \"$out\" | grep -E 'KANI-SM-001|bmc report'; [ $rc -eq 1 ] && \

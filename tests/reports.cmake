@@ -1,10 +1,4 @@
 # attncheck reports (included from the end of the top-level CMakeLists.txt).
-#
-# yaml-cpp's headers carry no version; its CMake package does, and the run metadata of every JSON
-# report names it (src/cli/report_meta.cpp).
-if(DEFINED yaml-cpp_VERSION)
-  target_compile_definitions(attncheck_cli PRIVATE ATTNCHECK_YAML_CPP_VERSION="${yaml-cpp_VERSION}")
-endif()
 
 # End-to-end tests of the report files (tests/reports/check_reports.py), under Debian's python3
 # with python3-jsonschema (tools/install-deps.sh): schema validation of real reports,

@@ -1,4 +1,4 @@
-# attncheck audit tests (included from cmake/audit.cmake): the C test kernels and the doctest
+# attncheck audit tests (included from the top-level CMakeLists.txt): the C test kernels and the doctest
 # cases that audit them with the real CLI and assert the exact verdicts.
 enable_language(C)
 add_library(attncheck_audit_testkernels SHARED ${CMAKE_CURRENT_LIST_DIR}/kernels.c ${CMAKE_CURRENT_LIST_DIR}/kernels16.c)

@@ -1,15 +1,6 @@
-# attncheck bounded model checking (included from the top-level CMakeLists.txt): the symbolic
-# scalar in src/attncheck/bmc needs Z3 (libz3-dev, C++ API); harnesses/<stem>.cpp hold the
-# harnesses, registered by ID and linked into the CLI and into bmc_tests.
-pkg_check_modules(Z3 REQUIRED IMPORTED_TARGET z3)
-target_link_libraries(attncheck_core PUBLIC PkgConfig::Z3)
-
-file(GLOB ATTNCHECK_HARNESS_SOURCES CONFIGURE_DEPENDS harnesses/*.cpp)
-add_library(attncheck_harnesses OBJECT ${ATTNCHECK_HARNESS_SOURCES})
-target_include_directories(attncheck_harnesses PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-target_link_libraries(attncheck_harnesses PRIVATE attncheck::core)
-target_sources(attncheck_cli PRIVATE $<TARGET_OBJECTS:attncheck_harnesses>)
-
+# bmc_tests and the CLI runs of the bounded model checker (included from the top-level CMakeLists.txt):
+# the symbolic scalar in src/attncheck/bmc (Z3), the harnesses (harnesses/<stem>.cpp, object library
+# attncheck_harnesses) and the engine's tests (tests/bmc/*_test.cpp).
 file(GLOB ATTNCHECK_BMC_TESTS CONFIGURE_DEPENDS tests/bmc/*_test.cpp)
 add_executable(bmc_tests tests/main.cpp ${ATTNCHECK_BMC_TESTS} $<TARGET_OBJECTS:attncheck_harnesses>)
 target_include_directories(bmc_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src ${CMAKE_CURRENT_SOURCE_DIR})
@@ -24,11 +15,9 @@ doctest_discover_tests(bmc_tests ADD_LABELS 1 PROPERTIES LABELS bmc RUN_SERIAL T
 # each format, with the all-d lemmas; exit 0 only if everything is proved (and non-vacuous).
 add_test(NAME bmc.contract-bounds
          COMMAND attncheck_cli --contracts ${CMAKE_CURRENT_SOURCE_DIR}/contracts bmc --timeout 60
-                 --json ${CMAKE_CURRENT_BINARY_DIR}/bmc-report.json)
+                 --json ${ATTNCHECK_BMC_RECORD})
 # `attncheck coverage` shows each harness's verdicts from this report by default (the record of a
-# real run, like the proofs record); only on the file that reads it (see proofs/proofs.cmake).
-set_property(SOURCE src/cli/coverage_cmd.cpp APPEND PROPERTY COMPILE_DEFINITIONS
-  ATTNCHECK_BMC_RECORD="${CMAKE_CURRENT_BINARY_DIR}/bmc-report.json")
+# real run, like the proofs record: ATTNCHECK_BMC_RECORD, src/cli/cli.cmake).
 set_tests_properties(bmc.contract-bounds PROPERTIES FIXTURES_SETUP bmc_record)
 if(TEST proofs.coverage)
   # Coverage with this build's proofs record and bmc report: every obligation covered, and every

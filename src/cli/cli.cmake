@@ -1,0 +1,22 @@
+# attncheck_cli: the `attncheck` program. The properties and mutants (falsify/<stem>.cpp) and the
+# harnesses (harnesses/<stem>.cpp) are the contracts' content, linked in without any test
+# framework: gate and bmc run them.
+file(GLOB ATTNCHECK_CLI_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*.cpp)
+add_executable(attncheck_cli ${ATTNCHECK_CLI_SOURCES}
+               $<TARGET_OBJECTS:attncheck_falsify> $<TARGET_OBJECTS:attncheck_harnesses>)
+set_target_properties(attncheck_cli PROPERTIES OUTPUT_NAME attncheck)
+target_include_directories(attncheck_cli PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(attncheck_cli PRIVATE attncheck::core CLI11::CLI11)
+
+# Paths and versions only the file that reads them gets (a path in a target-wide define defeats
+# ccache across worktrees): the default contracts directory, the proofs record and the bmc report
+# `attncheck coverage` reads, and yaml-cpp's version (its headers carry none; the run metadata of
+# every JSON report names it).
+set_property(SOURCE ${CMAKE_CURRENT_LIST_DIR}/util.cpp APPEND PROPERTY COMPILE_DEFINITIONS
+             ${ATTNCHECK_SOURCE_DIR_DEFINE})
+set_property(SOURCE ${CMAKE_CURRENT_LIST_DIR}/coverage_cmd.cpp APPEND PROPERTY COMPILE_DEFINITIONS
+             ATTNCHECK_PROOFS_RECORD="${ATTNCHECK_PROOFS_OUT}" ATTNCHECK_BMC_RECORD="${ATTNCHECK_BMC_RECORD}")
+if(DEFINED yaml-cpp_VERSION)
+  set_property(SOURCE ${CMAKE_CURRENT_LIST_DIR}/report_meta.cpp APPEND PROPERTY COMPILE_DEFINITIONS
+               ATTNCHECK_YAML_CPP_VERSION="${yaml-cpp_VERSION}")
+endif()
