@@ -1,5 +1,5 @@
 // attncheck: falsification tests of attention-equivariance-v1 (contracts/attention-equivariance-v1.yaml,
-// seed 004). Without position encodings attention is permutation equivariant: softmax(Px) =
+// the equivariance exercise). Without position encodings attention is permutation equivariant: softmax(Px) =
 // P softmax(x), softmax(PAPᵀ) = P softmax(A) Pᵀ, Z(PQ, K, V) = P Z(Q, K, V), Z(Q, PK, PV) = Z(Q, K, V)
 // and so Z(PX) = P Z(X) for self-attention. In floating point the statement splits in two:
 // where the kernel does the same operations on the same values (a query row, a whole softmax

@@ -1,5 +1,5 @@
 // attncheck: falsification tests of attention-expressiveness-v1 (contracts/attention-expressiveness-v1.yaml,
-// seed 004, problem 1). Obligations: EXPR-BND-001 copying with q = 2ln(n/ε)k_1, EXPR-BND-002 no
+// the expressiveness exercise, problem 1). Obligations: EXPR-BND-001 copying with q = 2ln(n/ε)k_1, EXPR-BND-002 no
 // copying query is shorter than 2ln((n−1)/ε) on antipodal keys, EXPR-BND-003 averaging with
 // q = ln(n/ε)(k_1 + k_2), EXPR-BND-004 the least averaging query, EXPR-EQV-001 a noisy key:
 // α_1/α_2 = e^{(c−1)t}, EXPR-BND-005 two heads average within (n−1)ε/n, EXPR-EQV-002 the seed's
@@ -509,7 +509,7 @@ struct Expr006 {
 };
 
 // ---- EXPR-EQV-002: the seed's head 1 ---------------------------------------------------------------
-// Seed 004 (d) takes q_1 = t·u with t = ln(n/ε) and says α_1^(1) ≈ 1 "even in the worst case c = 1/2".
+// The exercise (d) takes q_1 = t·u with t = ln(n/ε) and says α_1^(1) ≈ 1 "even in the worst case c = 1/2".
 // There s_1 = t/2 and every other score is 0: α_1^(1) = e^{t/2}/(e^{t/2} + n − 1) =
 // √(n/ε)/(√(n/ε) + n − 1), below 1/2 as soon as (n−1)²ε > n (n = 16, ε = 1/2: 0.27). The kernel
 // must match this value within [lo_1, hi_1]; cases where it is below 1/2 are counted.

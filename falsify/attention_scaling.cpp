@@ -152,7 +152,7 @@ struct Ascl001 {
   static inline const bool registered = check::register_property<Ascl001>();
 };
 
-// The three domains of the score bound, each with its own statement (seed 003 mixed them).
+// The three domains of the score bound, each with its own statement (the Rust rendering of this contract mixed them).
 struct Ascl002 {
   static constexpr const char* id = "FALSIFY-ASCL-002";
   static constexpr const char* title = "|score| <= 1/√d (unit norm), √d (RMSNorm, unit gain), √d·max|γq|·max|γk| (gains)";

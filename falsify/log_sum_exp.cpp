@@ -1,4 +1,4 @@
-// attncheck: falsification tests of log-sum-exp-v1 (contracts/log-sum-exp-v1.yaml, seed 001).
+// attncheck: falsification tests of log-sum-exp-v1 (contracts/log-sum-exp-v1.yaml).
 // lse(z) = log Σ e^{z_i} is taken from the log-softmax kernel, lse = z_j − log_softmax(z)_j at a
 // largest z_j (where the kernel's bound is smallest). Obligations: LSE-INV-001 lse convex,
 // LSE-EQV-001 lse(z) = max_{p∈Δ} ⟨z,p⟩ + H(p) attained at softmax(z), LSE-EQV-002 ∇lse = softmax,

@@ -1,5 +1,5 @@
 // attncheck: falsification tests of softmax-filtering-bound-v1 (contracts/softmax-filtering-bound-v1.yaml,
-// seed 000). One head: S (T×T scores), S' = S + Δ_S, A = softmax rows (the kernel under test), V (T×d_v),
+// its source derivation). One head: S (T×T scores), S' = S + Δ_S, A = softmax rows (the kernel under test), V (T×d_v),
 // W_O (d_v×d_o), Y = A V W_O computed in T. Obligations: SFB-BND-001 stage 1 ‖ΔA‖_F <= ‖Δ_S‖_F/2,
 // SFB-BND-002 stages 2 and 3, SFB-BND-003 end to end ‖ΔY‖_F <= ‖Δ_S‖_F‖V‖₂‖W_O‖₂/2
 // (= ε‖QKᵀ‖_F‖V‖₂‖W_O‖₂/(2√d_k) with Δ_S = Δ/√d_k), SFB-BND-004 Weyl for every σ_i(Y),
@@ -256,7 +256,7 @@ struct Sfb004 {
   static inline const bool registered = check::register_property<Sfb004>(sfb_dtypes);
 };
 
-// Seed 000 calls the stage-1 bound tight for uniform attention. Two-point rows reach it; uniform
+// The source derivation calls the stage-1 bound tight for uniform attention. Two-point rows reach it; uniform
 // rows over T keys reach only 2/T of it (‖J‖₂ = 1/T). Measured on single rows with ‖δ‖ = ε√2.
 struct Sfb005 {
   static constexpr const char* id = "FALSIFY-SFB-005";

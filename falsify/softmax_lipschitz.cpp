@@ -116,7 +116,7 @@ struct Slip004 {
   static inline const bool registered = check::register_property<Slip004>();
 };
 
-// Where the constant 1/2 is reached, and where it is not (seed 000 claims uniform attention):
+// Where the constant 1/2 is reached, and where it is not (the softmax-filtering-bound derivation claims uniform attention):
 // a two-point row p = (1/2, 1/2) with v = (1, -1) gives ‖Jv‖/‖v‖ = 1/2 exactly; a uniform row over
 // n entries has J = (I - 11ᵀ/n)/n, so ‖Jv‖ <= ‖v‖/n, far below 1/2 for n >= 3.
 struct Slip005 {

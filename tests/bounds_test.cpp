@@ -185,7 +185,7 @@ TEST_CASE_TEMPLATE("Bounds: the scaled dot-product bound is sound and reaches it
   }
 }
 
-// The RMSNorm element bound as it stood before issue 17: a flat absolute allowance of 3η, whatever
+// The RMSNorm element bound of an earlier version: a flat absolute allowance of 3η, whatever
 // the gain (and ρ without the (1 + γ_{d+2}) factor on η). Kept to show that it was unsound.
 bounds::real old_rmsnorm_allowance(std::size_t d, bounds::real ms_plus_eps, const bounds::Model& md, bounds::real exact_y) {
   const bounds::real rho = bounds::gamma(d + 3, md.u) + (ms_plus_eps > 0 ? md.eta / ms_plus_eps : 1.0);

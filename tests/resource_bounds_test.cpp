@@ -1,4 +1,4 @@
-// Resource bounds (issue 9): inputs far larger than any real one — a 100 MB contract or bindings
+// Resource bounds: inputs far larger than any real one — a 100 MB contract or bindings
 // file, a row of 10^7 elements on the exec protocol, d = 10^6 for the model checker, a kernel that
 // allocates without bound — each get a clear message or verdict within a stated time, never an
 // exhausted machine. Each case also states the limit that makes it so.

@@ -10,7 +10,7 @@
 # default would use every core and flatter the ratio). The CPU-time ratio is the one that does not
 # depend on what else the machine is doing; the wall-time ratio needs an otherwise idle core.
 #
-#   bash tools/bench-baseline.sh [N]        N cases per property (default 10000, as issue 9 asks;
+#   bash tools/bench-baseline.sh [N]        N cases per property (default 10000;
 #                                           the Python side then takes over an hour on one core)
 # Env: ATTNCHECK_BUILD_DIR (default build) — an existing build is reused, else configured.
 set -euo pipefail

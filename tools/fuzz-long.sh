@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# attncheck: the long fuzzing run of issue 9: at least 10 million executions in all, niced so it
+# attncheck: the long fuzzing run (docs/robustness.md): at least 10 million executions in all, niced so it
 # can run beside other work. The README records the last figures.
 #
 # The budget is split by speed, not evenly: per input, fuzz_cli builds the whole command-line

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # attncheck: run the whole gate on the reference kernels with many different seeds and report
-# every verdict that is not PASS (issue 9). On the reference kernels there must be none: the
+# every verdict that is not PASS. On the reference kernels there must be none: the
 # deterministic checks have derived (sound) allowances and the statistical ones a false-alarm
 # probability of at most 1e-9 per run, so over 100 seeds a failure is a bug in attncheck (an
 # unsound bound or a wrong test), never bad luck.

@@ -33,7 +33,7 @@ else
   status=0
   (cd "$build" && ctest --output-on-failure -j "$jobs" "$@") || status=1
   phase "the test suite"
-  # The hardening runs of issue 9, after the suite and only for the whole suite (no ctest options):
+  # The hardening runs (docs/robustness.md), after the suite and only for the whole suite (no ctest options):
   # each fuzzer for a bounded time (clang-16 build in build-fuzz/; ATTNCHECK_FUZZ=0 skips it), then
   # the suite under ASan + UBSan (GCC build in build-asan/, tools/sanitize.sh says what it leaves
   # out and why; ATTNCHECK_SANITIZE=0 skips it).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# attncheck: the test suite built with AddressSanitizer + UndefinedBehaviorSanitizer (issue 9) in a
+# attncheck: the test suite built with AddressSanitizer + UndefinedBehaviorSanitizer (docs/robustness.md) in a
 # second build directory, build-asan/, and run there. Any report fails the run: UBSan does not
 # recover, ASan stops at the first error, LeakSanitizer fails a process that leaks.
 #

@@ -16,7 +16,7 @@ namespace attncheck::falsify {
 namespace {
 using bounds::real;
 
-// Seed 004 states softmax(PAPᵀ) = P softmax(A) Pᵀ as an equality. In floating point it is not
+// The equivariance exercise states softmax(PAPᵀ) = P softmax(A) Pᵀ as an equality. In floating point it is not
 // bit-exact once a permutation reorders the normalising sum: a deterministic search finds a row
 // of three f32 entries whose softmax changes bits under the cyclic shift (0 1 2) -> (1 2 0).
 TEST_CASE("SEED-004 equality is not bit-exact: a reordered softmax sum changes the last bit") {
@@ -43,7 +43,7 @@ TEST_CASE("SEED-004 equality is not bit-exact: a reordered softmax sum changes t
   CHECK_MESSAGE(found, "no bit difference found: the obligation could then be stated as an equality");
 }
 
-// Seed 004's distinctness argument is about real t. In f16 and bf16 the position itself rounds
+// The position-encoding exercise's distinctness argument is about real t. In f16 and bf16 the position itself rounds
 // once t exceeds 2^11 (f16) or 2^8 (bf16): positions 2048 and 2049 (f16), 256 and 257 (bf16)
 // become the same number and get the same row. The correct claim: distinct rows for t < 2^p in a
 // format of precision p (and, exhaustively, for t < 2^20 in f32 and f64: FALSIFY-AEQ-007).

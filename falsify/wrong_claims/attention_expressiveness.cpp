@@ -9,7 +9,7 @@
 
 namespace attncheck::falsify {
 
-// Seed 004 (d) says head 1 with q_1 = ln(n/ε)u retrieves v_1 (α_1 ≈ 1) even at c = 1/2. For
+// The expressiveness exercise (d) says head 1 with q_1 = ln(n/ε)u retrieves v_1 (α_1 ≈ 1) even at c = 1/2. For
 // n = 16, ε = 1/2: α_1 = √32/(√32 + 15) = 0.274, computed by the attention kernel itself.
 TEST_CASE("SEED-004 wrong claim: head 1 with q_1 = ln(n/eps) u at c = 1/2 does not retrieve v_1 (n = 16, eps = 1/2)") {
   constexpr std::size_t n = 16, d = 16;  // √16 = 4 exactly

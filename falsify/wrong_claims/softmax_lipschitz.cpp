@@ -9,7 +9,7 @@
 
 namespace attncheck::falsify {
 
-// Seed 000 says the softmax-filtering bound is tight for uniform attention. For T = 4 keys the
+// The softmax-filtering-bound derivation says the bound is tight for uniform attention. For T = 4 keys the
 // Jacobian norm there is 1/4, half of the 1/2 the bound uses: the claim is false for T > 2.
 TEST_CASE("SEED-000 wrong claim: uniform attention over T > 2 keys does not reach the Lipschitz constant 1/2") {
   const std::vector<double> uni(4, 0.0), v{1, -1, 0, 0};

@@ -333,7 +333,7 @@ void add_lipschitz_plot(const std::vector<const ReportRow*>& ran, std::vector<Pl
   if (hi > 0) axes.xrange = "[" + decimal(lo / 2, 6) + ":" + above(hi) + "]";
   std::string caption = "softmax-lipschitz-v1 (SLIP-BND-002): for each sampled case of FALSIFY-SLIP-004, how far the computed "
                         "softmax moved against how far its input moved. The bound ‖δ‖₂/2 is the dashed line: on linear axes the "
-                        "points fill the cone |Δ| ≤ ‖δ‖/2 (seed 001's \"double cone\"), here on log axes the line has slope 1 and "
+                        "points fill the cone |Δ| ≤ ‖δ‖/2 (the \"double cone\" of the Lipschitz bound), here on log axes the line has slope 1 and "
                         "lies a factor 2 below the diagonal. Points may exceed it only by the rows' derived rounding allowance. " +
                         provenance(v, shown);
   if (zero) caption += " " + std::to_string(zero) + " cases with no change (or δ = 0) have no place on the log axes.";
@@ -508,7 +508,7 @@ std::vector<Plot> plots_for(const ReportData& r) {
                          std::to_string(points.size()) + " checks with a finite measured ratio.",
                      strip_plot_script("Worst error / allowance per check, by scalar format", groups, points)});
 
-  // 3. The softmax-filtering bound's stages: measured / bound (seed 000's chain).
+  // 3. The softmax-filtering bound's stages: measured / bound (softmax-filtering-bound-v1's chain).
   std::vector<DotRow> stages;
   for (const ReportRow* row : ran)
     if (row->contract == "softmax-filtering-bound-v1" && (row->worst_ratio > 0 || row->median_ratio > 0))

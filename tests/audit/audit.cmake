@@ -25,7 +25,7 @@ if(NOT ATTNCHECK_PYTHON3)
 endif()
 target_compile_definitions(attncheck_audit_tests PRIVATE ATTNCHECK_PYTHON3="${ATTNCHECK_PYTHON3}")
 
-# -j 1 and -j 2 give byte-identical JSON (and text) reports with --no-timings (issue 9).
+# -j 1 and -j 2 give byte-identical JSON (and text) reports with --no-timings.
 add_test(NAME "audit: -j 1 and -j 2 give byte-identical reports"
          COMMAND ${CMAKE_COMMAND} -DCLI=$<TARGET_FILE:attncheck_cli> -DLIB=$<TARGET_FILE:attncheck_audit_testkernels>
                  -DCONTRACTS=${CMAKE_CURRENT_SOURCE_DIR}/contracts -DOUT=${CMAKE_CURRENT_BINARY_DIR}/audit-jobs

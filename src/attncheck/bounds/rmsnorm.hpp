@@ -18,7 +18,7 @@ namespace attncheck::bounds {
 //   q_i = fl(x_i/r̂) = (x_i/r̂)(1+δ₁) + e₁ and ŷ_i = fl(q_i·w_i) = q_i w_i(1+δ₂) + e₂, so the
 //   quotient's underflow granule e₁ is multiplied by the gain:
 //   |ŷ_i - y_i| <= |y_i|·φ + ((1+u)|w_i| + 1)·η/2,  φ = (1+u)² / ((1-u)√(1-ρ)) - 1.
-// (A flat 3η in place of the second term, as before issue 17, is unsound once |w_i| > 5/(1+u).)
+// (A flat 3η in place of the second term is unsound once |w_i| > 5/(1+u): tests/bounds_test.cpp.)
 // ms_plus_eps is mean(x²)+ε of the exact input (oracle); w_i is the gain of the element.
 // 16-bit storage with f32 arithmetic (proofs/bounds/mixed_precision.md): the f32 bound, and the
 // normalised value may be stored in S before the gain is applied, as Hugging Face's LlamaRMSNorm

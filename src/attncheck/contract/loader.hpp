@@ -15,7 +15,7 @@ struct LoadResult {
   bool ok() const;                      // true when no diagnostic is an error
 };
 
-// A contract file larger than this is refused unread, with a diagnostic (issue 9's resource
+// A contract file larger than this is refused unread, with a diagnostic (the resource
 // bounds): yaml-cpp builds a node tree of tens of bytes per input byte, so a 100 MB file would
 // cost minutes and gigabytes before any verdict. The bundled contracts are under 16 KiB.
 inline constexpr std::uintmax_t max_file_bytes = std::uintmax_t{4} << 20;

@@ -1,4 +1,4 @@
-// attncheck: Hessian-vector products of single-head attention (seed 002). For the scalar loss
+// attncheck: Hessian-vector products of single-head attention (softmax-jvp-v1). For the scalar loss
 // L(Q, K, V) = ⟨W, O⟩ = Σ_ic W_ic O_ic, O = softmax_rows(QKᵀ/√d + mask)V (kernels/attention.hpp),
 // the bilinear form aᵀ∇²L b along two directions a = (Q̇, K̇, V̇) and b = (Q', K', V'):
 //   per query row, with p = softmax(s), g_j = ⟨W_i, V_j⟩, centred ȧ_j = ṡ_j − ⟨ṡ⟩_p,

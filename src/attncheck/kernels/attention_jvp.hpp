@@ -1,4 +1,4 @@
-// attncheck: directional derivative (JVP) of single-head attention by the chain rule (seed 002):
+// attncheck: directional derivative (JVP) of single-head attention by the chain rule (softmax-jvp-v1):
 //   Ṡ = (Q̇Kᵀ + QK̇ᵀ)/√d,   Ṗ_i = p_i ⊙ (ṡ_i − ⟨ṡ_i⟩_{p_i}) per row,   Ȯ = ṖV + PV̇.
 #pragma once
 

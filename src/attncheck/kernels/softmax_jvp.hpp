@@ -8,7 +8,7 @@
 
 namespace attncheck::kernels {
 
-// dy_i = p_i (dx_i - <dx>_p), <dx>_p = sum_j p_j dx_j (seed 002): no Jacobian is formed, and
+// dy_i = p_i (dx_i - <dx>_p), <dx>_p = sum_j p_j dx_j (softmax-jvp-v1): no Jacobian is formed, and
 // the centring makes J 1 = 0 hold up to one rounding per entry.
 template <Scalar T>
 void softmax_jvp(const T* x, const T* dx, std::size_t n, T* dy) {
