@@ -64,4 +64,27 @@ std::string default_proofs_record();
 // $ATTNCHECK_BMC_REPORT, else the report this build's CTest `bmc.contract-bounds` writes.
 std::string default_bmc_record();
 
+// How an obligation's `proof:` and `coq:` fields name their artefacts, read one way by `coverage`
+// (is it there?) and `show` (at which line?).
+struct ProofRef {
+  std::string file;   // proofs/<stem>.tex
+  std::string label;  // the \label{} inside it (the obligation ID unless `file#label`)
+};
+inline ProofRef proof_ref(const std::string& ref, const std::string& obligation_id) {
+  const auto hash = ref.find('#');
+  return {ref.substr(0, hash), hash == std::string::npos ? obligation_id : ref.substr(hash + 1)};
+}
+struct CoqRef {
+  std::string file;  // File.v of `File.theorem`, under proofs/coq/
+  std::string name;  // the theorem
+};
+// `File.theorem`; nullopt when the name has no file part.
+inline std::optional<CoqRef> coq_ref(const std::string& theorem) {
+  const auto dot = theorem.find('.');
+  if (dot == std::string::npos) return std::nullopt;
+  return CoqRef{theorem.substr(0, dot) + ".v", theorem.substr(dot + 1)};
+}
+// A regex for the text of a declaration of the Coq theorem `name` (Theorem, Lemma, ...).
+std::string coq_declaration_pattern(const std::string& name);
+
 }  // namespace attncheck::cli

@@ -56,8 +56,7 @@ std::string recorded(const fs::path& source, const fs::path& copy) {
 
 std::string latex_status(const contract::Obligation& o, const std::string& root, const std::string& record) {
   if (o.proof.empty()) return "no proof named";
-  const std::string file = o.proof.substr(0, o.proof.find('#'));
-  const std::string label = o.proof.find('#') == std::string::npos ? o.id : o.proof.substr(o.proof.find('#') + 1);
+  const auto [file, label] = proof_ref(o.proof, o.id);
   const auto text = read(fs::path(root) / file);
   if (!text) return file + " missing";
   if (text->find("\\label{" + label + "}") == std::string::npos) return file + " has no \\label{" + label + "}";
@@ -65,13 +64,13 @@ std::string latex_status(const contract::Obligation& o, const std::string& root,
 }
 
 std::string coq_status(const std::string& theorem, const std::string& root, const std::string& record) {
-  const auto dot = theorem.find('.');
-  if (dot == std::string::npos) return "not a File.theorem name";
-  const std::string file = theorem.substr(0, dot) + ".v", name = theorem.substr(dot + 1);
+  const auto ref = coq_ref(theorem);
+  if (!ref) return "not a File.theorem name";
+  const auto& [file, name] = *ref;
   const fs::path src = fs::path(root) / "proofs" / "coq", rec = fs::path(record) / "coq" / "checked";
   const auto text = read(src / file);
   if (!text) return "proofs/coq/" + file + " missing";
-  if (!std::regex_search(*text, std::regex("(Theorem|Lemma|Corollary|Proposition)\\s+" + name + "[\\s:]")))
+  if (!std::regex_search(*text, std::regex(coq_declaration_pattern(name))))
     return "not declared in proofs/coq/" + file;
   const auto all = read(src / "All.v");
   if (!all || (all->find("@" + theorem + ",") == std::string::npos && all->find("@" + theorem + ")") == std::string::npos))

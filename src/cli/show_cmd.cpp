@@ -195,6 +195,14 @@ std::string regex_escaped(const std::string& s) {
   return std::regex_replace(s, special, R"(\$&)");
 }
 
+}  // namespace
+
+std::string coq_declaration_pattern(const std::string& name) {
+  return "(Theorem|Lemma|Corollary|Proposition)\\s+" + regex_escaped(name) + "([\\s:]|$)";
+}
+
+namespace {
+
 struct WhereBlock {
   std::string root;
   std::vector<std::pair<std::string, std::string>> lines;  // (what, "file:line  detail")
@@ -217,16 +225,15 @@ struct WhereBlock {
   }
   void proof(const std::string& ref, const std::string& fallback_label) {
     if (ref.empty()) return missing("proof", "no proof: named");
-    const std::string file = ref.substr(0, ref.find('#'));
-    const std::string label = ref.find('#') == std::string::npos ? fallback_label : ref.substr(ref.find('#') + 1);
+    const auto [file, label] = proof_ref(ref, fallback_label);
     const int line = line_matching(root, file, std::regex("\\\\label\\{" + regex_escaped(label) + "\\}"));
     add("proof", file, line, line ? "\\label{" + label + "}" : "no \\label{" + label + "} in the file");
   }
   void coq(const std::string& theorem) {
-    const auto dot = theorem.find('.');
-    const std::string file = "proofs/coq/" + theorem.substr(0, dot) + ".v";
-    const std::string name = dot == std::string::npos ? theorem : theorem.substr(dot + 1);
-    const int line = line_matching(root, file, std::regex("(Theorem|Lemma|Corollary|Proposition)\\s+" + regex_escaped(name) + "([\\s:]|$)"));
+    const auto ref = coq_ref(theorem);
+    const std::string file = "proofs/coq/" + (ref ? ref->file : theorem + ".v");
+    const std::string name = ref ? ref->name : theorem;
+    const int line = line_matching(root, file, std::regex(coq_declaration_pattern(name)));
     add("coq", file, line, line ? theorem : theorem + " not declared there");
   }
   void print() const {
