@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "attncheck/kernels/attention.hpp"
+#include "attncheck/kernels/attention_batched.hpp"
 #include "attncheck/kernels/attention_hvp.hpp"
 #include "attncheck/kernels/entropy.hpp"
 #include "attncheck/kernels/log_softmax.hpp"
@@ -22,6 +23,11 @@
 #include "attncheck/scalar/arithmetic.hpp"
 
 namespace attncheck {
+
+// The type a kernel returns a log-sum-exp in: float for 16-bit and f32 storage, double for f64
+// (the ABI's S; FlashAttention and PyTorch return the LSE in f32 whatever the storage).
+template <class T>
+using lse_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
 template <class T>
 struct KernelSet {
@@ -41,6 +47,13 @@ struct KernelSet {
                   kernels::HeadDirection<T> b, std::size_t n, std::size_t m, std::size_t d, std::size_t dv, bool causal)>
       attention_hvp;
   std::function<void(std::size_t t, std::size_t d, T* row)> position_encoding;  // one row of Φ
+  // Batched attention as shipped (kernels/attention_batched.hpp): O in p.shape's layout and, when
+  // lse is not null, the row log-sum-exp. The tiling is the reference's (0: plain); a kernel
+  // that tiles on its own (a third party's) ignores it.
+  std::function<void(const kernels::AttentionProblem& p, kernels::Tiling tiling, const T* q, const T* k, const T* v, T* o,
+                     lse_t<T>* lse)>
+      attention_batched;
+  bool attention_batched_lse = true;  // false: the kernel returns no LSE (it is never asked for one)
 };
 
 namespace detail {
@@ -120,7 +133,31 @@ KernelSet<S> computed_in(const KernelSet<C>& k) {
     f(t, d, out.data());
     narrow(out, row);
   };
+  // The LSE is returned in lse_t, which holds every C value (f32 arithmetic: lse_t<S> = float):
+  // only O is rounded to storage.
+  r.attention_batched = [f = k.attention_batched](const kernels::AttentionProblem& p, kernels::Tiling t, const S* q, const S* kk,
+                                                  const S* v, S* o, lse_t<S>* lse) {
+    const auto& sh = p.shape;
+    std::vector<C> out(sh.o_size());
+    std::vector<lse_t<C>> l(lse ? sh.lse_size() : 0);
+    f(p, t, widen<C>(q, sh.q_size()).data(), widen<C>(kk, sh.k_size()).data(), widen<C>(v, sh.v_size()).data(), out.data(),
+      lse ? l.data() : nullptr);
+    narrow(out, o);
+    for (std::size_t i = 0; i < l.size(); ++i) lse[i] = static_cast<lse_t<S>>(l[i]);
+  };
+  r.attention_batched_lse = k.attention_batched_lse;
   return r;
+}
+
+// The slot attention_batched for the template kernels::attention_batched<T, Steps> (the reference,
+// or a broken kernel's Steps): the LSE computed in T, returned in lse_t<T> (exact: T ⊂ lse_t<T>).
+template <class T, class Steps = kernels::AttentionSteps>
+auto attention_batched_kernel() {
+  return [](const kernels::AttentionProblem& p, kernels::Tiling t, const T* q, const T* k, const T* v, T* o, lse_t<T>* lse) {
+    std::vector<T> l(lse ? p.shape.lse_size() : 0);
+    kernels::attention_batched<T, Steps>(p, q, k, v, o, lse ? l.data() : nullptr, t);
+    for (std::size_t i = 0; i < l.size(); ++i) lse[i] = static_cast<lse_t<T>>(l[i]);
+  };
 }
 
 // The built-in reference kernels: the templates of src/attncheck/kernels at T, computed in T.
@@ -137,6 +174,7 @@ KernelSet<T> reference_kernels_in_storage() {
   k.softmax_jvp = kernels::softmax_jvp<T>;
   k.attention_hvp = kernels::attention_hvp<T>;
   k.position_encoding = kernels::position_encoding<T>;
+  k.attention_batched = attention_batched_kernel<T>();
   return k;
 }
 
