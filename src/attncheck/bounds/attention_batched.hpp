@@ -1,0 +1,189 @@
+// attncheck: the exact value and the derived allowance of one output row (b, h, i) of batched
+// attention as shipped (kernels/attention_batched.hpp): O and the log-sum-exp, for the plain
+// kernel (one block), a tiled one with key tiles of bc, or a third party's whose tiling is unknown.
+// Derivation: proofs/attention_kernel.tex, Lemmas "score error", "online softmax error" and
+// "log-sum-exp error". The exact row comes from the SAME score function evaluated at 200 bits.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdlib>
+#include <limits>
+#include <vector>
+
+#include "attncheck/bounds/error_model.hpp"
+#include "attncheck/kernels/attention_batched.hpp"
+#include "attncheck/oracle/exact.hpp"
+
+namespace attncheck::bounds {
+
+// The tiling a bound is derived for. plain: one block per row (T = 1). tiles(bc): key tiles of bc.
+// any: a kernel whose tiling is not known (a third party's): the worst case, a block per key.
+struct KeyBlocks {
+  std::size_t bc = 0;  // 0: plain
+  bool unknown = false;
+  static KeyBlocks plain() { return {}; }
+  static KeyBlocks tiles(std::size_t bc) { return {bc, false}; }
+  static KeyBlocks any() { return {0, true}; }
+  // How many blocks the visible keys [first, last) of a row fall in.
+  std::size_t count(kernels::AttentionMask::Range r) const {
+    if (r.empty()) return 0;
+    if (unknown) return r.size();
+    if (bc == 0) return 1;
+    return (r.last - 1) / bc - r.first / bc + 1;
+  }
+};
+
+// One score's exact value s and the bound δ of |ŝ − s| (Lemma "score error"):
+//   dot:       |dot̂ − q·k| <= γ_d Σ|q_t k_t| + dη
+//   scale:     ŝ₁ = fl(dot̂ · fl(scale)):  δ₁ = scale((1+γ₂)E_dot + γ₂|q·k|) + η
+//   soft-cap:  x̂ = fl(ŝ₁/fl(c)), |x̂ − s₁/c| <= Δx = ((1+γ₁)δ₁ + 2γ₁|s₁|)/c; tanh through exp
+//              errs by E_t = 2ρ + u(1 + 2ρ), ρ = (1+u)/((1−ε_exp−η)(1−u)) − 1, and tanh is
+//              1-Lipschitz: δ₂ = c(1+u)(E_t + min(Δx, 2)) + cu + uc(1+u)(1+E_t)
+//   ALiBi:     b̂ = fl(fl(σ)·fl(dist)) within γ₃σ·dist; ŝ₃ = fl(ŝ₂ − b̂): δ₃ = δ₂ + γ₃σ·dist + u(|s₃| + δ₂ + γ₃σ·dist)
+// With 16-bit storage and f32 arithmetic each intermediate may also be stored in the storage
+// format along the way, as a math-path kernel does (the scale folded into q, the score, each
+// soft-cap step): round_out after each stage (proofs/bounds/mixed_precision.md).
+struct ScoreError {
+  mpfr200 exact;
+  real delta = 0;
+};
+
+inline real score_error_scaled(real dot_exact, real abs_dot, std::size_t d, real scale, const Model& md) {
+  const Model a = md.arithmetic();
+  const real E = gamma(d, a.u) * abs_dot + static_cast<real>(d) * a.eta;
+  real delta = scale * ((1 + gamma(2, a.u)) * E + gamma(2, a.u) * std::abs(dot_exact)) + a.eta;
+  if (md.mixed()) delta += md.out_u * scale * abs_dot;  // the scale folded into q (or k), stored
+  return md.round_out(scale * std::abs(dot_exact), delta);
+}
+
+inline real score_error_capped(real s1, real delta1, real c, const Model& md) {
+  const Model a = md.arithmetic();
+  const real u = a.u, g1 = gamma(1, u);
+  const real dx = md.round_out(std::abs(s1) / c, ((1 + g1) * delta1 + 2 * g1 * std::abs(s1)) / c);
+  const real rho = (1 + u) / ((1 - a.exp_rel - a.eta) * (1 - u)) - 1;
+  const real et = md.round_out(1, 2 * rho + u * (1 + 2 * rho));  // the tanh, stored in a math path
+  const real delta = c * (1 + u) * (et + std::min<real>(dx, 2)) + c * u + u * c * (1 + u) * (1 + et);
+  return md.round_out(c, delta);
+}
+
+inline real score_error_biased(real s3, real delta2, real bias, const Model& md) {
+  const Model a = md.arithmetic();
+  const real eb = md.round_out(bias, gamma(3, a.u) * bias);
+  return md.round_out(std::abs(s3), delta2 + eb + a.u * (std::abs(s3) + delta2 + eb) + a.eta);
+}
+
+// The exact row and its allowances.
+struct AttentionRowAllowance {
+  kernels::AttentionMask::Range keys;       // the visible keys
+  std::vector<real> o, o_allowance;         // exact o_c and the bound of |ô_c − o_c|
+  real lse = -std::numeric_limits<real>::infinity(), lse_allowance = 0;
+  real max_score_error = 0;                 // max_j δ_j, for reports
+};
+
+// Row (b, h, i) of problem p; q, k, v the kernel's inputs (any scalar type with to_double).
+// md: the model of the kernel's O (model_of<T>(): arithmetic and storage); its LSE is returned
+// in lse_t<T> and computed in the arithmetic, so md.arithmetic() applies to it.
+template <class T>
+AttentionRowAllowance attention_row_allowance(const kernels::AttentionProblem& p, const std::vector<T>& q, const std::vector<T>& k,
+                                              const std::vector<T>& v, std::size_t b, std::size_t h, std::size_t i, KeyBlocks blocks,
+                                              const Model& md) {
+  const auto& sh = p.shape;
+  const std::size_t g = sh.kv_head(h), d = sh.d, dv = sh.dv;
+  AttentionRowAllowance r;
+  r.keys = p.mask.visible(i, sh.n, sh.m);
+  r.o.assign(dv, 0);
+  r.o_allowance.assign(dv, 0);
+  const std::size_t K = r.keys.size();
+  if (K == 0) return r;
+
+  // Exact scores through the kernels' own score function at 200 bits, and each one's δ.
+  const kernels::ScoreParams<mpfr200> sp(p);
+  const long long diag = p.mask.diagonal(i, sh.n, sh.m);
+  std::vector<mpfr200> qi(d), kj(d);
+  for (std::size_t t = 0; t < d; ++t) qi[t] = mpfr200(to_double(q[sh.q_at(b, i, h) + t]));
+  std::vector<mpfr200> s(K);
+  std::vector<real> delta(K);
+  for (std::size_t jj = 0; jj < K; ++jj) {
+    const std::size_t j = r.keys.first + jj;
+    mpfr200 abs_dot = 0;
+    for (std::size_t t = 0; t < d; ++t) {
+      kj[t] = mpfr200(to_double(k[sh.k_at(b, j, g) + t]));
+      abs_dot += abs(qi[t] * kj[t]);
+    }
+    s[jj] = kernels::attention_score(p, sp, qi.data(), kj.data(), h, diag, j);
+    const mpfr200 dot = kernels::dot(qi.data(), kj.data(), d);
+    const real scale = static_cast<real>(p.scale);
+    real dl = score_error_scaled(oracle::dbl(dot), oracle::dbl(abs_dot), d, scale, md);
+    if (p.softcap > 0) dl = score_error_capped(oracle::dbl(mpfr200(dot * mpfr200(p.scale))), dl, static_cast<real>(p.softcap), md);
+    if (!p.alibi_slopes.empty()) {
+      const real bias = static_cast<real>(std::abs(p.alibi_slopes[h])) * static_cast<real>(std::llabs(diag - static_cast<long long>(j)));
+      dl = score_error_biased(oracle::dbl(s[jj]), dl, bias, md);
+    }
+    delta[jj] = dl;
+  }
+  r.max_score_error = *std::max_element(delta.begin(), delta.end());
+
+  // Exact weights, output and log-sum-exp.
+  const auto row = oracle::softmax_row_exact(s);
+  const mpfr200 M = kernels::row_max(s.data(), K);
+  r.lse = oracle::dbl(M) + row.log_sum;
+  std::vector<real> vmax(dv, 0);
+  for (std::size_t c = 0; c < dv; ++c) {
+    mpfr200 acc = 0;
+    for (std::size_t jj = 0; jj < K; ++jj) {
+      const double vj = to_double(v[sh.v_at(b, r.keys.first + jj, g) + c]);
+      acc += mpfr200(row.p[jj]) * vj;  // p to 64 bits: within the bounds' evaluation headroom
+      vmax[c] = std::max<real>(vmax[c], std::abs(static_cast<real>(vj)));
+    }
+    r.o[c] = oracle::dbl(acc);
+  }
+
+  // Lemma "online softmax error": every term's exponential, after its block's exp and the later
+  // rescalings (whose arguments telescope to m_final − ŝ_j <= L_j = gap_j + δ_j + δmax), carries
+  // a factor common to numerator and denominator in [r_lo_j, r_hi_j]; the sums add γ_{K+T}
+  // (denominator) and γ_{K+T+1} (numerator: the products); the final division u.
+  const Model a = md.arithmetic();
+  const std::size_t nb = blocks.count(r.keys);
+  const real er = a.exp_rel, u = a.u;
+  const real g_den = gamma(K + nb, u), g_num = gamma(K + nb + 1, u);
+  const real stored = md.mixed() ? md.out_u : 0;  // a math path stores its weights in the storage format
+  std::vector<real> rhi(K), rlo(K);
+  real Dhi = 0, Dlo = 0;
+  for (std::size_t jj = 0; jj < K; ++jj) {
+    const real L = row.gap[jj] + delta[jj] + r.max_score_error;
+    rhi[jj] = std::exp(delta[jj] + u * L) * std::pow(1 + er, static_cast<real>(nb));
+    rlo[jj] = std::exp(-delta[jj] - u * L) * std::pow(1 - er, static_cast<real>(nb));
+    Dhi += row.p[jj] * rhi[jj];
+    Dlo += row.p[jj] * rlo[jj];
+  }
+  Dhi *= 1 + g_den;
+  Dlo *= 1 - g_den;
+  // Terms whose exp (or a rescaling) underflowed err by η each, against a normaliser >= 1 − g_den
+  // (the row's maximal term is exp(0) = 1 in its block and only rescaled by exp(0) after it).
+  const real sub = 2 * static_cast<real>(K * (nb + 1)) * a.eta;
+  for (std::size_t c = 0; c < dv; ++c) {
+    real B = 0, mag = 0;
+    for (std::size_t jj = 0; jj < K; ++jj) {
+      const real pv = row.p[jj] * std::abs(static_cast<real>(to_double(v[sh.v_at(b, r.keys.first + jj, g) + c])));
+      const real nh = rhi[jj] * (1 + g_num) * (1 + stored), nl = rlo[jj] * (1 - g_num) * (1 - stored);
+      const real w = std::max(nh / Dlo - 1, 1 - nl / Dhi);
+      B += pv * w;
+      mag += pv * (1 + w);
+    }
+    B += u * mag + sub * vmax[c] + a.eta;
+    r.o_allowance[c] = std::isfinite(g_num) && Dlo > 0 ? md.round_out(std::abs(r.o[c]), B) * evaluation_slack
+                                                       : std::numeric_limits<real>::infinity();
+  }
+
+  // Lemma "log-sum-exp error": m_final + log(ŝum) = lse + log D, |log D| <= λ; then log's own
+  // error on |log ŝum| <= δmax + log K + λ, and the final addition's.
+  const real lambda = std::max(std::log(Dhi), -std::log(Dlo)) + sub;
+  const real log_arg = r.max_score_error + std::log(static_cast<real>(K)) + lambda;
+  const real B = lambda + a.log_rel * log_arg + u * (std::abs(r.lse) + lambda + a.log_rel * log_arg) + a.eta;
+  r.lse_allowance = std::isfinite(g_den) && Dlo > 0 ? B * evaluation_slack : std::numeric_limits<real>::infinity();
+  return r;
+}
+
+}  // namespace attncheck::bounds
