@@ -54,6 +54,9 @@ struct KernelSet {
                      lse_t<T>* lse)>
       attention_batched;
   bool attention_batched_lse = true;  // false: the kernel returns no LSE (it is never asked for one)
+  // true: attention_batched computes with the tiling it is given (the reference and its mutants),
+  // so a bound may be derived for that tiling; false (a third party's kernel): for any tiling.
+  bool attention_batched_follows_tiling = false;
 };
 
 namespace detail {
@@ -146,6 +149,7 @@ KernelSet<S> computed_in(const KernelSet<C>& k) {
     for (std::size_t i = 0; i < l.size(); ++i) lse[i] = static_cast<lse_t<S>>(l[i]);
   };
   r.attention_batched_lse = k.attention_batched_lse;
+  r.attention_batched_follows_tiling = k.attention_batched_follows_tiling;
   return r;
 }
 
@@ -175,6 +179,7 @@ KernelSet<T> reference_kernels_in_storage() {
   k.attention_hvp = kernels::attention_hvp<T>;
   k.position_encoding = kernels::position_encoding<T>;
   k.attention_batched = attention_batched_kernel<T>();
+  k.attention_batched_follows_tiling = true;
   return k;
 }
 
