@@ -1,0 +1,74 @@
+# The steps of tests/install/install.cmake, run with cmake -P:
+#   -DSTEP=install  -DBUILD=<attncheck build> -DOUT=<dir>: install into OUT/staging, move it to
+#                   OUT/prefix, check the layout, `attncheck --version` and a gate from there.
+#   -DSTEP=consumer -DSOURCE=<examples/consumer> -DOUT=<dir>: copy the example out of the source
+#                   tree, configure it with CMAKE_PREFIX_PATH=OUT/prefix only, build it, run its
+#                   CTest tests and check the expected verdicts and report files.
+cmake_minimum_required(VERSION 3.25)
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+  set(out "${out}" PARENT_SCOPE)
+endfunction()
+
+function(expect haystack needle what)
+  string(FIND "${haystack}" "${needle}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "${what}: expected '${needle}' in:\n${haystack}")
+  endif()
+endfunction()
+
+set(prefix ${OUT}/prefix)
+# No setting may point the installed CLI back into the source tree.
+unset(ENV{ATTNCHECK_CONTRACTS})
+
+if(STEP STREQUAL "install")
+  file(REMOVE_RECURSE ${OUT})
+  run(${CMAKE_COMMAND} --install ${BUILD} --prefix ${OUT}/staging)
+  file(RENAME ${OUT}/staging ${prefix})  # relocated: nothing may remember the install prefix
+  foreach(f bin/attncheck share/attncheck/contracts/softmax-kernel-v1.yaml share/attncheck/docs/audit.md
+            include/attncheck/abi.h lib/cmake/attncheck/attncheckConfig.cmake
+            lib/cmake/attncheck/attncheckConfigVersion.cmake lib/cmake/attncheck/attncheckTargets.cmake
+            lib/cmake/attncheck/AttncheckAudit.cmake)
+    if(NOT EXISTS ${prefix}/${f})
+      message(FATAL_ERROR "not installed: ${f}")
+    endif()
+  endforeach()
+  file(GLOB core ${prefix}/lib*/libattncheck_core.a ${prefix}/lib/*/libattncheck_core.a)
+  if(NOT core)
+    message(FATAL_ERROR "not installed: libattncheck_core.a")
+  endif()
+  run(${prefix}/bin/attncheck --version)
+  expect("${out}" "contracts: ${prefix}/share/attncheck/contracts (installed" "attncheck --version")
+  run(${prefix}/bin/attncheck gate --contract softmax-kernel-v1 --dtype f32 --cases 20 -q)
+  expect("${out}" " passed, 0 failed" "installed gate")
+elseif(STEP STREQUAL "consumer")
+  set(src ${OUT}/consumer-src)
+  set(bin ${OUT}/consumer-build)
+  file(REMOVE_RECURSE ${src} ${bin})
+  file(COPY ${SOURCE}/ DESTINATION ${src})
+  run(${CMAKE_COMMAND} -S ${src} -B ${bin} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
+  file(READ ${bin}/CMakeCache.txt cache)
+  expect("${cache}" "attncheck_DIR:PATH=${prefix}/" "the package found")
+  run(${CMAKE_COMMAND} --build ${bin})
+  run(${CMAKE_COMMAND} -E env CTEST_OUTPUT_ON_FAILURE=1 ${CMAKE_CTEST_COMMAND} --test-dir ${bin} -j 2)
+  expect("${out}" "100% tests passed" "the consumer's tests")
+  expect("${out}" "softmax_audit:FALSIFY-SM-004:f32" "one test per check")
+  expect("${out}" "naive_audit:FALSIFY-SM-004:f32" "the failing kernel's check")
+  # The failing kernel's check really failed: its output has the verdict and the replay command.
+  run(${CMAKE_CTEST_COMMAND} --test-dir ${bin} -R naive_audit -V)
+  expect("${out}" "FAIL FALSIFY-SM-004 [f32]" "the failing kernel's verdict")
+  expect("${out}" "Replay: attncheck audit --lib" "the replay command")
+  # The report files of the passing audit: every check passed.
+  file(READ ${bin}/softmax_audit.xml junit)
+  expect("${junit}" "failures=\"0\"" "softmax_audit.xml")
+  expect("${junit}" "FALSIFY-SM-004" "softmax_audit.xml")
+  if(NOT EXISTS ${bin}/softmax_audit.sarif)
+    message(FATAL_ERROR "softmax_audit.sarif was not written")
+  endif()
+else()
+  message(FATAL_ERROR "unknown STEP '${STEP}'")
+endif()
