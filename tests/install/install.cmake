@@ -1,4 +1,4 @@
-# Install tests (included from the top-level CMakeLists.txt; label `install`): attncheck installed
+# Install tests (included from the top-level CMakeLists.txt; labels `install`, `python`): attncheck installed
 # into a temporary prefix that is then moved (the CLI must find its contracts beside itself), the
 # gate run from the installed files, and examples/consumer built and tested against the installed
 # CMake package only. Run after the whole build (cmake --install copies what was built).
@@ -15,3 +15,14 @@ add_test(NAME "install: examples/consumer built and tested against the installed
                  -DOUT=${ATTNCHECK_INSTALL_TEST_DIR} -P ${CMAKE_CURRENT_LIST_DIR}/install_test.cmake)
 set_tests_properties("install: examples/consumer built and tested against the installed package"
                      PROPERTIES LABELS install FIXTURES_REQUIRED attncheck_installed TIMEOUT 600)
+
+# The Python package (python/): a wheel built offline, installed, its pytest suite (plugin included)
+# run against the installed CLI. Debian's interpreter: python3-numpy, python3-pytest (and
+# python3-torch, else its tests are skipped) are Debian packages (tools/install-deps.sh).
+find_program(ATTNCHECK_SYSTEM_PYTHON3 NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+add_test(NAME "python: the attncheck package's wheel, installed, passes its pytest suite"
+         COMMAND ${CMAKE_COMMAND} -DSTEP=python -DSOURCE=${CMAKE_CURRENT_SOURCE_DIR}/python
+                 -DPYTHON=${ATTNCHECK_SYSTEM_PYTHON3} -DOUT=${ATTNCHECK_INSTALL_TEST_DIR}
+                 -P ${CMAKE_CURRENT_LIST_DIR}/install_test.cmake)
+set_tests_properties("python: the attncheck package's wheel, installed, passes its pytest suite"
+                     PROPERTIES LABELS "python;install" FIXTURES_REQUIRED attncheck_installed TIMEOUT 600)
