@@ -44,3 +44,28 @@ configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/attncheckConfig.cmake.in
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/attncheckConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/attncheckConfigVersion.cmake
               ${CMAKE_CURRENT_LIST_DIR}/AttncheckAudit.cmake
         DESTINATION ${ATTNCHECK_INSTALL_CMAKEDIR} COMPONENT dev)
+
+# ==== The Debian package (CPack): `cpack -G DEB` in the build directory makes attncheck_<v>_<arch>.deb
+# with everything above under /usr. dpkg-shlibdeps (dpkg-dev) writes Depends: from what the CLI
+# links (libyaml-cpp, libfmt, libz3, libmpfr, libgmp, libstdc++, libc); the tools some commands
+# run are Recommends/Suggests. The -dev packages that COMPONENTS core needs are Suggests: the CLI,
+# the ABI header and attncheck_add_audit need none of them. tests/install/install.cmake builds
+# it, checks its fields and runs the gate from its files.
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME attncheck)
+set(CPACK_PACKAGE_VENDOR attncheck)
+set(CPACK_PACKAGE_CONTACT "attncheck maintainers <attncheck@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "checks softmax and attention kernels against mathematical contracts")
+set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "attncheck runs falsification tests of the mathematics of attention (softmax, scaling,
+bounds, JVPs) against its reference kernels or against yours (a shared library with a C ABI, or
+any program speaking its exec protocol), at f32, f64, f16 and bf16. This package has the CLI,
+the bundled contracts, the C ABI header, the library and a CMake package (attncheck_add_audit).")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION devel)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "gnuplot-nox")  # attncheck report --html: the plots
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS
+    "cvc5, gappa, libmpfr-dev, libgmp-dev, libboost-dev, libyaml-cpp-dev, libfmt-dev, librapidcheck-dev, libz3-dev")
+set(CPACK_STRIP_FILES ON)
+include(CPack)

@@ -26,3 +26,10 @@ add_test(NAME "python: the attncheck package's wheel, installed, passes its pyte
                  -P ${CMAKE_CURRENT_LIST_DIR}/install_test.cmake)
 set_tests_properties("python: the attncheck package's wheel, installed, passes its pytest suite"
                      PROPERTIES LABELS "python;install" FIXTURES_REQUIRED attncheck_installed TIMEOUT 600)
+
+# The Debian package: CPack's .deb, its Depends, the gate from its files (dpkg-deb, dpkg-dev).
+add_test(NAME "install: the .deb from CPack has its Depends and runs the gate from its files"
+         COMMAND ${CMAKE_COMMAND} -DSTEP=deb -DBUILD=${CMAKE_CURRENT_BINARY_DIR} -DOUT=${ATTNCHECK_INSTALL_TEST_DIR}
+                 -P ${CMAKE_CURRENT_LIST_DIR}/install_test.cmake)
+set_tests_properties("install: the .deb from CPack has its Depends and runs the gate from its files"
+                     PROPERTIES LABELS install TIMEOUT 600)

@@ -1,6 +1,8 @@
 # The steps of tests/install/install.cmake, run with cmake -P:
 #   -DSTEP=install  -DBUILD=<attncheck build> -DOUT=<dir>: install into OUT/staging, move it to
 #                   OUT/prefix, check the layout, `attncheck --version` and a gate from there.
+#   -DSTEP=deb -DBUILD=<attncheck build> -DOUT=<dir>: the .deb (CPack), its fields, the gate from it.
+#   -DSTEP=python -DSOURCE=<python/> -DPYTHON=<python3> -DOUT=<dir>: the Python package's wheel and suite.
 #   -DSTEP=consumer -DSOURCE=<examples/consumer> -DOUT=<dir>: copy the example out of the source
 #                   tree, configure it with CMAKE_PREFIX_PATH=OUT/prefix only, build it, run its
 #                   CTest tests and check the expected verdicts and report files.
@@ -70,6 +72,37 @@ elseif(STEP STREQUAL "consumer")
   if(NOT EXISTS ${bin}/softmax_audit.sarif)
     message(FATAL_ERROR "softmax_audit.sarif was not written")
   endif()
+elseif(STEP STREQUAL "deb")
+  # -DBUILD=<attncheck build>: the .deb made by CPack, its control fields, and the gate run from
+  # its files (extracted into a directory: installing it with dpkg -i would change the machine).
+  set(root ${OUT}/deb-root)
+  file(REMOVE_RECURSE ${OUT}/deb ${root})
+  execute_process(COMMAND ${CMAKE_CPACK_COMMAND} -G DEB -B ${OUT}/deb --config ${BUILD}/CPackConfig.cmake
+                  WORKING_DIRECTORY ${BUILD} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "cpack failed (${rc}):\n${out}\n${err}")
+  endif()
+  file(GLOB deb ${OUT}/deb/attncheck_*.deb)
+  if(NOT deb)
+    message(FATAL_ERROR "no .deb in ${OUT}/deb:\n${out}")
+  endif()
+  run(dpkg-deb --field ${deb} Package Version Depends Recommends)
+  set(fields "${out}")
+  foreach(lib libc6 libstdc++6 libyaml-cpp0.7 libfmt9 libz3-4 libmpfr6)
+    expect("${fields}" "${lib} (" "Depends")
+  endforeach()
+  expect("${fields}" "Recommends: gnuplot-nox" "Recommends")
+  run(dpkg-deb --extract ${deb} ${root})
+  foreach(f usr/bin/attncheck usr/share/attncheck/contracts/softmax-kernel-v1.yaml usr/include/attncheck/abi.h
+            usr/lib/cmake/attncheck/attncheckConfig.cmake)
+    if(NOT EXISTS ${root}/${f})
+      message(FATAL_ERROR "not in the .deb: ${f}")
+    endif()
+  endforeach()
+  run(${root}/usr/bin/attncheck --version)
+  expect("${out}" "contracts: ${root}/usr/share/attncheck/contracts (installed" "the packaged attncheck --version")
+  run(${root}/usr/bin/attncheck gate --contract softmax-kernel-v1 --dtype f32 --cases 20 -q)
+  expect("${out}" " passed, 0 failed" "the packaged gate")
 elseif(STEP STREQUAL "python")
   # -DSOURCE=<python/> -DPYTHON=<python3>: a wheel built offline with Debian's setuptools, installed
   # into a directory of its own, and the package's pytest suite (with the plugin, found through
