@@ -13,13 +13,8 @@ include(CMakePackageConfigHelpers)
 set(ATTNCHECK_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/attncheck)
 set(ATTNCHECK_INSTALL_DATADIR ${CMAKE_INSTALL_DATADIR}/attncheck)
 
-# The exported names: attncheck::attncheck (the CLI), attncheck::abi; with COMPONENTS core,
-# attncheck::kernels and attncheck::core.
-set_target_properties(attncheck_cli PROPERTIES EXPORT_NAME attncheck)
-set_target_properties(attncheck_abi PROPERTIES EXPORT_NAME abi)
-set_target_properties(attncheck_kernels PROPERTIES EXPORT_NAME kernels)
-set_target_properties(attncheck_core PROPERTIES EXPORT_NAME core)
-
+# The exported names (EXPORT_NAME, set where each target is defined): attncheck::attncheck (the
+# CLI), attncheck::abi; with COMPONENTS core, attncheck::kernels and attncheck::core.
 install(TARGETS attncheck_cli attncheck_abi EXPORT attncheckTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 install(TARGETS attncheck_kernels attncheck_core EXPORT attncheckCoreTargets

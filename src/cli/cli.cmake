@@ -4,7 +4,7 @@
 file(GLOB ATTNCHECK_CLI_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*.cpp)
 add_executable(attncheck_cli ${ATTNCHECK_CLI_SOURCES}
                $<TARGET_OBJECTS:attncheck_falsify> $<TARGET_OBJECTS:attncheck_harnesses>)
-set_target_properties(attncheck_cli PROPERTIES OUTPUT_NAME attncheck)
+set_target_properties(attncheck_cli PROPERTIES OUTPUT_NAME attncheck EXPORT_NAME attncheck)  # attncheck::attncheck
 target_include_directories(attncheck_cli PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_link_libraries(attncheck_cli PRIVATE attncheck::core CLI11::CLI11)
 

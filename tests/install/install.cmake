@@ -12,6 +12,7 @@ set_tests_properties("install: cmake --install into a prefix, moved; its CLI fin
 
 add_test(NAME "install: examples/consumer built and tested against the installed package"
          COMMAND ${CMAKE_COMMAND} -DSTEP=consumer -DSOURCE=${CMAKE_CURRENT_SOURCE_DIR}/examples/consumer
+                 -DREADME=${CMAKE_CURRENT_SOURCE_DIR}/README.md
                  -DOUT=${ATTNCHECK_INSTALL_TEST_DIR} -P ${CMAKE_CURRENT_LIST_DIR}/install_test.cmake)
 set_tests_properties("install: examples/consumer built and tested against the installed package"
                      PROPERTIES LABELS install FIXTURES_REQUIRED attncheck_installed TIMEOUT 600)
@@ -33,3 +34,16 @@ add_test(NAME "install: the .deb from CPack has its Depends and runs the gate fr
                  -P ${CMAKE_CURRENT_LIST_DIR}/install_test.cmake)
 set_tests_properties("install: the .deb from CPack has its Depends and runs the gate from its files"
                      PROPERTIES LABELS install TIMEOUT 600)
+
+# The README's three ways in are what CI runs: its CMake and pytest examples are in
+# examples/consumer/CMakeLists.txt and python/tests/test_readme.py (the install and python tests
+# above run those), its CLI lines run in the consumer step; and the check catches a drifted example.
+add_test(NAME "docs: the README's examples are the files CI runs"
+         COMMAND ${ATTNCHECK_SYSTEM_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/../docs/check_readme_ways.py ${CMAKE_CURRENT_SOURCE_DIR})
+add_test(NAME "docs: the README examples check catches a drifted example"
+         COMMAND bash -c "d=$(mktemp -d) && mkdir -p $d/examples/consumer && cp '${CMAKE_CURRENT_SOURCE_DIR}/README.md' $d/ && \
+sed 's/attncheck::abi m)/attncheck::abi)/' '${CMAKE_CURRENT_SOURCE_DIR}/examples/consumer/CMakeLists.txt' > $d/examples/consumer/CMakeLists.txt && \
+mkdir -p $d/python/tests && cp '${CMAKE_CURRENT_SOURCE_DIR}/python/tests/test_readme.py' $d/python/tests/ && \
+! '${ATTNCHECK_SYSTEM_PYTHON3}' '${CMAKE_CURRENT_LIST_DIR}/../docs/check_readme_ways.py' $d; s=$?; rm -rf $d; exit $s")
+set_tests_properties("docs: the README's examples are the files CI runs" "docs: the README examples check catches a drifted example"
+                     PROPERTIES LABELS docs)

@@ -3,9 +3,10 @@
 #                   OUT/prefix, check the layout, `attncheck --version` and a gate from there.
 #   -DSTEP=deb -DBUILD=<attncheck build> -DOUT=<dir>: the .deb (CPack), its fields, the gate from it.
 #   -DSTEP=python -DSOURCE=<python/> -DPYTHON=<python3> -DOUT=<dir>: the Python package's wheel and suite.
-#   -DSTEP=consumer -DSOURCE=<examples/consumer> -DOUT=<dir>: copy the example out of the source
-#                   tree, configure it with CMAKE_PREFIX_PATH=OUT/prefix only, build it, run its
-#                   CTest tests and check the expected verdicts and report files.
+#   -DSTEP=consumer -DSOURCE=<examples/consumer> -DREADME=<README.md> -DOUT=<dir>: copy the example
+#                   out of the source tree, configure it with CMAKE_PREFIX_PATH=OUT/prefix only,
+#                   build it, run its CTest tests, check the expected verdicts and report files, and
+#                   run the README's CLI lines in its build.
 cmake_minimum_required(VERSION 3.25)
 
 function(run)
@@ -65,6 +66,27 @@ elseif(STEP STREQUAL "consumer")
   run(${CMAKE_CTEST_COMMAND} --test-dir ${bin} -R naive_audit -V)
   expect("${out}" "FAIL FALSIFY-SM-004 [f32]" "the failing kernel's verdict")
   expect("${out}" "Replay: attncheck audit --lib" "the replay command")
+  # The README's CLI lines, as written, with the installed attncheck first on PATH, in this build
+  # (where ./libmykernels.so is).
+  file(READ ${README} readme)
+  string(REGEX MATCH "<!-- ci: cli[^>]*-->[ \n]*```sh\n([^`]*)```" block "${readme}")
+  if(NOT CMAKE_MATCH_1)
+    message(FATAL_ERROR "README.md has no '<!-- ci: cli -->' block")
+  endif()
+  string(REPLACE "\n" ";" lines "${CMAKE_MATCH_1}")
+  foreach(line IN LISTS lines)
+    string(REGEX REPLACE "#.*" "" line "${line}")
+    string(STRIP "${line}" line)
+    if(line STREQUAL "")
+      continue()
+    endif()
+    execute_process(COMMAND ${CMAKE_COMMAND} -E env PATH=${prefix}/bin:$ENV{PATH} sh -c "${line}"
+                    WORKING_DIRECTORY ${bin} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "the README's line '${line}' failed (${rc}):\n${out}\n${err}")
+    endif()
+    expect("${out}" " passed, 0 failed" "the README's line '${line}'")
+  endforeach()
   # The report files of the passing audit: every check passed.
   file(READ ${bin}/softmax_audit.xml junit)
   expect("${junit}" "failures=\"0\"" "softmax_audit.xml")
@@ -126,7 +148,8 @@ elseif(STEP STREQUAL "python")
   file(MAKE_DIRECTORY ${OUT}/python-tmp)
   execute_process(COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${site} PYTHONDONTWRITEBYTECODE=1
                           ATTNCHECK_CLI=${prefix}/bin/attncheck PATH=${prefix}/bin:$ENV{PATH}
-                          ${PYTHON} -m pytest -p no:cacheprovider -rs -q --basetemp=${OUT}/python-tmp/pytest ${src}/tests
+                          ${PYTHON} -m pytest -p no:cacheprovider -rs -q --attncheck-cases 30
+                          --basetemp=${OUT}/python-tmp/pytest ${src}/tests
                   WORKING_DIRECTORY ${OUT}/python-tmp RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   message("${out}${err}")
   if(NOT rc EQUAL 0)
