@@ -47,3 +47,19 @@ mkdir -p $d/python/tests && cp '${CMAKE_CURRENT_SOURCE_DIR}/python/tests/test_re
 ! '${ATTNCHECK_SYSTEM_PYTHON3}' '${CMAKE_CURRENT_LIST_DIR}/../docs/check_readme_ways.py' $d; s=$?; rm -rf $d; exit $s")
 set_tests_properties("docs: the README's examples are the files CI runs" "docs: the README examples check catches a drifted example"
                      PROPERTIES LABELS docs)
+
+# The listings the CMake package and the pytest plugin register their tests from: `audit --list`
+# loads no kernel (the library named does not exist), `gate --list` runs nothing.
+set(ATTNCHECK_LIST_EXPECT bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/docs/expect.sh)
+add_test(NAME cli.audit.list COMMAND ${ATTNCHECK_LIST_EXPECT} 0
+         "^FALSIFY-SM-001 f32\nFALSIFY-SM-004 f32\nAUDIT-MASK-001 f32\nFALSIFY-SM-001 bf16@f32\nFALSIFY-SM-004 bf16@f32\nAUDIT-MASK-001 bf16@f32$"
+         -- $<TARGET_FILE:attncheck_cli> --contracts ${CMAKE_CURRENT_SOURCE_DIR}/contracts audit --list
+            --lib /nonexistent/libkernels.so --kernel softmax:f32:a --kernel softmax:bf16:b
+            --test FALSIFY-SM-001 --test FALSIFY-SM-004 --test AUDIT-MASK-001)
+add_test(NAME cli.audit.list-no-library COMMAND ${ATTNCHECK_LIST_EXPECT} 0 "^FALSIFY-SM-004 f32$"
+         -- $<TARGET_FILE:attncheck_cli> --contracts ${CMAKE_CURRENT_SOURCE_DIR}/contracts audit --list
+            --kernel softmax:f32 --test FALSIFY-SM-004)
+add_test(NAME cli.gate.list COMMAND ${ATTNCHECK_LIST_EXPECT} 0 "^FALSIFY-SM-001 f32\nFALSIFY-SM-002 f32\n"
+         -- $<TARGET_FILE:attncheck_cli> --contracts ${CMAKE_CURRENT_SOURCE_DIR}/contracts gate --list
+            --contract softmax-kernel-v1 --dtype f32)
+set_tests_properties(cli.audit.list cli.audit.list-no-library cli.gate.list PROPERTIES LABELS cli)
