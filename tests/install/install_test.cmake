@@ -29,7 +29,7 @@ set(prefix ${OUT}/prefix)
 unset(ENV{ATTNCHECK_CONTRACTS})
 
 if(STEP STREQUAL "install")
-  file(REMOVE_RECURSE ${OUT})
+  file(REMOVE_RECURSE ${OUT}/staging ${prefix})  # only its own: the deb step runs beside it in OUT
   run(${CMAKE_COMMAND} --install ${BUILD} --prefix ${OUT}/staging)
   file(RENAME ${OUT}/staging ${prefix})  # relocated: nothing may remember the install prefix
   foreach(f bin/attncheck share/attncheck/contracts/softmax-kernel-v1.yaml share/attncheck/docs/audit.md
