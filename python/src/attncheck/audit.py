@@ -73,8 +73,8 @@ class Check:
     reason: str                # why not applicable
     cli_replay: str            # the CLI's replay line (its --exec program only lives during audit())
     replay: str                # the same check from Python: an attncheck.audit(...) call
-    values: Dict[str, np.ndarray] = field(default_factory=dict)  # the counterexample: "input", "kernel", "rounded", ...
-    row: Dict[str, Any] = field(default_factory=dict)            # the JSON report's row as it is
+    values: Dict[str, np.ndarray] = field(default_factory=dict, repr=False)  # the counterexample: "input", "kernel", ...
+    row: Dict[str, Any] = field(default_factory=dict, repr=False)            # the JSON report's row as it is
 
     @property
     def passed(self) -> bool:
@@ -102,11 +102,11 @@ class Check:
 class AuditResult:
     """The verdicts of one audit, from its JSON report (schema attncheck-audit/1)."""
 
-    checks: List[Check]
-    exit_status: int           # 0 all passed, 1 a check failed
-    output: str                # attncheck's text report
-    command: List[str]
-    report: Dict[str, Any]
+    checks: List[Check] = field(repr=False)
+    exit_status: int                                 # 0 all passed, 1 a check failed
+    output: str = field(repr=False)                  # attncheck's text report
+    command: List[str] = field(repr=False)
+    report: Dict[str, Any] = field(repr=False)       # the JSON report as it is
 
     @property
     def passed(self) -> bool:
@@ -134,6 +134,9 @@ class AuditResult:
 
     def __bool__(self) -> bool:
         return self.passed
+
+    def __repr__(self) -> str:
+        return "<AuditResult %s: %s>" % ("passed" if self.passed else "FAILED", self.summary().split("\n", 1)[0])
 
 
 # ---- serving kernels from this process ----------------------------------------------------------
@@ -263,6 +266,8 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
         shutil.rmtree(workdir, ignore_errors=True)
 
     name = getattr(fn, "__name__", "fn") if fn is not None else "kernels"
+    if not name.isidentifier():  # a lambda
+        name = "fn"
     extra = "".join(", %s=%r" % (k, v) for k, v in (("masked", masked), ("tolerance", tolerance)) if v is not None)
     checks = []
     for row in report.get("results", []):
