@@ -9,7 +9,9 @@
 # purpose: they are the untrusted code being audited, and their planted bugs must reach attncheck's
 # own guards (canary, guard page, rlimits), not ASan's.
 #
-# What runs: every CTest label except `proofs` (LaTeX and Coq: no C++ of ours to sanitize), with
+# What runs: every CTest label except `proofs` (LaTeX and Coq: no C++ of ours to sanitize) and
+# `install`/`python` (tests/install: they install, package and drive the same CLI code the other
+# tests run here, and CPack would first build every target of build-asan at -O0), with
 # ATTNCHECK_CASES (falsify/runner/main.cpp) lowering the random cases per falsification test to
 # keep CI within its time; the exact subset is printed. Extra arguments go to ctest.
 set -euo pipefail
@@ -50,6 +52,6 @@ export ATTNCHECK_CASES="${ATTNCHECK_CASES:-50}"
 #                          bmc.exhaustive-e4m3-d2 and -f16-d1 run here too, over 60 000 more rows;
 #   the SciPy example (107 s): the same exec-protocol audit as the NumPy example, which stays.
 excluded='^BMC-AXIOMS-F32:|byte-identical|^bmc[.]exhaustive-(e5m2|e4m3sat)-d2$|scipy[.]special'
-echo "sanitize: ctest -LE proofs -E '$excluded' with ATTNCHECK_CASES=$ATTNCHECK_CASES in $build"
+echo "sanitize: ctest -LE 'proofs|install|python' -E '$excluded' with ATTNCHECK_CASES=$ATTNCHECK_CASES in $build"
 cd "$build"
-exec ctest --output-on-failure -j "$(nproc)" -LE proofs -E "$excluded" "$@"
+exec ctest --output-on-failure -j "$(nproc)" -LE 'proofs|install|python' -E "$excluded" "$@"

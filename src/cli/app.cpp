@@ -4,12 +4,15 @@
 namespace attncheck::cli {
 
 Cli::Cli() : app{"attncheck " ATTNCHECK_VERSION " - the mathematics of attention as checked contracts", "attncheck"} {
-  app.set_version_flag("--version", "attncheck " ATTNCHECK_VERSION);
+  const DefaultContracts found = find_default_contracts();
+  app.set_version_flag("--version", "attncheck " ATTNCHECK_VERSION "\ncontracts: " + found.dir + " (" + found.origin +
+                                        "; --contracts DIR or $ATTNCHECK_CONTRACTS overrides)");
   app.require_subcommand(1);
-  global.contracts_dir = default_contracts_dir();
+  global.contracts_dir = found.dir;
   contracts = app.add_option("--contracts", global.contracts_dir,
-                             "Directory of contract YAML files (default: $ATTNCHECK_CONTRACTS, "
-                             "else the source tree's contracts/)")
+                             "Directory of contract YAML files (default: $ATTNCHECK_CONTRACTS, else "
+                             "PREFIX/share/attncheck/contracts for PREFIX/bin/attncheck, else contracts/ "
+                             "beside the executable)")
                   ->capture_default_str();
   app.footer("Run 'attncheck SUBCOMMAND --help' for the options of a subcommand.\n"
              "Exit status: 0 all passed, 1 a check failed, 2 usage or contract errors.");

@@ -35,6 +35,7 @@ struct AuditOptions : ReportFileOptions, CheckSelectionOptions {
   std::string masked;
   std::string tolerance;  // "" = not given: the bindings file's, else derived
   bool replay = false;
+  bool list = false;
 };
 
 // The options that select the kernels, as they must be repeated in a replay line.
@@ -50,7 +51,7 @@ std::string source_args(const AuditOptions& o) {
 // Reads the kernel source options; prints the problem and returns false on a usage error.
 bool resolve_source(const AuditOptions& o, audit::KernelSource& src) {
   const int ways = !o.lib.empty() + !o.bindings.empty() + !o.exec.empty();
-  if (ways != 1) {
+  if (ways != 1 && !(o.list && ways == 0)) {
     std::cerr << "error: name the kernels in exactly one way: --lib PATH --kernel KIND:DTYPE:SYMBOL, --bindings FILE, "
                  "or --exec 'COMMAND' --kernel KIND:DTYPE\n";
     return false;
@@ -73,7 +74,9 @@ bool resolve_source(const AuditOptions& o, audit::KernelSource& src) {
     src.exec = o.exec;
     for (const auto& spec : o.kernels) {
       audit::Binding b;
-      if (auto e = audit::parse_kernel_spec(spec, o.exec.empty(), b); !e.empty()) {
+      // --list without --lib or --exec takes either form: the symbol names no kernel that is called.
+      const bool with_symbol = ways == 0 ? std::count(spec.begin(), spec.end(), ':') >= 2 : o.exec.empty();
+      if (auto e = audit::parse_kernel_spec(spec, with_symbol, b); !e.empty()) {
         std::cerr << "error: " << e << "\n";
         return false;
       }
@@ -316,12 +319,45 @@ int report_audit(const AuditOptions& o, const audit::KernelSource& src, const au
   return report.failed() == 0 ? exit_pass : exit_fail;
 }
 
+// Answers which kernels exist and calls none: the backend of `audit --list`.
+class PlanBackend final : public audit::Backend {
+ public:
+  explicit PlanBackend(const std::vector<audit::Binding>& bindings) : bindings_(bindings) {}
+  bool has(audit::Kind k, Dtype d) const override {
+    return std::any_of(bindings_.begin(), bindings_.end(), [&](const audit::Binding& b) { return b.kind == k && b.dtype == d; });
+  }
+  audit::Reply call(const audit::Call&) override { throw std::logic_error("audit --list calls no kernel"); }
+  std::string describe() const override { return "no kernel (--list)"; }
+  bool sees_memory() const override { return false; }
+
+ private:
+  std::vector<audit::Binding> bindings_;
+};
+
+// `audit --list`: one line "TEST_ID DTYPE" per check the audit would run (each once, in run
+// order), decided as a run decides it and without loading or calling any kernel, so that a build
+// system can register one test per check before the kernels are built (cmake/AttncheckAudit.cmake).
+int list_audit_checks(const audit::KernelSource& src, audit::AuditRequest& req) {
+  PlanBackend backend(src.bindings);
+  req.plan_only = true;
+  std::vector<std::string> seen;
+  for (const auto& r : audit::run_audit(backend, req, {})) {
+    if (r.state != audit::RowState::ran) continue;
+    const std::string line = r.outcome.test_id + " " + std::string(dtype_name(r.outcome.dtype));
+    if (std::find(seen.begin(), seen.end(), line) != seen.end()) continue;
+    seen.push_back(line);
+    std::cout << line << "\n";
+  }
+  return exit_pass;
+}
+
 int run_audit_command(const AuditOptions& o, const Global& global) {
   audit::KernelSource src;
   audit::AuditRequest req;
   if (!parse_audit_options(o, src, req)) return exit_usage;
   const auto loaded = load_or_report(global.contracts_dir, false);
   if (!loaded || !plan_audit(o, *loaded, src, req)) return exit_usage;
+  if (o.list) return list_audit_checks(src, req);
 
   audit::Limits limits;
   limits.timeout_seconds = o.timeout;
@@ -413,6 +449,9 @@ Command setup_audit(CLI::App& parent, const Global& global) {
   app->add_flag("--replay", o->replay,
                 "Re-run one check (exactly one --test and one --dtype, as printed in a report's Replay line) and show "
                 "every element of a faulting input");
+  app->add_flag("--list", o->list,
+                "Print the checks the audit would run, one 'TEST_ID DTYPE' line each, and run none: no kernel is "
+                "loaded or called, so --lib and --exec may be left out and --kernel may be KIND:DTYPE");
   app->footer("Reports are written atomically once the audit has finished. SIGINT/SIGTERM stops after the checks in\n"
               "progress (which are discarded), prints what finished and writes no report (exit 128+signal).\n"
               "Exit status: 0 every applicable check passed, 1 a check failed (or ERROR/GAVE-UP), 2 usage or loading errors.");

@@ -4,16 +4,18 @@
 file(GLOB ATTNCHECK_CLI_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*.cpp)
 add_executable(attncheck_cli ${ATTNCHECK_CLI_SOURCES}
                $<TARGET_OBJECTS:attncheck_falsify> $<TARGET_OBJECTS:attncheck_harnesses>)
-set_target_properties(attncheck_cli PROPERTIES OUTPUT_NAME attncheck)
+set_target_properties(attncheck_cli PROPERTIES OUTPUT_NAME attncheck EXPORT_NAME attncheck)  # attncheck::attncheck
 target_include_directories(attncheck_cli PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_link_libraries(attncheck_cli PRIVATE attncheck::core CLI11::CLI11)
 
+# The CLI finds its contracts beside itself, never through a compiled-in path (src/cli/util.cpp):
+# installed, PREFIX/share/attncheck/contracts (cmake/install.cmake); in the build tree, this link
+# to the source tree's contracts/.
+file(CREATE_LINK ${PROJECT_SOURCE_DIR}/contracts ${CMAKE_CURRENT_BINARY_DIR}/contracts SYMBOLIC)
+
 # Paths and versions only the file that reads them gets (a path in a target-wide define defeats
-# ccache across worktrees): the default contracts directory, the proofs record and the bmc report
-# `attncheck coverage` reads, and yaml-cpp's version (its headers carry none; the run metadata of
-# every JSON report names it).
-set_property(SOURCE ${CMAKE_CURRENT_LIST_DIR}/util.cpp APPEND PROPERTY COMPILE_DEFINITIONS
-             ${ATTNCHECK_SOURCE_DIR_DEFINE})
+# ccache across worktrees): the proofs record and the bmc report `attncheck coverage` reads, and
+# yaml-cpp's version (its headers carry none; the run metadata of every JSON report names it).
 set_property(SOURCE ${CMAKE_CURRENT_LIST_DIR}/coverage_cmd.cpp APPEND PROPERTY COMPILE_DEFINITIONS
              ATTNCHECK_PROOFS_RECORD="${ATTNCHECK_PROOFS_OUT}" ATTNCHECK_BMC_RECORD="${ATTNCHECK_BMC_RECORD}")
 if(DEFINED yaml-cpp_VERSION)

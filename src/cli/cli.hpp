@@ -56,7 +56,13 @@ struct Cli {
 };
 std::unique_ptr<Cli> make_cli();
 
-// The default contracts directory: $ATTNCHECK_CONTRACTS, else the source tree's contracts/.
+// The default contracts directory: $ATTNCHECK_CONTRACTS, else the one found beside the executable
+// (PREFIX/share/attncheck/contracts installed, BUILD/contracts in the build tree), and where it came
+// from (for --version). directory used without --contracts, and where it came from (for --version).
+struct DefaultContracts {
+  std::string dir, origin;
+};
+DefaultContracts find_default_contracts();
 std::string default_contracts_dir();
 
 // The repository root that `proof:` paths are relative to: the parent of the contracts dir.

@@ -33,6 +33,7 @@ struct GateOptions : ReportFileOptions, CheckSelectionOptions {
   std::string mutant;
   std::string tolerance = "derived";
   bool list_mutants = false;
+  bool list = false;
   std::string shard;  // "i/N": only every N-th check, starting at the i-th (1-based)
 };
 
@@ -296,6 +297,13 @@ int run_gate(const GateOptions& o, const Global& global) {
     describe_contracts(report, chosen, global.contracts_dir);
   }
   report.rows = plan(selected, o, dtypes, params);
+  if (o.list) {
+    // One "TEST_ID DTYPE" line per planned check (a test without a property: "TEST_ID -"), so a
+    // build system can register one test per check (cmake/AttncheckAudit.cmake).
+    for (const auto& r : report.rows)
+      std::cout << r.outcome.test_id << " " << (r.has_property ? std::string(dtype_name(r.outcome.dtype)) : "-") << "\n";
+    return exit_pass;
+  }
   std::string shard_note;
   if (!o.shard.empty()) {
     // Every N-th planned check from the i-th: the plan is the same on every machine (contract
@@ -407,6 +415,7 @@ Command setup_gate(CLI::App& parent, const Global& global) {
                      {"schema attncheck-gate/1, schema_version 5: docs/report-schema.json",
                       "one testcase per test and dtype", "", "seed and inputs"});
   app->add_flag("--list-mutants", o->list_mutants, "List the built-in mutants and the tests that must catch them");
+  app->add_flag("--list", o->list, "Print the checks the gate would run, one 'TEST_ID DTYPE' line each, and run none");
   add_jobs_option(*app, *o, "Worker processes (default 0: one per core); the verdicts and reports are the same for every N",
                   false);
   app->add_option("--shard", o->shard,

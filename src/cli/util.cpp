@@ -13,10 +13,34 @@ namespace attncheck::cli {
 
 namespace fs = std::filesystem;
 
-std::string default_contracts_dir() {
-  if (const char* env = std::getenv("ATTNCHECK_CONTRACTS"); env && *env) return env;
-  return ATTNCHECK_SOURCE_DIR "/contracts";
+// The directory of the running executable (Linux: /proc/self/exe, symlinks resolved); empty if unknown.
+static fs::path executable_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : exe.parent_path();
 }
+
+// Found relative to the executable, never through a path compiled in, so that an installed, moved
+// or packaged attncheck reads its own contracts: PREFIX/bin/attncheck reads
+// PREFIX/share/attncheck/contracts (what `cmake --install` and the .deb lay out); a binary with a
+// contracts/ directory beside it reads that one (the build tree: CMake links BUILD/contracts to
+// the source tree's contracts/). Canonical, so that the directory above it is the tree that holds
+// docs/ and the files the contracts name (repo_root_of).
+DefaultContracts find_default_contracts() {
+  if (const char* env = std::getenv("ATTNCHECK_CONTRACTS"); env && *env) return {env, "$ATTNCHECK_CONTRACTS"};
+  const fs::path bin = executable_dir();
+  const fs::path installed = (bin / ".." / "share" / "attncheck" / "contracts").lexically_normal();
+  std::error_code ec;
+  for (const auto& [candidate, origin] : {std::pair{installed, "installed: share/attncheck/contracts beside the bin/ directory"},
+                                          std::pair{bin / "contracts", "contracts/ beside the executable, as in the build tree"}})
+    if (fs::is_directory(candidate, ec)) {
+      const fs::path real = fs::canonical(candidate, ec);
+      return {ec ? candidate.string() : real.string(), origin};
+    }
+  return {installed.string(), "not found: neither share/attncheck/contracts beside the bin/ directory nor contracts/ beside the executable"};
+}
+
+std::string default_contracts_dir() { return find_default_contracts().dir; }
 
 std::string repo_root_of(const std::string& contracts_dir) {
   fs::path p = fs::absolute(contracts_dir).lexically_normal();

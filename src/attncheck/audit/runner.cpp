@@ -90,6 +90,7 @@ void run_contract_test(Backend& b, const check::PropertyInfo& p, const AuditRequ
                                  std::string(dtype_name(dtype_of<T>()));
     return;
   }
+  if (req.plan_only) return;
   if (req.full_inputs) row.stats.shown_elements = static_cast<std::size_t>(-1);
   const KernelSet<T> ks = audited_kernels<T>(b, row.stats);
   row.outcome = run_with<T>(p, ks, req.params);
@@ -198,7 +199,7 @@ std::vector<AuditRow> run_audit(Backend& backend, const AuditRequest& req, const
     try {
       if (it.prop) {
         visit_dtype(d, [&]<class T>() { run_contract_test<T>(b, *it.prop, req, row); });
-      } else {
+      } else if (!req.plan_only) {
         row.outcome.seed = check::derive_seed(req.params.seed, row.outcome.test_id + ":" + row.kinds[0], d);
         visit_dtype(d, [&]<class T>() { run_audit_property<T>(b, *it.audit, it.kind, req, row); });
       }

@@ -37,6 +37,9 @@ struct AuditRequest {
     return it == kernel_policies.end() ? policy : it->second;
   }
   bool full_inputs = false;            // fault messages show every input element (replays)
+  // Only decide which checks apply (probing the reference kernels, as a run does) and call no
+  // audited kernel: the rows that would run come back as ran with no verdict (`audit --list`).
+  bool plan_only = false;
   std::function<bool()> stop;          // asked before each check; true: return the rows done so far
   // Checks run in this many forked worker processes (check/parallel.hpp); each worker reaches the
   // kernels through its own backend (its own fork server or program), made by worker_backend.

@@ -1,0 +1,26 @@
+"""@attncheck.kernel: marks a kernel function for the pytest plugin (attncheck.pytest_plugin)
+to collect, one test item per check. Importing it needs no pytest."""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Iterable, List, Optional, TypeVar, Union
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_MARK = "__attncheck_kernel__"
+
+
+def kernel(kind: str, dtype: str, *, cases: Optional[int] = None, seed: Union[int, str, None] = None,
+           masked: Optional[str] = None, tolerance: Optional[str] = None, tests: Optional[Iterable[str]] = None,
+           timeout: Optional[float] = None) -> Callable[[F], F]:
+    """Marks fn as a kernel for pytest to audit: one item per applicable check. The function is
+    returned unchanged (still callable as a kernel)."""
+    from .protocol import kernel_key
+
+    key = kernel_key((kind, dtype))  # fails at import on a wrong kind or dtype
+
+    def mark(fn: F) -> F:
+        setattr(fn, _MARK, {"kind": key[0], "dtype": key[1], "cases": cases, "seed": seed, "masked": masked,
+                            "tolerance": tolerance, "tests": list(tests) if tests else None, "timeout": timeout})
+        return fn
+
+    return mark

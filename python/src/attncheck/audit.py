@@ -1,0 +1,303 @@
+"""attncheck.audit(): runs ``attncheck audit --exec`` on Python kernels and returns the verdicts
+of its JSON report.
+
+The kernels run in this process, so closures, models and lambdas work: the ``--exec`` program
+attncheck starts is a small relay that connects to a Unix socket this process serves (one thread
+per connection; attncheck restarts the relay after a timeout or a crash). A kernel that raises
+anything but Declined ends its connection, which attncheck reports as a crash on that input. A
+kernel that hangs is cut off by attncheck's --timeout, but its thread keeps running here; and a
+kernel that crashes the interpreter takes this process with it: serve such kernels from a
+program of their own with attncheck.serve() and ``attncheck audit --exec``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from .protocol import Kernel, KernelTable, kernel_key, normalise_table, serve_stream
+
+
+class AttncheckError(RuntimeError):
+    """attncheck could not run the audit (a usage or loading error: exit status 2)."""
+
+
+class CLINotFoundError(AttncheckError, FileNotFoundError):
+    """The attncheck command-line program is not installed where this package looks."""
+
+
+def find_cli(cli: Optional[str] = None) -> str:
+    """The attncheck program: cli if given, else $ATTNCHECK_CLI, else `attncheck` on PATH."""
+    candidate = cli or os.environ.get("ATTNCHECK_CLI") or shutil.which("attncheck")
+    if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+        return os.path.abspath(candidate)
+    where = "%r does not exist or is not executable" % candidate if candidate else "no `attncheck` on PATH"
+    raise CLINotFoundError(
+        "the attncheck command-line program was not found (%s). Install it (`cmake --install build "
+        "--prefix P` and put P/bin on PATH, or the attncheck .deb), or set ATTNCHECK_CLI=/path/to/attncheck." % where)
+
+
+# ---- the result ---------------------------------------------------------------------------------
+
+def _bits_to_array(bits: Sequence[str], dtype: str) -> np.ndarray:
+    storage = dtype.split("@")[0]
+    width = {"f16": "<u2", "bf16": "<u2", "f32": "<u4", "f64": "<u8"}[storage]
+    raw = np.array([int(b, 16) for b in bits], dtype=width)
+    if storage == "bf16":
+        return (raw.astype("<u4") << 16).view("<f4")
+    return raw.view({"f16": "<f2", "f32": "<f4", "f64": "<f8"}[storage])
+
+
+@dataclass
+class Check:
+    """One (check, dtype) row of the report."""
+
+    test: str                  # FALSIFY-... or AUDIT-...
+    dtype: str                 # as attncheck spells it: f32, bf16@f32, ...
+    verdict: str               # PASS, FAIL, ERROR, GAVE-UP, or N/A (not applicable)
+    contract: str
+    obligations: List[str]
+    kinds: List[str]
+    counterexample: str        # the failure's text block, "" when it passed
+    message: str
+    reason: str                # why not applicable
+    cli_replay: str            # the CLI's replay line (its --exec program only lives during audit())
+    replay: str                # the same check from Python: an attncheck.audit(...) call
+    values: Dict[str, np.ndarray] = field(default_factory=dict, repr=False)  # the counterexample: "input", "kernel", ...
+    row: Dict[str, Any] = field(default_factory=dict, repr=False)            # the JSON report's row as it is
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == "PASS"
+
+    @property
+    def name(self) -> str:
+        return "%s[%s]" % (self.test, self.dtype)
+
+    def describe(self) -> str:
+        """The failure as attncheck prints it: verdict line, counterexample, replay."""
+        lines = ["%s %s [%s]  contract %s, obligations %s" % (self.verdict, self.test, self.dtype, self.contract,
+                                                            ", ".join(self.obligations))]
+        if self.counterexample:
+            lines += ["  Counterexample:"] + ["    " + line for line in self.counterexample.rstrip("\n").split("\n")]
+        if self.message:
+            lines.append("  " + self.message)
+        if self.reason:
+            lines.append("  not applicable: " + self.reason)
+        lines.append("  Replay: " + self.replay)
+        return "\n".join(lines)
+
+
+@dataclass
+class AuditResult:
+    """The verdicts of one audit, from its JSON report (schema attncheck-audit/1)."""
+
+    checks: List[Check] = field(repr=False)
+    exit_status: int                                 # 0 all passed, 1 a check failed
+    output: str = field(repr=False)                  # attncheck's text report
+    command: List[str] = field(repr=False)
+    report: Dict[str, Any] = field(repr=False)       # the JSON report as it is
+
+    @property
+    def passed(self) -> bool:
+        return self.exit_status == 0 and all(c.passed for c in self.ran)
+
+    @property
+    def ran(self) -> List[Check]:
+        return [c for c in self.checks if c.verdict != "N/A"]
+
+    @property
+    def failures(self) -> List[Check]:
+        return [c for c in self.ran if not c.passed]
+
+    def check(self, test: str, dtype: Optional[str] = None) -> Check:
+        for c in self.checks:
+            if c.test == test and (dtype is None or c.dtype == dtype):
+                return c
+        raise KeyError("%s%s is not in this audit" % (test, "" if dtype is None else " [%s]" % dtype))
+
+    def summary(self) -> str:
+        n = len(self.ran)
+        text = "%d passed, %d failed, %d not applicable" % (n - len(self.failures), len(self.failures),
+                                                             len(self.checks) - n)
+        return "\n\n".join([text] + [c.describe() for c in self.failures])
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    def __repr__(self) -> str:
+        return "<AuditResult %s: %s>" % ("passed" if self.passed else "FAILED", self.summary().split("\n", 1)[0])
+
+
+# ---- serving kernels from this process ----------------------------------------------------------
+
+# The --exec program: relays stdin/stdout to the socket. No import of this package (it may not be
+# importable from the relay's interpreter flags), only the standard library.
+_RELAY = (
+    "import os,socket,sys,threading\n"
+    "s=socket.socket(socket.AF_UNIX);s.connect(sys.argv[1])\n"
+    "def up():\n"
+    " while True:\n"
+    "  b=os.read(0,1<<16)\n"
+    "  if not b: break\n"
+    "  s.sendall(b)\n"
+    " s.shutdown(socket.SHUT_WR)\n"
+    "threading.Thread(target=up,daemon=True).start()\n"
+    "while True:\n"
+    " b=s.recv(1<<16)\n"
+    " if not b: break\n"
+    " os.write(1,b)\n"
+)
+
+
+class _Server:
+    """Serves a kernel table on a Unix socket, one thread per connection."""
+
+    def __init__(self, table: Mapping[Tuple[str, str], Kernel]) -> None:
+        self.table = table
+        self.dir = tempfile.mkdtemp(prefix="attncheck-")
+        self.path = os.path.join(self.dir, "kernels.sock")
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.bind(self.path)
+        self.sock.listen(16)
+        self.closed = False
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self) -> None:
+        while not self.closed:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        with conn:
+            inp, out = conn.makefile("rb"), conn.makefile("wb")
+            try:
+                serve_stream(self.table, inp, out)
+            except Exception as e:  # the kernel raised: end the connection, attncheck sees a crash
+                sys.stderr.write("attncheck: kernel raised %s: %s\n" % (type(e).__name__, e))
+            finally:
+                for f in (inp, out):
+                    try:
+                        f.close()
+                    except OSError:
+                        pass
+
+    def exec_command(self) -> str:
+        return "%s -S -c %s %s" % (shlex.quote(sys.executable), shlex.quote(_RELAY), shlex.quote(self.path))
+
+    def close(self) -> None:
+        self.closed = True
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+# ---- audit() ------------------------------------------------------------------------------------
+
+def _python_replay(kernels: Mapping[Tuple[str, str], Kernel], fn_name: str, test: str, dtype: str, seed: str,
+                   cases: int, extra: str) -> str:
+    if len(kernels) == 1:
+        (kind, kd), = kernels.keys()
+        head = "attncheck.audit(%s, kind=%r, dtype=%r" % (fn_name, kind, kd)
+    else:
+        head = "attncheck.audit(kernels={%s}" % ", ".join("%r: ..." % ("%s:%s" % k) for k in kernels)
+    return "%s, tests=[%r], dtypes=[%r], seed=%r, cases=%d%s)" % (head, test, dtype, seed, cases, extra)
+
+
+def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f32",
+          kernels: Optional[KernelTable] = None, cases: Optional[int] = None, seed: Union[int, str, None] = None,
+          masked: Optional[str] = None, tolerance: Optional[str] = None, tests: Optional[Iterable[str]] = None,
+          contracts: Optional[Iterable[str]] = None, dtypes: Optional[Iterable[str]] = None,
+          timeout: Optional[float] = None, jobs: int = 1, cli: Optional[str] = None,
+          contracts_dir: Optional[str] = None, extra_args: Sequence[str] = ()) -> AuditResult:
+    """Audits fn as the kernel KIND:DTYPE (or every kernel of ``kernels={"softmax:f32": fn, ...}``)
+    with ``attncheck audit --exec`` and returns the verdicts of its JSON report.
+
+    cases, seed, masked ("zeros", "nan" or "either"), tolerance, tests, contracts, dtypes, timeout
+    and jobs are the CLI's options of the same names. Raises CLINotFoundError without the CLI and
+    AttncheckError when attncheck refuses the run (exit status 2)."""
+    if (fn is None) == (kernels is None):
+        raise TypeError("audit() takes a kernel function or kernels={...}, not both or neither")
+    table = normalise_table(kernels) if kernels is not None else {kernel_key((kind, dtype)): fn}
+    exe = find_cli(cli)
+    server = _Server(table)
+    workdir = tempfile.mkdtemp(prefix="attncheck-report-")
+    report_path = os.path.join(workdir, "audit.json")
+    try:
+        cmd = [exe]
+        if contracts_dir:
+            cmd += ["--contracts", contracts_dir]
+        cmd += ["audit", "--exec", server.exec_command()]
+        for kd in table:
+            cmd += ["--kernel", "%s:%s" % kd]
+        for flag, values in (("--test", tests), ("--contract", contracts), ("--dtype", dtypes)):
+            for v in values or ():
+                cmd += [flag, str(v)]
+        for flag, value in (("--cases", cases), ("--seed", seed), ("--masked", masked),
+                            ("--tolerance", tolerance), ("--timeout", timeout)):
+            if value is not None:
+                cmd += [flag, str(value)]
+        cmd += ["-j", str(jobs), "-q", "--json", report_path] + list(extra_args)
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if proc.returncode not in (0, 1) or not os.path.exists(report_path):
+            raise AttncheckError("attncheck audit exited with status %d:\n%s%s" % (proc.returncode, proc.stderr,
+                                                                                 proc.stdout))
+        with open(report_path, encoding="utf-8") as f:
+            report = json.load(f)
+    finally:
+        server.close()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    name = getattr(fn, "__name__", "fn") if fn is not None else "kernels"
+    if not name.isidentifier():  # a lambda
+        name = "fn"
+    extra = "".join(", %s=%r" % (k, v) for k, v in (("masked", masked), ("tolerance", tolerance)) if v is not None)
+    checks = []
+    for row in report.get("results", []):
+        values = {}
+        for v in row.get("counterexample_values", []):
+            if v.get("bits"):
+                label = v["label"][:-len(" bits")] if v["label"].endswith(" bits") else v["label"]
+                values[label.lower()] = _bits_to_array(v["bits"], row["dtype"])
+        checks.append(Check(
+            test=row["test"], dtype=row["dtype"], verdict=row["verdict"], contract=row.get("contract", ""),
+            obligations=list(row.get("obligations", [])), kinds=list(row.get("kinds", [])),
+            counterexample=row.get("counterexample", ""), message=row.get("message", ""),
+            reason=row.get("reason", ""), cli_replay=row.get("replay", ""),
+            replay=_python_replay(table, name, row["test"], row["dtype"], report.get("seed", ""),
+                                  int(report.get("cases", cases or 200)), extra),
+            values=values, row=row))
+    return AuditResult(checks=checks, exit_status=proc.returncode, output=proc.stdout, command=cmd, report=report)
+
+
+def list_checks(kind: str, dtype: str, *, tests: Optional[Iterable[str]] = None, masked: Optional[str] = None,
+                cli: Optional[str] = None, contracts_dir: Optional[str] = None) -> List[Tuple[str, str]]:
+    """The (test ID, dtype) checks an audit of KIND:DTYPE runs (``attncheck audit --list``)."""
+    exe = find_cli(cli)
+    cmd = [exe] + (["--contracts", contracts_dir] if contracts_dir else []) + ["audit", "--list", "--kernel",
+                                                                             "%s:%s" % kernel_key((kind, dtype))]
+    for t in tests or ():
+        cmd += ["--test", t]
+    if masked:
+        cmd += ["--masked", masked]
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        raise AttncheckError("attncheck audit --list exited with status %d:\n%s" % (proc.returncode, proc.stderr))
+    return [tuple(line.split(" ", 1)) for line in proc.stdout.splitlines() if line.strip()]  # type: ignore[misc]

@@ -1,0 +1,268 @@
+"""attncheck's exec protocol, version 2 (docs/audit-protocol.md): the frames, the CALL decoding
+and the bit-exact conversions of f16 and bf16.
+
+A kernel is a function on NumPy arrays in its arithmetic format, keyed by "KIND:DTYPE" with DTYPE
+as attncheck spells it: "f32", "f64", and for 16-bit storage STORAGE@ARITHMETIC: "f16@f32",
+"bf16@f32" (also spelt "f16", "bf16": f32 arithmetic is the default), "f16@f16", "bf16@bf16".
+Inputs arrive converted exactly to the arithmetic format: float32 for @f32, float16 for f16@f16;
+NumPy has no bfloat16, so bf16@bf16 inputs are float32 arrays holding bf16 values. A kernel may
+return a NumPy array, anything with the buffer protocol or ``__array__``, or a DLPack tensor (a
+torch CPU tensor is read without a copy; a torch.bfloat16 or float16 tensor passes its bits as
+they are). Results are rounded once to the storage format, to nearest even.
+
+Signatures, by kind::
+
+    softmax(x), log_softmax(x)   x: (n,)                      -> (n,)
+    scores(q, k)                 q: (n, d), k: (m, d)         -> (n, m)  q k^T / sqrt(d)
+    rmsnorm(x, w, eps)           x, w: (d,), eps: float       -> (d,)
+    entropy(p)                   p: (n,)                      -> scalar
+    attention(q, k, v, causal)   (n, d), (m, d), (m, dv), bool -> (n, dv)
+    softmax_jvp(x, dx)           (n,), (n,)                   -> (n,)
+
+Raise :class:`Declined` to decline an input (reported by attncheck, not judged).
+"""
+from __future__ import annotations
+
+import struct
+import sys
+from typing import Any, BinaryIO, Callable, Dict, Mapping, Optional, Tuple, Union
+
+import numpy as np
+
+MAGIC = b"ATCK"
+VERSION = 2
+HELLO, CALL, RESULT, ERROR = 1, 2, 3, 4
+MAX_PAYLOAD = 64 << 20  # the hard limit attncheck applies
+KINDS = {1: "softmax", 2: "log_softmax", 3: "scores", 4: "rmsnorm", 5: "entropy", 6: "attention", 7: "softmax_jvp"}
+STORAGE = {1: ("f16", "<f2", 2), 2: ("bf16", "<u2", 2), 3: ("f32", "<f4", 4), 4: ("f64", "<f8", 8)}
+ARITHMETIC = {0: None, 3: "f32"}  # CALL's arithmetic byte: 0 the storage format's own, 3 f32
+ALIASES = {"f16": "f16@f32", "bf16": "bf16@f32", "f32@f32": "f32", "f64@f64": "f64"}
+DTYPES = ("f32", "f64", "f16@f32", "bf16@f32", "f16@f16", "bf16@bf16")
+_HEADER = struct.Struct("<4sBBHI")
+_CALL_FIXED = struct.Struct("<BBBBIQQQQQQ")  # kind dtype causal arithmetic inputs n m d dv eps_bits out_count
+
+Kernel = Callable[..., Any]
+KernelTable = Mapping[Union[str, Tuple[str, str]], Kernel]
+
+
+class Declined(Exception):
+    """Raised by a kernel that does not handle an input; the code (nonzero) is reported."""
+
+    def __init__(self, code: int = 1) -> None:
+        super().__init__(code)
+        self.code = code or 1
+
+
+class ProtocolError(Exception):
+    """A frame attncheck should not have sent, or a kernel answer of the wrong shape."""
+
+
+def canonical_dtype(dtype: str) -> str:
+    """The dtype as attncheck's reports spell it ("bf16" -> "bf16@f32")."""
+    d = ALIASES.get(dtype, dtype)
+    if d not in DTYPES:
+        raise ValueError("unknown dtype %r; use one of %s (or f16, bf16)" % (dtype, ", ".join(DTYPES)))
+    return d
+
+
+def kernel_key(key: Union[str, Tuple[str, str]]) -> Tuple[str, str]:
+    """"softmax:f32" or ("softmax", "f32") -> ("softmax", "f32"), the dtype canonical."""
+    if isinstance(key, str):
+        kind, sep, dtype = key.partition(":")
+        if not sep:
+            raise ValueError("kernel key %r is not KIND:DTYPE (e.g. 'softmax:f32')" % key)
+    else:
+        kind, dtype = key
+    if kind not in KINDS.values():
+        raise ValueError("unknown kernel kind %r; kinds: %s" % (kind, ", ".join(KINDS.values())))
+    return kind, canonical_dtype(dtype)
+
+
+# ---- f16 / bf16 bits ----------------------------------------------------------------------------
+
+def bf16_bits_to_f32(bits: np.ndarray) -> np.ndarray:
+    """The float32 array with the same values as these bfloat16 bit patterns (exact)."""
+    return (np.asarray(bits, dtype="<u2").astype("<u4") << 16).view("<f4")
+
+
+def f32_to_bf16_bits(values: np.ndarray) -> np.ndarray:
+    """float32 -> bfloat16 bits, rounded to nearest even; a NaN stays a quiet NaN."""
+    b = np.ascontiguousarray(values, dtype="<f4").view("<u4")
+    r = ((b + 0x7FFF + ((b >> 16) & 1)) >> 16).astype("<u2")
+    nan = np.isnan(b.view("<f4"))
+    r[nan] = ((b[nan] >> 16) | 0x0040).astype("<u2")
+    return r
+
+
+def f64_to_bf16_bits(values: np.ndarray) -> np.ndarray:
+    """float64 -> bfloat16 bits, rounded once to nearest even: through float32 rounded to odd (24
+    bits are more than 8 + 2, so the second rounding cannot err as a plain double rounding can)."""
+    x = np.ascontiguousarray(values, dtype="<f8")
+    with np.errstate(over="ignore", invalid="ignore"):
+        t = x.astype("<f4")
+        away = np.abs(t.astype("<f8")) > np.abs(x)  # rounded away from zero: step back (toward zero)
+        t[away] = np.nextafter(t[away], np.float32(0))
+        bits = t.view("<u4").copy()
+        inexact = (t.astype("<f8") != x) & ~np.isnan(x)
+    bits[inexact] |= 1
+    return f32_to_bf16_bits(bits.view("<f4"))
+
+
+def _torch_bits(obj: Any) -> Optional[Tuple[np.ndarray, str]]:
+    """A torch tensor of a 16-bit float type as its raw bits (no rounding), else None."""
+    if not type(obj).__module__.startswith("torch"):
+        return None
+    name = str(getattr(obj, "dtype", ""))
+    if name not in ("torch.bfloat16", "torch.float16"):
+        return None
+    import torch  # only when the kernel returned a torch tensor
+
+    t = obj.detach().cpu().contiguous().view(torch.int16)
+    return np.from_dlpack(t).view("<u2").reshape(-1), ("bf16" if name == "torch.bfloat16" else "f16")
+
+
+def as_array(obj: Any) -> np.ndarray:
+    """A kernel's answer as a NumPy array: an ndarray as it is, a DLPack tensor without a copy where
+    NumPy can share it, else through the buffer protocol or __array__."""
+    if isinstance(obj, np.ndarray):
+        return obj
+    if hasattr(obj, "detach"):  # a torch tensor that requires grad cannot be exported as it is
+        obj = obj.detach()
+    if hasattr(obj, "__dlpack__"):
+        try:
+            return np.from_dlpack(obj)
+        except (TypeError, RuntimeError, BufferError, ValueError):
+            pass
+    return np.asarray(obj)
+
+
+def encode_output(result: Any, storage: str) -> bytes:
+    """The kernel's answer in the storage format, each value rounded once to nearest even."""
+    raw = _torch_bits(result)
+    if raw is not None and raw[1] == storage:
+        return raw[0].astype("<u2").tobytes()
+    if raw is not None:  # the other 16-bit format: exact in float32, then rounded once
+        bits, fmt = raw
+        result = bf16_bits_to_f32(bits) if fmt == "bf16" else bits.view("<f2").astype("<f4")
+    a = as_array(result).reshape(-1)
+    if a.dtype.kind not in "fiub":
+        raise ProtocolError("the kernel returned %s values, not numbers" % a.dtype)
+    if storage == "bf16":
+        if a.dtype.itemsize > 4 or a.dtype.kind in "iu":
+            return f64_to_bf16_bits(a.astype("<f8")).tobytes()
+        return f32_to_bf16_bits(a.astype("<f4")).tobytes()
+    fmt = {"f16": "<f2", "f32": "<f4", "f64": "<f8"}[storage]
+    with np.errstate(over="ignore"):  # NumPy rounds float64 -> float16/float32 once, to nearest even
+        return np.ascontiguousarray(a.astype(fmt)).tobytes()
+
+
+def _decode(raw: bytes, code: int) -> np.ndarray:
+    _, fmt, _ = STORAGE[code]
+    a = np.frombuffer(raw, dtype=fmt)
+    return bf16_bits_to_f32(a) if code == 2 else a
+
+
+def _compute(fn: Kernel, kind: str, arrays: list, n: int, m: int, d: int, dv: int, eps: float, causal: int) -> Any:
+    if kind in ("softmax", "log_softmax"):
+        return fn(arrays[0])
+    if kind == "scores":
+        return fn(arrays[0].reshape(n, d), arrays[1].reshape(m, d))
+    if kind == "rmsnorm":
+        return fn(arrays[0], arrays[1], eps)
+    if kind == "entropy":
+        return np.asarray([as_array(fn(arrays[0])).reshape(-1)[0]])
+    if kind == "attention":
+        return fn(arrays[0].reshape(n, d), arrays[1].reshape(m, d), arrays[2].reshape(m, dv), bool(causal))
+    if kind == "softmax_jvp":
+        return fn(arrays[0], arrays[1])
+    raise ProtocolError("unknown kind " + kind)
+
+
+def handle_call(payload: bytes, kernels: Mapping[Tuple[str, str], Kernel]) -> bytes:
+    """One CALL payload -> its RESULT payload. A Declined kernel gives a declining RESULT; any
+    other exception of the kernel propagates (the server then exits: attncheck reports a crash)."""
+    if len(payload) < _CALL_FIXED.size:
+        raise ProtocolError("CALL payload too short")
+    kind_code, dt, causal, arith, inputs, n, m, d, dv, eps_bits, out_count = _CALL_FIXED.unpack_from(payload, 0)
+    if kind_code not in KINDS or dt not in STORAGE or arith not in ARITHMETIC:
+        raise ProtocolError("unknown kind, dtype or arithmetic code")
+    kind, (storage, _, width) = KINDS[kind_code], STORAGE[dt]
+    wide = ARITHMETIC[arith]
+    if wide == storage:
+        wide = None
+    dname = storage + "@" + (wide or storage) if dt in (1, 2) else storage
+    off = _CALL_FIXED.size
+    arrays = []
+    for _ in range(inputs):
+        (count,) = struct.unpack_from("<Q", payload, off)
+        off += 8
+        a = _decode(payload[off:off + count * width], dt)
+        arrays.append(a.astype(np.float32) if wide == "f32" else a.copy())  # writable, the kernel's own
+        off += count * width
+    eps = struct.unpack("<d", struct.pack("<Q", eps_bits))[0]
+    fn = kernels.get((kind, dname))
+    if fn is None:
+        raise ProtocolError("this program serves no %s:%s kernel" % (kind, dname))
+    try:
+        with np.errstate(all="ignore"):  # overflow and NaN are what the audit looks for, not noise
+            out = encode_output(_compute(fn, kind, arrays, n, m, d, dv, eps, causal), storage)
+    except Declined as e:
+        return struct.pack("<iIQ", e.code, 0, 0)
+    if len(out) != out_count * width:
+        raise ProtocolError("%s:%s returned %d values, expected %d" % (kind, dname, len(out) // width, out_count))
+    return struct.pack("<iIQ", 0, 0, out_count) + out
+
+
+def _read_exact(stream: BinaryIO, n: int) -> Optional[bytes]:
+    data = b""
+    while len(data) < n:
+        chunk = stream.read(n - len(data))
+        if not chunk:
+            return data or None
+        data += chunk
+    return data
+
+
+def _send(stream: BinaryIO, frame_type: int, payload: bytes) -> None:
+    stream.write(_HEADER.pack(MAGIC, VERSION, frame_type, 0, len(payload)) + payload)
+    stream.flush()
+
+
+def normalise_table(kernels: KernelTable) -> Dict[Tuple[str, str], Kernel]:
+    return {kernel_key(k): fn for k, fn in kernels.items()}
+
+
+def serve_stream(kernels: KernelTable, inp: BinaryIO, out: BinaryIO) -> None:
+    """Answers attncheck's frames on inp/out until attncheck closes inp."""
+    table = normalise_table(kernels)
+    while True:
+        head = _read_exact(inp, _HEADER.size)
+        if head is None:
+            return
+        try:
+            if len(head) != _HEADER.size:
+                raise ProtocolError("truncated header")
+            magic, version, frame_type, reserved, length = _HEADER.unpack(head)
+            if magic != MAGIC or version != VERSION or reserved != 0 or length > MAX_PAYLOAD:
+                raise ProtocolError("bad header (this server speaks exec protocol version %d)" % VERSION)
+            payload = _read_exact(inp, length) if length else b""
+            if length and (payload is None or len(payload) != length):
+                raise ProtocolError("truncated payload")
+            if frame_type == HELLO:
+                _send(out, HELLO, struct.pack("<I", VERSION))
+            elif frame_type == CALL:
+                _send(out, RESULT, handle_call(payload or b"", table))
+            else:
+                raise ProtocolError("unexpected frame type %d" % frame_type)
+        except ProtocolError as e:
+            _send(out, ERROR, str(e).encode()[:4096])
+            return
+
+
+def serve(kernels: KernelTable) -> None:
+    """Serves kernels to ``attncheck audit --exec 'python3 this_script.py' --kernel KIND:DTYPE`` on
+    stdin/stdout until attncheck closes the pipe. kernels maps "KIND:DTYPE" (or (kind, dtype)) to a
+    function, e.g. ``{"softmax:f32": my_softmax}``. Anything the kernels print goes to stderr."""
+    inp, out = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # a stray print must not corrupt the frame stream
+    serve_stream(kernels, inp, out)
