@@ -15,6 +15,14 @@ once to the storage format, to nearest even. Signatures, by kind:
     entropy(p)                          p: (n,)            -> scalar
     attention(q, k, v, causal)          (n, d), (m, d), (m, dv), bool -> (n, dv)
     softmax_jvp(x, dx)                  (n,), (n,)         -> (n,)
+    attention_v2(q, k, v, problem)      q (B, n, H, d), k (B, m, H_kv, d), v (B, m, H_kv, dv)
+                                        -> (o (B, n, H, dv), lse (B, H, n) or None)
+
+attention_v2 is the kind `attention` of ABI version 2 (include/attncheck/abi.h; CALL kind 8),
+audited with `--kernel attention:DTYPE --abi 2`. problem is an AttentionProblem (below): scale,
+causal, alignment ("top_left" or "bottom_right"), window_left/window_right (-1 unbounded),
+softcap (0 off), alibi_slopes (None or H slopes) and want_lse (whether the LSE is asked). The LSE
+is sent as float32 (float64 for f64 storage).
 
 Raise Declined(code) to decline an input (reported by attncheck, not judged).
 Only stdout carries frames: anything the kernels print goes to stderr.
@@ -28,11 +36,22 @@ MAGIC = b"ATCK"
 VERSION = 2
 HELLO, CALL, RESULT, ERROR = 1, 2, 3, 4
 MAX_PAYLOAD = 64 << 20  # the same hard limit attncheck applies
-KINDS = {1: "softmax", 2: "log_softmax", 3: "scores", 4: "rmsnorm", 5: "entropy", 6: "attention", 7: "softmax_jvp"}
+KINDS = {1: "softmax", 2: "log_softmax", 3: "scores", 4: "rmsnorm", 5: "entropy", 6: "attention", 7: "softmax_jvp",
+         8: "attention_v2"}
 DTYPES = {1: ("f16", "<f2", 2), 2: ("bf16", "<u2", 2), 3: ("f32", "<f4", 4), 4: ("f64", "<f8", 8)}
 ARITHMETIC = {0: None, 3: "f32"}  # CALL's arithmetic byte: 0 the storage format's own, 3 f32
 ALIASES = {"f16": "f16@f32", "bf16": "bf16@f32", "f32@f32": "f32", "f64@f64": "f64"}
 CALL_FIXED = struct.Struct("<BBBBIQQQQQQ")  # kind dtype causal arithmetic inputs n m d dv eps_bits out_count
+# kind 8's attention block: batch heads kv_heads scale alignment (3 reserved) slope_count window_left
+# window_right softcap, then slope_count f64 slopes and u64 lse_count
+ATTENTION_BLOCK = struct.Struct("<QQQdB3xIqqd")
+
+
+class AttentionProblem:
+    """The parameters of one attention_v2 call (abi.h, attncheck_attention_problem)."""
+
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
 
 
 class Declined(Exception):
@@ -93,6 +112,10 @@ def _compute(fn, kind, arrays, n, m, d, dv, eps, causal):
         return fn(arrays[0].reshape(n, d), arrays[1].reshape(m, d), arrays[2].reshape(m, dv), bool(causal))
     if kind == "softmax_jvp":
         return fn(arrays[0], arrays[1])
+    if kind == "attention_v2":
+        p = causal  # the AttentionProblem
+        return fn(arrays[0].reshape(p.batch, n, p.heads, d), arrays[1].reshape(p.batch, m, p.kv_heads, d),
+                  arrays[2].reshape(p.batch, m, p.kv_heads, dv), p)
     raise ProtocolError("unknown kind " + kind)
 
 
@@ -108,6 +131,20 @@ def _handle_call(payload, kernels):
         wide = None
     dname = storage + "@" + (wide or storage) if dt in (1, 2) else storage
     off = CALL_FIXED.size
+    problem, lse_count = None, 0
+    if kind == "attention_v2":
+        if len(payload) < off + ATTENTION_BLOCK.size:
+            raise ProtocolError("CALL payload too short")
+        batch, heads, kv_heads, scale, alignment, slopes, wl, wr, softcap = ATTENTION_BLOCK.unpack_from(payload, off)
+        off += ATTENTION_BLOCK.size
+        alibi = np.frombuffer(payload[off:off + 8 * slopes], dtype="<f8") if slopes else None
+        off += 8 * slopes
+        (lse_count,) = struct.unpack_from("<Q", payload, off)
+        off += 8
+        problem = AttentionProblem(batch=batch, heads=heads, kv_heads=kv_heads, n=n, m=m, d=d, dv=dv, scale=scale,
+                                   causal=bool(causal), alignment="bottom_right" if alignment else "top_left",
+                                   window_left=wl, window_right=wr, softcap=softcap, alibi_slopes=alibi,
+                                   want_lse=lse_count > 0)
     arrays = []
     for _ in range(inputs):
         (count,) = struct.unpack_from("<Q", payload, off)
@@ -121,12 +158,20 @@ def _handle_call(payload, kernels):
         raise ProtocolError("this program serves no %s:%s kernel" % (kind, dname))
     try:
         with np.errstate(all="ignore"):  # overflow/NaN are what the audit looks for, not noise
-            y = np.asarray(_compute(fn, kind, arrays, n, m, d, dv, eps, causal)).reshape(-1)
+            y = _compute(fn, kind, arrays, n, m, d, dv, eps, problem if problem else causal)
+            lse = None
+            if problem:
+                y, lse = y
+                lse = np.asarray(lse if lse_count else [], dtype="<f8" if dt == 4 else "<f4").reshape(-1)
+            y = np.asarray(y).reshape(-1)
     except Declined as e:
-        return struct.pack("<iIQ", e.code, 0, 0)
+        return struct.pack("<iIQ", e.code, 0, 0) + (struct.pack("<Q", 0) if problem else b"")
     if y.size != out_count:
         raise ProtocolError("%s:%s returned %d values, expected %d" % (kind, dname, y.size, out_count))
-    return struct.pack("<iIQ", 0, 0, out_count) + _encode(y, dt)
+    if problem and lse.size != lse_count:
+        raise ProtocolError("%s:%s returned %d LSE values, expected %d" % (kind, dname, lse.size, lse_count))
+    tail = struct.pack("<Q", lse_count) + lse.tobytes() if problem else b""
+    return struct.pack("<iIQ", 0, 0, out_count) + _encode(y, dt) + tail
 
 
 def serve(kernels):
