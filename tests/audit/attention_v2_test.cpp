@@ -5,11 +5,15 @@
 // until the audit's attention-v2 properties exist.
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include <doctest/doctest.h>
+
+#include "attncheck/audit/exec_backend.hpp"
+#include "attncheck/audit/library_backend.hpp"
 
 #include "tests/audit/audit_cli.hpp"
 
@@ -129,4 +133,63 @@ TEST_CASE("ABI 2 in a bindings file: abi: must agree with the library's marker, 
   CHECK(bad_lse.status == 2);
   CHECK(contains(bad_lse.output, "lse: 'maybe' is not true or false"));
   std::filesystem::remove(path);
+}
+
+// The same calls through both backends: the C kernel over --lib and the NumPy reference over the
+// exec protocol agree element for element (f64, so only rounding separates them), O and LSE, on
+// problems with every feature: a layout or field read differently on either path would show.
+TEST_CASE("ABI 2 end to end: the C tiled kernel (--lib) and the NumPy reference (--exec, kind 8) give the same O and LSE") {
+  using namespace attncheck;
+  using namespace attncheck::audit;
+  Limits limits;
+  limits.timeout_seconds = 60;
+  LibraryBackend lib(ATTNCHECK_AUDIT_TESTLIB_V2, {{Kind::attention, Dtype::f64, "v2_tiled_f64"}}, limits);
+  ExecBackend exec(std::string("'") + ATTNCHECK_PYTHON3 + "' '" + ATTNCHECK_EXAMPLES_DIR + "/python/numpy_attention.py'",
+                   {{Kind::attention, Dtype::f64}}, limits, 2);
+  REQUIRE(lib.abi_version() == 2);
+  CHECK(lib.has(Kind::attention_v2, Dtype::f64));
+  CHECK(!lib.has(Kind::attention, Dtype::f64));
+  std::uint64_t state = 12345;
+  const auto next = [&] {  // a fixed sequence in [-2, 2)
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(state >> 11) / 9007199254740992.0 * 4 - 2;
+  };
+  for (int t = 0; t < 24; ++t) {
+    Call c;
+    c.kind = Kind::attention_v2;
+    c.dtype = Dtype::f64;
+    auto& p = c.problem;
+    p.shape = {1 + t % 2, 2 * (1 + t % 3), 1 + t % 3 % 2 + (t % 3 == 2), 1 + t % 5, 1 + (t * 7) % 6, 1 + t % 4, 1 + (t * 3) % 5};
+    if (p.shape.heads % p.shape.kv_heads) p.shape.kv_heads = 1;
+    p.scale = t % 3 == 0 ? 0.5 : 1.5;
+    p.mask.causal = t % 2 == 0;
+    p.mask.alignment = t % 4 < 2 ? kernels::Alignment::bottom_right : kernels::Alignment::top_left;
+    p.mask.window_left = t % 3 == 1 ? 1 : -1;
+    p.mask.window_right = t % 5 == 2 ? 0 : -1;
+    p.softcap = t % 2 ? 2.5 : 0;
+    if (t % 3 == 2)
+      for (std::size_t h = 0; h < p.shape.heads; ++h) p.alibi_slopes.push_back(0.5 / static_cast<double>(h + 1));
+    const auto& sh = p.shape;
+    c.n = sh.n, c.m = sh.m, c.d = sh.d, c.dv = sh.dv, c.causal = p.mask.causal;
+    for (std::size_t size : {sh.q_size(), sh.k_size(), sh.v_size()}) {
+      std::vector<double> x(size);
+      for (double& e : x) e = next();
+      c.inputs.emplace_back(reinterpret_cast<const unsigned char*>(x.data()), reinterpret_cast<const unsigned char*>(x.data() + size));
+    }
+    c.output_count = sh.o_size();
+    c.lse_count = sh.lse_size();
+    const Reply a = lib.call(c), b = exec.call(c);
+    INFO(p.describe() << "\n" << a.detail << b.detail);
+    REQUIRE(a.status == Status::done);
+    REQUIRE(b.status == Status::done);
+    REQUIRE(a.output.size() == b.output.size());
+    REQUIRE(a.lse.size() == sh.lse_size() * 8);
+    REQUIRE(b.lse.size() == a.lse.size());
+    const auto* ao = reinterpret_cast<const double*>(a.output.data());
+    const auto* bo = reinterpret_cast<const double*>(b.output.data());
+    for (std::size_t e = 0; e < sh.o_size(); ++e) CHECK(std::abs(ao[e] - bo[e]) <= 1e-12);
+    const auto* al = reinterpret_cast<const double*>(a.lse.data());
+    const auto* bl = reinterpret_cast<const double*>(b.lse.data());
+    for (std::size_t e = 0; e < sh.lse_size(); ++e) CHECK((al[e] == bl[e] || std::abs(al[e] - bl[e]) <= 1e-12));
+  }
 }
