@@ -16,10 +16,21 @@ namespace p = attncheck::audit::protocol;
 using attncheck::audit::Call;
 
 namespace {
+// Bitwise, so that NaN parameters compare equal to themselves.
+bool same_bits(const double& a, const double& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool same(const attncheck::kernels::AttentionProblem& a, const attncheck::kernels::AttentionProblem& b) {
+  bool slopes = a.alibi_slopes.size() == b.alibi_slopes.size();
+  for (std::size_t i = 0; slopes && i < a.alibi_slopes.size(); ++i) slopes = same_bits(a.alibi_slopes[i], b.alibi_slopes[i]);
+  const auto &s = a.shape, &t = b.shape;
+  return s.batch == t.batch && s.heads == t.heads && s.kv_heads == t.kv_heads && s.n == t.n && s.m == t.m && s.d == t.d &&
+         s.dv == t.dv && same_bits(a.scale, b.scale) && a.mask.causal == b.mask.causal && a.mask.alignment == b.mask.alignment &&
+         a.mask.window_left == b.mask.window_left && a.mask.window_right == b.mask.window_right && same_bits(a.softcap, b.softcap) &&
+         slopes;
+}
 bool same(const Call& a, const Call& b) {
   return a.kind == b.kind && a.dtype == b.dtype && a.n == b.n && a.m == b.m && a.d == b.d && a.dv == b.dv &&
          std::memcmp(&a.eps, &b.eps, sizeof a.eps) == 0 && a.causal == b.causal && a.inputs == b.inputs &&
-         a.output_count == b.output_count;
+         a.output_count == b.output_count && a.lse_count == b.lse_count && same(a.problem, b.problem);
 }
 
 void check_call(const std::vector<unsigned char>& payload) {
@@ -61,8 +72,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       check_call(payload);
     } else if (h.type == p::Type::result) {
       try {
-        const auto r = p::decode_result(payload, *dtype, count);
+        // Byte 1's low bit: the call was of kind 8 (attention of ABI version 2), whose RESULT
+        // also carries `count` LSE elements.
+        const bool v2 = data[1] & 1;
+        const auto r = p::decode_result(payload, *dtype, count, v2 ? std::optional<std::uint64_t>(count) : std::nullopt);
         if (r.status == 0 && r.output.size() != count * attncheck::audit::dtype_size(*dtype)) std::abort();
+        if (r.status == 0 && v2 && r.lse.size() != count * attncheck::audit::lse_size(*dtype)) std::abort();
       } catch (const p::ProtocolError&) {
       }
     }

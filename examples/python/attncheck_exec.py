@@ -15,9 +15,9 @@ import os
 import sys
 
 try:
-    from attncheck.protocol import Declined, ProtocolError, serve
+    from attncheck.protocol import AttentionProblem, Declined, ProtocolError, serve
 except ImportError:
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "python", "src"))
-    from attncheck.protocol import Declined, ProtocolError, serve
+    from attncheck.protocol import AttentionProblem, Declined, ProtocolError, serve
 
-__all__ = ["Declined", "ProtocolError", "serve"]
+__all__ = ["AttentionProblem", "Declined", "ProtocolError", "serve"]

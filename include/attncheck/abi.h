@@ -16,6 +16,9 @@
  *   - The kernel runs in a child process under a time and memory limit; it must be re-entrant
  *     and must not rely on state kept between calls (the same input twice must give the same bits).
  *
+ * Version 2 (ATTNCHECK_ABI_VERSION below) adds batched attention, attncheck_attention_v2_*_fn,
+ * for libraries that say so with ATTNCHECK_EXPORT_ABI_VERSION; version-1 libraries keep working.
+ *
  * Typedefs are provided per kernel kind and dtype, e.g. attncheck_softmax_f32_fn, so that an
  * implementation can be checked against the signature at compile time:
  *
@@ -31,8 +34,14 @@
 extern "C" {
 #endif
 
-/* The version of this ABI; it changes only when a signature below changes. */
-#define ATTNCHECK_ABI_VERSION 1
+/* The version of this ABI; it changes only when a signature below changes.
+ *   1: the seven kinds of ATTNCHECK_ABI_DECLARE, attention one head of one sequence.
+ *   2: attention as shipped kernels take it (attncheck_attention_v2_*_fn below: batch, grouped-
+ *      query heads, explicit scale, causal alignment, sliding window, soft-cap, ALiBi, LSE).
+ *      Every other kind keeps its version-1 signature.
+ * A library states the version it was written for with ATTNCHECK_EXPORT_ABI_VERSION (below); a
+ * library that does not is version 1, and its `attention` kernels have version 1's signature. */
+#define ATTNCHECK_ABI_VERSION 2
 
 /* f16 and bf16 values travel as their 16 raw bits. */
 typedef uint16_t attncheck_f16_bits;
@@ -69,6 +78,84 @@ ATTNCHECK_ABI_DECLARE(float, float, f32)
 ATTNCHECK_ABI_DECLARE(double, double, f64)
 ATTNCHECK_ABI_DECLARE(attncheck_f16_bits, float, f16)
 ATTNCHECK_ABI_DECLARE(attncheck_bf16_bits, float, bf16)
+
+/* ---- version 2: attention ------------------------------------------------------------------
+ *
+ * One call computes a batch: B sequences, H query heads, H_kv key/value heads (H % H_kv == 0;
+ * query head h reads key/value head h / (H / H_kv)), n queries, m keys, head dimension d for q
+ * and k, dv for v. Layout (FlashAttention's; row-major, contiguous, no strides):
+ *
+ *     q    B x n x H    x d         k  B x m x H_kv x d
+ *     o    B x n x H    x dv        v  B x m x H_kv x dv
+ *     lse  B x H x n                (S: float for f16, bf16 and f32 storage, double for f64)
+ *
+ * For batch b, head h, query i and key j (g = h / (H / H_kv), c(i) = i top-left, i + m - n
+ * bottom-right):
+ *     s_ij = scale * (q[b,i,h,:] . k[b,j,g,:])
+ *     s_ij = softcap * tanh(s_ij / softcap)                   if softcap > 0 (after the scale)
+ *     s_ij = s_ij - alibi_slopes[h] * |c(i) - j|              if alibi_slopes != NULL
+ *     s_ij = -inf unless key j is visible to query i:
+ *            (causal == 0 or j <= c(i)) and (window_left < 0 or j >= c(i) - window_left)
+ *                                        and (window_right < 0 or j <= c(i) + window_right)
+ *     o[b,i,h,:]  = sum_j softmax_j(s_i.) v[b,j,g,:]
+ *     lse[b,h,i]  = log(sum_j exp(s_ij))         natural log, of the scaled, capped, masked scores
+ * A fully masked row (no visible key: possible with a window, or bottom-right with n > m) gives
+ * o all 0 or all NaN, as the kernel's declared policy says (--masked, or masked: in a bindings
+ * file), and lse = -inf.
+ *
+ * lse is NULL when the audit does not ask for it; a kernel that never computes it is declared so
+ * (lse: false in a bindings file, or --no-lse) and is never asked. attncheck places guard pages
+ * and canaries after o and after lse, and compares q, k, v, *p and the slopes after the call.
+ */
+typedef struct attncheck_attention_problem {
+  /* sizeof(attncheck_attention_problem) in the header attncheck was built with. Later versions
+   * only append fields, and never set one to anything but its neutral value for a kernel that
+   * declared an older version; a kernel may read the fields it knows and ignore the rest. */
+  uint32_t struct_size;
+  uint32_t reserved; /* 0 */
+  size_t batch, heads, kv_heads, n, m, d, dv;
+  double scale;         /* multiplies q.k; any positive value (1/sqrt(d) is one choice) */
+  int causal;           /* nonzero: key j is visible to query i only if j <= c(i) */
+  int alignment;        /* 0 top-left (c(i) = i, PyTorch's is_causal); 1 bottom-right
+                           (c(i) = i + m - n, FlashAttention >= 2.1, causal_lower_right) */
+  int64_t window_left;  /* -1: unbounded; else keys j >= c(i) - window_left */
+  int64_t window_right; /* -1: unbounded; else keys j <= c(i) + window_right */
+  double softcap;       /* 0: off; c > 0: scores become c * tanh(s / c) after the scale */
+  const double* alibi_slopes; /* NULL, or `heads` slopes: the score gets -slope_h * |c(i) - j| */
+} attncheck_attention_problem;
+
+#define ATTNCHECK_ABI_DECLARE_V2(T, S, SFX)                                                       \
+  typedef int (*attncheck_attention_v2_##SFX##_fn)(const attncheck_attention_problem* p,          \
+                                                   const T* q, const T* k, const T* v, T* o,     \
+                                                   S* lse);
+
+ATTNCHECK_ABI_DECLARE_V2(float, float, f32)
+ATTNCHECK_ABI_DECLARE_V2(double, double, f64)
+ATTNCHECK_ABI_DECLARE_V2(attncheck_f16_bits, float, f16)
+ATTNCHECK_ABI_DECLARE_V2(attncheck_bf16_bits, float, bf16)
+
+/* The version marker: a library written for version 2 puts
+ *
+ *     ATTNCHECK_EXPORT_ABI_VERSION
+ *
+ * once in one of its source files (at file scope). It defines the exported function
+ * attncheck_abi_version(), which attncheck calls after loading the library; every `attention`
+ * kernel of that library then has the version-2 signature. Without it the library is version 1.
+ * (A library that cannot be rebuilt may be declared with `attncheck audit --abi 2` or `abi: 2`
+ * in a bindings file instead; a marker and a declaration that disagree are a usage error.) */
+uint32_t attncheck_abi_version(void);
+#if defined(__GNUC__) || defined(__clang__)
+#define ATTNCHECK_ABI_VISIBLE __attribute__((visibility("default")))
+#else
+#define ATTNCHECK_ABI_VISIBLE
+#endif
+#ifdef __cplusplus
+#define ATTNCHECK_EXPORT_ABI_VERSION \
+  extern "C" ATTNCHECK_ABI_VISIBLE uint32_t attncheck_abi_version(void) { return ATTNCHECK_ABI_VERSION; }
+#else
+#define ATTNCHECK_EXPORT_ABI_VERSION \
+  ATTNCHECK_ABI_VISIBLE uint32_t attncheck_abi_version(void) { return ATTNCHECK_ABI_VERSION; }
+#endif
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -34,6 +34,8 @@ struct AuditOptions : ReportFileOptions, CheckSelectionOptions {
   int memory_mib = 1024;
   std::string masked;
   std::string tolerance;  // "" = not given: the bindings file's, else derived
+  int abi = 0;            // --abi: 0 = not given
+  bool no_lse = false;
   bool replay = false;
   bool list = false;
 };
@@ -41,10 +43,12 @@ struct AuditOptions : ReportFileOptions, CheckSelectionOptions {
 // The options that select the kernels, as they must be repeated in a replay line.
 std::string source_args(const AuditOptions& o) {
   std::string s;
-  if (!o.bindings.empty()) return " --bindings " + shell_quoted(o.bindings);
+  if (!o.bindings.empty()) return " --bindings " + shell_quoted(o.bindings) + (o.abi ? " --abi " + std::to_string(o.abi) : "") + (o.no_lse ? " --no-lse" : "");
   if (!o.lib.empty()) s += " --lib " + shell_quoted(o.lib);
   if (!o.exec.empty()) s += " --exec " + shell_quoted(o.exec);
   for (const auto& k : o.kernels) s += " --kernel " + shell_quoted(k);
+  if (o.abi) s += " --abi " + std::to_string(o.abi);
+  if (o.no_lse) s += " --no-lse";
   return s;
 }
 
@@ -99,6 +103,22 @@ bool resolve_source(const AuditOptions& o, audit::KernelSource& src) {
     }
     src.masked = *p;
     src.kernel_masked.clear();
+  }
+  if (o.abi != 0) {
+    if (o.abi < audit::min_abi_version || o.abi > audit::max_abi_version) {
+      std::cerr << "error: --abi " << o.abi << ": this attncheck speaks ABI versions " << audit::min_abi_version << " to "
+                << audit::max_abi_version << " (include/attncheck/abi.h)\n";
+      return false;
+    }
+    if (src.abi != 0 && src.abi != o.abi) {
+      std::cerr << "error: --abi " << o.abi << " and the bindings file's abi: " << src.abi << " differ\n";
+      return false;
+    }
+    src.abi = o.abi;
+  }
+  if (o.no_lse) {  // like --masked: for every kernel, over the bindings file's lse: entries
+    src.lse = false;
+    src.kernel_lse.clear();
   }
   return true;
 }
@@ -195,7 +215,9 @@ bool plan_audit(const AuditOptions& o, const contract::LoadResult& loaded, const
   }
   req.params.tolerance = *tolerance;
   req.policy.masked = src.masked;
-  for (const auto& [kernel, p] : src.kernel_masked) req.kernel_policies[kernel].masked = p;
+  req.policy.returns_lse = src.lse;
+  for (const auto& [kernel, p] : src.kernel_masked) req.kernel_policies.emplace(kernel, req.policy).first->second.masked = p;
+  for (const auto& [kernel, l] : src.kernel_lse) req.kernel_policies.emplace(kernel, req.policy).first->second.returns_lse = l;
   req.full_inputs = o.replay;
   req.stop = [] { return interrupted() != 0; };
   return true;
@@ -368,9 +390,9 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
     if (!src.exec.empty()) {
       std::vector<std::pair<audit::Kind, Dtype>> ks;
       for (const auto& b : src.bindings) ks.emplace_back(b.kind, b.dtype);
-      return std::make_unique<audit::ExecBackend>(src.exec, ks, limits);
+      return std::make_unique<audit::ExecBackend>(src.exec, ks, limits, src.abi != 0 ? src.abi : 1);
     }
-    return std::make_unique<audit::LibraryBackend>(src.library, src.bindings, limits);
+    return std::make_unique<audit::LibraryBackend>(src.library, src.bindings, limits, src.abi);
   };
   std::unique_ptr<audit::Backend> backend;
   try {
@@ -420,7 +442,8 @@ Command setup_audit(CLI::App& parent, const Global& global) {
   app->add_option("--lib", o->lib, "Shared library exporting kernels with the C ABI of include/attncheck/abi.h");
   app->add_option("--kernel", o->kernels,
                   "KIND:DTYPE:SYMBOL with --lib, KIND:DTYPE with --exec (repeatable). Kinds: softmax, log_softmax, scores, "
-                  "rmsnorm, entropy, attention, softmax_jvp; dtypes: f32, f64, f16 and bf16 (storage; f32 arithmetic: "
+                  "rmsnorm, entropy, attention (ABI version 2's batched attention for a library exporting that version, "
+                  "or under --abi 2), softmax_jvp; dtypes: f32, f64, f16 and bf16 (storage; f32 arithmetic: "
                   "the same as f16@f32, bf16@f32), f16@f16 and bf16@bf16 (16-bit arithmetic)");
   app->add_option("--bindings", o->bindings, "YAML file naming the library and its kernels (see docs/audit.md)");
   app->add_option("--exec", o->exec, "Program serving kernels over the exec protocol on stdin/stdout (docs/audit-protocol.md)");
@@ -437,7 +460,15 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                   "bindings file's");
   app->add_option("--masked", o->masked,
                   "What a fully masked row (all -inf) must give, for every kernel: zeros (log_softmax: all -inf), nan or "
-                  "either (default either); replaces the bindings file's masked: policies (per kernel there)");
+                  "either (default either); replaces the bindings file's masked: policies (per kernel there). For "
+                  "attention of ABI version 2: the output of a row with no visible key");
+  app->add_option("--abi", o->abi,
+                  "ABI version of the kernels (include/attncheck/abi.h): 2 makes `attention` the batched attention of "
+                  "version 2. For --exec it selects (default 1); for --lib the library's exported "
+                  "attncheck_abi_version() decides when it has one (--abi must then agree), else --abi (default 1)");
+  app->add_flag("--no-lse", o->no_lse,
+                "Attention of ABI version 2: the kernels return no log-sum-exp (they are never asked for one); "
+                "replaces the bindings file's lse: entries");
   add_report_options(*app, *o,
                      {"schema attncheck-audit/1, schema_version 5: docs/audit.md, docs/report-schema.json",
                       "one testcase per check and dtype; N/A ones skipped", " (AUDIT-* obligations: docs/audit.md)",

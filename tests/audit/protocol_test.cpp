@@ -91,3 +91,57 @@ TEST_CASE("headers with a wrong magic, version, reserved bits, type or an oversi
   with(0, 'A');
   CHECK(protocol::decode_header(h).length == 16);
 }
+
+TEST_CASE("kind 8 (attention of ABI version 2): the attention block and the LSE round-trip, and the LSE count is checked") {
+  Call c;
+  c.kind = Kind::attention_v2;
+  c.dtype = Dtype::bf16;
+  auto& p = c.problem;
+  p.shape = {2, 4, 2, 3, 5, 2, 1};
+  p.scale = 0.125;
+  p.mask.causal = true;
+  p.mask.alignment = kernels::Alignment::bottom_right;
+  p.mask.window_left = 2;
+  p.mask.window_right = -1;
+  p.softcap = 30;
+  p.alibi_slopes = {0.5, 0.25, -0.0, std::numeric_limits<double>::denorm_min()};
+  c.n = 3, c.m = 5, c.d = 2, c.dv = 1, c.causal = true;
+  c.inputs = {std::vector<unsigned char>(p.shape.q_size() * 2, 1), std::vector<unsigned char>(p.shape.k_size() * 2, 2),
+              std::vector<unsigned char>(p.shape.v_size() * 2, 3)};
+  c.output_count = p.shape.o_size();
+  c.lse_count = p.shape.lse_size();
+  const Call back = protocol::decode_call(payload_of(protocol::encode_call(c)));
+  CHECK(back.kind == Kind::attention_v2);
+  CHECK(back.problem.shape.batch == 2);
+  CHECK(back.problem.shape.heads == 4);
+  CHECK(back.problem.shape.kv_heads == 2);
+  CHECK(back.problem.shape.n == 3);
+  CHECK(back.problem.scale == 0.125);
+  CHECK(back.problem.mask.causal);
+  CHECK(back.problem.mask.alignment == kernels::Alignment::bottom_right);
+  CHECK(back.problem.mask.window_left == 2);
+  CHECK(back.problem.mask.window_right == -1);
+  CHECK(back.problem.softcap == 30);
+  REQUIRE(back.problem.alibi_slopes.size() == 4);
+  CHECK(std::signbit(back.problem.alibi_slopes[2]));
+  CHECK(back.problem.alibi_slopes[3] == std::numeric_limits<double>::denorm_min());
+  CHECK(back.lse_count == 24);
+  CHECK(back.inputs == c.inputs);
+
+  // RESULT: o (bf16) and the LSE (f32 for 16-bit storage) with its count.
+  const std::vector<std::uint16_t> o(24, 0x3f80);
+  const std::vector<float> lse(24, -std::numeric_limits<float>::infinity());
+  const auto lb = bytes_of(lse);
+  const auto r = protocol::decode_result(payload_of(protocol::encode_result(0, Dtype::bf16, bytes_of(o), &lb)), Dtype::bf16, 24, 24);
+  CHECK(r.output == bytes_of(o));
+  CHECK(r.lse == lb);
+  // The wrong LSE count, or none when one is expected, is a protocol error.
+  CHECK_THROWS_AS(protocol::decode_result(payload_of(protocol::encode_result(0, Dtype::bf16, bytes_of(o), &lb)), Dtype::bf16, 24, 23),
+                  protocol::ProtocolError);
+  CHECK_THROWS_AS(protocol::decode_result(payload_of(protocol::encode_result(0, Dtype::bf16, bytes_of(o))), Dtype::bf16, 24, 24),
+                  protocol::ProtocolError);
+  // A bad alignment byte is refused.
+  auto bad = payload_of(protocol::encode_call(c));
+  bad[4 + 4 + 6 * 8 + 3 * 8 + 8] = 2;
+  CHECK_THROWS_AS(protocol::decode_call(bad), protocol::ProtocolError);
+}

@@ -18,6 +18,14 @@ Signatures, by kind::
     entropy(p)                   p: (n,)                      -> scalar
     attention(q, k, v, causal)   (n, d), (m, d), (m, dv), bool -> (n, dv)
     softmax_jvp(x, dx)           (n,), (n,)                   -> (n,)
+    attention_v2(q, k, v, problem)  q (B, n, H, d), k (B, m, H_kv, d), v (B, m, H_kv, dv)
+                                    -> (o (B, n, H, dv), lse (B, H, n) or None)
+
+attention_v2 is the kind ``attention`` of ABI version 2 (include/attncheck/abi.h; CALL kind 8),
+audited with ``--kernel attention:DTYPE --abi 2``. problem is an :class:`AttentionProblem`: batch,
+heads, kv_heads, n, m, d, dv, scale, causal, alignment ("top_left" or "bottom_right"),
+window_left/window_right (-1 unbounded), softcap (0 off), alibi_slopes (None or H slopes) and
+want_lse (whether the LSE is asked). The LSE is sent as float32 (float64 for f64 storage).
 
 Raise :class:`Declined` to decline an input (reported by attncheck, not judged).
 """
@@ -33,16 +41,30 @@ MAGIC = b"ATCK"
 VERSION = 2
 HELLO, CALL, RESULT, ERROR = 1, 2, 3, 4
 MAX_PAYLOAD = 64 << 20  # the hard limit attncheck applies
-KINDS = {1: "softmax", 2: "log_softmax", 3: "scores", 4: "rmsnorm", 5: "entropy", 6: "attention", 7: "softmax_jvp"}
+KINDS = {1: "softmax", 2: "log_softmax", 3: "scores", 4: "rmsnorm", 5: "entropy", 6: "attention", 7: "softmax_jvp",
+         8: "attention_v2"}
 STORAGE = {1: ("f16", "<f2", 2), 2: ("bf16", "<u2", 2), 3: ("f32", "<f4", 4), 4: ("f64", "<f8", 8)}
 ARITHMETIC = {0: None, 3: "f32"}  # CALL's arithmetic byte: 0 the storage format's own, 3 f32
 ALIASES = {"f16": "f16@f32", "bf16": "bf16@f32", "f32@f32": "f32", "f64@f64": "f64"}
 DTYPES = ("f32", "f64", "f16@f32", "bf16@f32", "f16@f16", "bf16@bf16")
 _HEADER = struct.Struct("<4sBBHI")
 _CALL_FIXED = struct.Struct("<BBBBIQQQQQQ")  # kind dtype causal arithmetic inputs n m d dv eps_bits out_count
+# kind 8's attention block: batch heads kv_heads scale alignment (3 reserved) slope_count window_left
+# window_right softcap, then slope_count f64 slopes and u64 lse_count
+_ATTENTION_BLOCK = struct.Struct("<QQQdB3xIqqd")
 
 Kernel = Callable[..., Any]
 KernelTable = Mapping[Union[str, Tuple[str, str]], Kernel]
+
+
+class AttentionProblem:
+    """The parameters of one attention_v2 call (abi.h, attncheck_attention_problem)."""
+
+    def __init__(self, **fields: Any) -> None:
+        self.__dict__.update(fields)
+
+    def __getattr__(self, name: str) -> Any:  # for type checkers: the fields are set in __init__
+        raise AttributeError(name)
 
 
 class Declined(Exception):
@@ -162,7 +184,7 @@ def _decode(raw: bytes, code: int) -> np.ndarray:
     return bf16_bits_to_f32(a) if code == 2 else a
 
 
-def _compute(fn: Kernel, kind: str, arrays: list, n: int, m: int, d: int, dv: int, eps: float, causal: int) -> Any:
+def _compute(fn: Kernel, kind: str, arrays: list, n: int, m: int, d: int, dv: int, eps: float, causal: Any) -> Any:
     if kind in ("softmax", "log_softmax"):
         return fn(arrays[0])
     if kind == "scores":
@@ -175,6 +197,10 @@ def _compute(fn: Kernel, kind: str, arrays: list, n: int, m: int, d: int, dv: in
         return fn(arrays[0].reshape(n, d), arrays[1].reshape(m, d), arrays[2].reshape(m, dv), bool(causal))
     if kind == "softmax_jvp":
         return fn(arrays[0], arrays[1])
+    if kind == "attention_v2":
+        p = causal  # the AttentionProblem
+        return fn(arrays[0].reshape(p.batch, n, p.heads, d), arrays[1].reshape(p.batch, m, p.kv_heads, d),
+                  arrays[2].reshape(p.batch, m, p.kv_heads, dv), p)
     raise ProtocolError("unknown kind " + kind)
 
 
@@ -192,6 +218,21 @@ def handle_call(payload: bytes, kernels: Mapping[Tuple[str, str], Kernel]) -> by
         wide = None
     dname = storage + "@" + (wide or storage) if dt in (1, 2) else storage
     off = _CALL_FIXED.size
+    problem: Optional[AttentionProblem] = None
+    lse_count = 0
+    if kind == "attention_v2":
+        if len(payload) < off + _ATTENTION_BLOCK.size:
+            raise ProtocolError("CALL payload too short")
+        batch, heads, kv_heads, scale, alignment, slopes, wl, wr, softcap = _ATTENTION_BLOCK.unpack_from(payload, off)
+        off += _ATTENTION_BLOCK.size
+        alibi = np.frombuffer(payload[off:off + 8 * slopes], dtype="<f8") if slopes else None
+        off += 8 * slopes
+        (lse_count,) = struct.unpack_from("<Q", payload, off)
+        off += 8
+        problem = AttentionProblem(batch=batch, heads=heads, kv_heads=kv_heads, n=n, m=m, d=d, dv=dv, scale=scale,
+                                   causal=bool(causal), alignment="bottom_right" if alignment else "top_left",
+                                   window_left=wl, window_right=wr, softcap=softcap, alibi_slopes=alibi,
+                                   want_lse=lse_count > 0)
     arrays = []
     for _ in range(inputs):
         (count,) = struct.unpack_from("<Q", payload, off)
@@ -203,14 +244,22 @@ def handle_call(payload: bytes, kernels: Mapping[Tuple[str, str], Kernel]) -> by
     fn = kernels.get((kind, dname))
     if fn is None:
         raise ProtocolError("this program serves no %s:%s kernel" % (kind, dname))
+    tail = b""
     try:
         with np.errstate(all="ignore"):  # overflow and NaN are what the audit looks for, not noise
-            out = encode_output(_compute(fn, kind, arrays, n, m, d, dv, eps, causal), storage)
+            y = _compute(fn, kind, arrays, n, m, d, dv, eps, problem if problem is not None else causal)
+            if problem is not None:
+                y, lse = y
+                lse_a = np.asarray(lse if lse_count else [], dtype="<f8" if dt == 4 else "<f4").reshape(-1)
+                if lse_a.size != lse_count:
+                    raise ProtocolError("%s:%s returned %d LSE values, expected %d" % (kind, dname, lse_a.size, lse_count))
+                tail = struct.pack("<Q", lse_count) + lse_a.tobytes()
+            out = encode_output(y, storage)
     except Declined as e:
-        return struct.pack("<iIQ", e.code, 0, 0)
+        return struct.pack("<iIQ", e.code, 0, 0) + (struct.pack("<Q", 0) if problem is not None else b"")
     if len(out) != out_count * width:
         raise ProtocolError("%s:%s returned %d values, expected %d" % (kind, dname, len(out) // width, out_count))
-    return struct.pack("<iIQ", 0, 0, out_count) + out
+    return struct.pack("<iIQ", 0, 0, out_count) + out + tail
 
 
 def _read_exact(stream: BinaryIO, n: int) -> Optional[bytes]:

@@ -49,9 +49,9 @@ std::string show(const char* name, const T* p, std::size_t n, std::size_t limit)
 // Makes the call, turns faults into exceptions, copies the output into out.
 // inputs() formats the input rows; only called when there is a fault to report.
 template <class T, class Inputs>
-void perform(Backend& b, CallStats& st, Call& c, T* out, const std::string& shape, const Inputs& inputs) {
+void perform(Backend& b, CallStats& st, Call& c, T* out, const std::string& shape, const Inputs& inputs, void* lse = nullptr) {
   c.dtype = dtype_of<T>();
-  if (!b.has(c.kind, c.dtype)) throw KindAbsent(c.kind);
+  if (!b.has(c.kind, c.dtype)) throw KindAbsent(kind_label(c.kind));
   if (st.timeouts >= st.timeout_budget) RC_DISCARD("timeout budget spent");
   ++st.calls;
   const Reply r = b.call(c);
@@ -59,6 +59,7 @@ void perform(Backend& b, CallStats& st, Call& c, T* out, const std::string& shap
   switch (r.status) {
     case Status::done:
       std::memcpy(out, r.output.data(), r.output.size());
+      if (lse && !r.lse.empty()) std::memcpy(lse, r.lse.data(), r.lse.size());
       return;
     case Status::declined:
       if (st.declines++ == 0) st.first_decline = what + " " + r.detail + " on " + shape;
@@ -73,8 +74,10 @@ void perform(Backend& b, CallStats& st, Call& c, T* out, const std::string& shap
 
 }  // namespace detail
 
+// attention_lse: whether the kernel of kind attention_v2 at T declared that it returns the LSE
+// (Policy::returns_lse); when not, KernelSet::attention_batched_lse is false and no call asks.
 template <class T>
-KernelSet<T> audited_kernels(Backend& b, CallStats& st) {
+KernelSet<T> audited_kernels(Backend& b, CallStats& st, bool attention_lse = true) {
   using detail::perform;
   using detail::raw;
   using detail::show;
@@ -142,6 +145,30 @@ KernelSet<T> audited_kernels(Backend& b, CallStats& st) {
     c.output_count = n;
     perform(b, st, c, dy, "n = " + std::to_string(n), [&] { return show("x", x, n, st.shown_elements) + show("dx", dx, n, st.shown_elements); });
   };
+  // ABI version 2's attention: the kernel tiles on its own, so the tiling is ignored. The LSE comes
+  // back in lse_t<T> (float for 16-bit and f32 storage, double for f64), the ABI's S.
+  k.attention_batched = [&b, &st](const kernels::AttentionProblem& p, kernels::Tiling, const T* q, const T* kk, const T* v, T* o,
+                                  lse_t<T>* lse) {
+    static_assert(sizeof(lse_t<T>) == (std::is_same_v<T, double> ? 8 : 4));
+    const auto& sh = p.shape;
+    Call c;
+    c.kind = Kind::attention_v2;
+    c.n = sh.n, c.m = sh.m, c.d = sh.d, c.dv = sh.dv, c.causal = p.mask.causal;
+    c.problem = p;
+    c.inputs = {raw(q, sh.q_size()), raw(kk, sh.k_size()), raw(v, sh.v_size())};
+    c.output_count = sh.o_size();
+    c.lse_count = lse ? sh.lse_size() : 0;
+    perform(
+        b, st, c, o, p.describe() + (lse ? "" : ", no LSE asked"),
+        [&] {
+          std::string slopes;
+          if (!p.alibi_slopes.empty()) slopes = show("alibi_slopes", p.alibi_slopes.data(), p.alibi_slopes.size(), st.shown_elements);
+          return show("q", q, sh.q_size(), st.shown_elements) + show("k", kk, sh.k_size(), st.shown_elements) +
+                 show("v", v, sh.v_size(), st.shown_elements) + slopes;
+        },
+        lse);
+  };
+  k.attention_batched_lse = attention_lse;
   // No ABI kind computes several heads at once; per-head properties are not applicable.
   k.rmsnorm_heads = [](const T*, const T*, std::size_t, std::size_t, T, T*) { throw KindAbsent("rmsnorm_heads"); };
   // No ABI kind computes position encodings.

@@ -21,8 +21,17 @@ namespace {
 
 std::vector<std::string> kind_names() {
   std::vector<std::string> v;
-  for (Kind k : all_kinds) v.emplace_back(kind_name(k));
+  for (Kind k : all_kinds)
+    if (k != Kind::attention_v2) v.emplace_back(kind_name(k));  // spelt `attention` (call.hpp, abi_kind)
   return v;
+}
+
+std::string parse_lse(const std::string& s, bool& out) {
+  if (s == "true" || s == "yes" || s == "false" || s == "no") {
+    out = s == "true" || s == "yes";
+    return "";
+  }
+  return "lse: '" + s + "' is not true or false (whether the attention kernel returns the log-sum-exp)";
 }
 
 std::string parse_masked(const std::string& s, MaskedPolicy& out) {
@@ -99,13 +108,24 @@ std::string read_bindings_text(const std::string& text, const std::string& path,
 }
 
 static std::string parse_bindings(const YAML::Node& root, const std::string& path, KernelSource& out) {
-  if (!root.IsMap()) return path + ": expected a map with keys library, kernels (and optionally masked, tolerance)";
+  if (!root.IsMap()) return path + ": expected a map with keys library, kernels (and optionally masked, tolerance, abi, lse)";
   for (const auto& kv : root) {
     const auto key = kv.first.as<std::string>();
-    if (key != "library" && key != "kernels" && key != "masked" && key != "tolerance")
+    if (key != "library" && key != "kernels" && key != "masked" && key != "tolerance" && key != "abi" && key != "lse")
       return path + ":" + std::to_string(kv.first.Mark().line + 1) + ": unknown key '" + key +
-             "' (known: library, kernels, masked, tolerance)";
+             "' (known: library, kernels, masked, tolerance, abi, lse)";
   }
+  if (root["abi"]) {
+    const std::string a = root["abi"].as<std::string>();
+    const std::string at = path + ":" + std::to_string(root["abi"].Mark().line + 1);
+    if (a.size() != 1 || a[0] < '0' + min_abi_version || a[0] > '0' + max_abi_version)
+      return at + ": abi: '" + a + "' is not an ABI version this attncheck speaks (" + std::to_string(min_abi_version) + " to " +
+             std::to_string(max_abi_version) + ", include/attncheck/abi.h)";
+    out.abi = a[0] - '0';
+  }
+  if (root["lse"])
+    if (auto e = parse_lse(root["lse"].as<std::string>(), out.lse); !e.empty())
+      return path + ":" + std::to_string(root["lse"].Mark().line + 1) + ": " + e;
   if (!root["library"] || !root["library"].IsScalar()) return path + ": 'library' (the shared library's path) is missing";
   std::filesystem::path lib = root["library"].as<std::string>();
   if (lib.is_relative()) lib = std::filesystem::path(path).parent_path() / lib;  // relative to the bindings file
@@ -137,8 +157,8 @@ static std::string parse_bindings(const YAML::Node& root, const std::string& pat
       const auto key = kv.first.as<std::string>();
       if (key == "tolerance") {
         if (auto e = take_tolerance(at, kv.second.as<std::string>()); !e.empty()) return e;
-      } else if (key != "kind" && key != "dtype" && key != "symbol" && key != "masked" && key != "compute") {
-        return at + ": unknown key '" + key + "' (known: kind, dtype, compute, symbol, masked, tolerance)";
+      } else if (key != "kind" && key != "dtype" && key != "symbol" && key != "masked" && key != "compute" && key != "lse") {
+        return at + ": unknown key '" + key + "' (known: kind, dtype, compute, symbol, masked, lse, tolerance)";
       }
     }
     if (!k["kind"] || !k["dtype"] || !k["symbol"]) return at + ": a kernel entry needs kind, dtype and symbol";
@@ -159,6 +179,11 @@ static std::string parse_bindings(const YAML::Node& root, const std::string& pat
       MaskedPolicy p{};
       if (auto e = parse_masked(k["masked"].as<std::string>(), p); !e.empty()) return at + ": " + e;
       out.kernel_masked[{b.kind, b.dtype}] = p;
+    }
+    if (k["lse"]) {
+      bool l = true;
+      if (auto e = parse_lse(k["lse"].as<std::string>(), l); !e.empty()) return at + ": " + e;
+      out.kernel_lse[{b.kind, b.dtype}] = l;
     }
     out.bindings.push_back(b);
   }

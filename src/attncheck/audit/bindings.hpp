@@ -21,6 +21,11 @@ struct KernelSource {
   // Per kernel (a kernel entry's masked:); --masked on the command line replaces them all.
   std::map<std::pair<Kind, Dtype>, MaskedPolicy> kernel_masked;
   std::string tolerance;           // the bindings file's tolerance mode ("" = not given)
+  int abi = 0;                     // the declared ABI version (abi:, --abi); 0 = not declared
+  // Attention of ABI version 2: whether the kernels return the LSE (lse: at the top, per kernel
+  // below it; --no-lse replaces them all).
+  bool lse = true;
+  std::map<std::pair<Kind, Dtype>, bool> kernel_lse;
 };
 
 // Parses KIND:DTYPE:SYMBOL (library) or KIND:DTYPE (exec); returns an error text or "".

@@ -12,15 +12,20 @@ std::string_view kind_name(Kind k) {
     case Kind::entropy: return "entropy";
     case Kind::attention: return "attention";
     case Kind::softmax_jvp: return "softmax_jvp";
+    case Kind::attention_v2: return "attention";
   }
   return "?";
 }
 
+std::string kind_label(Kind k) { return std::string(kind_name(k)) + (k == Kind::attention_v2 ? " (ABI 2)" : ""); }
+
 std::optional<Kind> parse_kind(std::string_view s) {
   for (Kind k : all_kinds)
-    if (kind_name(k) == s) return k;
+    if (k != Kind::attention_v2 && kind_name(k) == s) return k;
   return std::nullopt;
 }
+
+std::size_t lse_size(Dtype d) { return d == Dtype::f64 ? 8 : 4; }
 
 std::size_t dtype_size(Dtype d) {
   switch (d) {

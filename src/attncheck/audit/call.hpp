@@ -10,17 +10,33 @@
 #include <vector>
 
 #include "attncheck/check/dtype.hpp"
+#include "attncheck/kernels/attention_problem.hpp"
 
 namespace attncheck::audit {
 
-// The kernel kinds of include/attncheck/abi.h, numbered as in the exec protocol.
-enum class Kind : std::uint8_t { softmax = 1, log_softmax, scores, rmsnorm, entropy, attention, softmax_jvp };
+// The kernel kinds of include/attncheck/abi.h, numbered as in the exec protocol. attention_v2 is
+// the kind `attention` of ABI version 2 (attncheck_attention_v2_*_fn): users spell it `attention`
+// and the source's ABI version decides which signature is meant (Backend::has, abi_kind).
+enum class Kind : std::uint8_t { softmax = 1, log_softmax, scores, rmsnorm, entropy, attention, softmax_jvp, attention_v2 };
 
 inline constexpr Kind all_kinds[] = {Kind::softmax, Kind::log_softmax, Kind::scores, Kind::rmsnorm,
-                                     Kind::entropy, Kind::attention, Kind::softmax_jvp};
+                                     Kind::entropy, Kind::attention, Kind::softmax_jvp, Kind::attention_v2};
 
+// The ABI versions this attncheck speaks (include/attncheck/abi.h, ATTNCHECK_ABI_VERSION).
+inline constexpr int min_abi_version = 1, max_abi_version = 2;
+
+// "attention" for both attention kinds (as users spell them); kind_label adds " (ABI 2)" for
+// attention_v2, for messages that must tell them apart.
 std::string_view kind_name(Kind k);
+std::string kind_label(Kind k);
+// A kind as spelt (never attention_v2: `attention` is resolved by abi_kind).
 std::optional<Kind> parse_kind(std::string_view s);
+// The kind a spelt kind is called as by a source of ABI version abi: attention -> attention_v2 from 2.
+inline Kind abi_kind(Kind spelt, int abi) { return spelt == Kind::attention && abi >= 2 ? Kind::attention_v2 : spelt; }
+// The spelt kind of k (attention_v2 -> attention).
+inline Kind spelt_kind(Kind k) { return k == Kind::attention_v2 ? Kind::attention : k; }
+// Bytes of one LSE element of attention_v2 at storage d: 4 (float) for 16-bit and f32, 8 for f64.
+std::size_t lse_size(Dtype d);
 std::size_t dtype_size(Dtype d);   // bytes per element: 2, 4 or 8
 std::uint8_t dtype_code(Dtype d);  // exec protocol code of the storage format: f16 1, bf16 2, f32 3, f64 4
 std::uint8_t arithmetic_code(Dtype d);  // of the arithmetic format: 0 the storage format's own, 3 f32
@@ -32,9 +48,13 @@ struct Call {
   Dtype dtype = Dtype::f32;
   std::uint64_t n = 0, m = 0, d = 0, dv = 0;  // the size_t arguments the kind takes (others 0)
   double eps = 0;                             // rmsnorm's S eps (float for f16/bf16/f32: exact in double)
-  bool causal = false;                        // attention only
+  bool causal = false;                        // attention only (attention_v2: problem.mask.causal)
   std::vector<std::vector<unsigned char>> inputs;
   std::uint64_t output_count = 0;             // elements the kernel must write
+  // attention_v2 only: everything but q, k, v (problem.shape gives n, m, d, dv above too), and the
+  // LSE elements asked for (0: lse is NULL; else problem.shape.lse_size(), of lse_size(dtype) bytes).
+  kernels::AttentionProblem problem;
+  std::uint64_t lse_count = 0;
 };
 
 // How a call ended. Everything but `done` is a fault of the kernel (or a refusal, for declined).
@@ -45,12 +65,15 @@ struct Reply {
   int code = 0;         // the kernel's return value (declined) or the signal number (crashed)
   std::string detail;   // what exactly went wrong, for the report
   std::vector<unsigned char> output;  // output_count elements when done
+  std::vector<unsigned char> lse;     // attention_v2: lse_count elements when done
 };
 
 // A way to reach the audited kernels. Implementations keep the kernel out of this process.
 class Backend {
  public:
   virtual ~Backend() = default;
+  // Whether kind k (attention_v2 included) at d is provided: a bound `attention` is attention_v2
+  // when the source's ABI version is 2, attention otherwise.
   virtual bool has(Kind k, Dtype d) const = 0;
   virtual Reply call(const Call& c) = 0;
   virtual std::string describe() const = 0;  // "library ./libx.so" / "program 'python3 a.py'"

@@ -37,8 +37,8 @@ std::string peer_error_text(const std::vector<unsigned char>& payload) {
 }
 }  // namespace
 
-ExecBackend::ExecBackend(std::string command, std::vector<std::pair<Kind, Dtype>> kernels, Limits limits)
-    : command_(std::move(command)), kernels_(std::move(kernels)), limits_(limits) {
+ExecBackend::ExecBackend(std::string command, std::vector<std::pair<Kind, Dtype>> kernels, Limits limits, int abi)
+    : command_(std::move(command)), kernels_(std::move(kernels)), limits_(limits), abi_(abi) {
   ignore_sigpipe();
   start();
 }
@@ -46,7 +46,7 @@ ExecBackend::ExecBackend(std::string command, std::vector<std::pair<Kind, Dtype>
 ExecBackend::~ExecBackend() { stop(); }
 
 bool ExecBackend::has(Kind k, Dtype d) const {
-  return std::find(kernels_.begin(), kernels_.end(), std::pair{k, d}) != kernels_.end();
+  return std::any_of(kernels_.begin(), kernels_.end(), [&](const auto& kd) { return abi_kind(kd.first, abi_) == k && kd.second == d; });
 }
 
 void ExecBackend::start() {
@@ -136,7 +136,7 @@ Reply ExecBackend::fault(Status s, const std::string& detail) {
 }
 
 Reply ExecBackend::call(const Call& c) {
-  if (!has(c.kind, c.dtype)) throw KindAbsent(c.kind);
+  if (!has(c.kind, c.dtype)) throw KindAbsent(kind_label(c.kind));
   if (child_ < 0) start();
   const auto frame = protocol::encode_call(c);
   const Deadline deadline = deadline_after(limits_.timeout_seconds);
@@ -150,9 +150,16 @@ Reply ExecBackend::call(const Call& c) {
     io = read_frame(from_peer_, deadline, h, payload);
     if (io == Io::timeout) return fault(Status::timed_out, late);
     if (io != Io::ok) return fault(Status::crashed, "program closed its output without answering");
-    if (h.type == protocol::Type::error) return fault(Status::protocol_error, "program reported an error: " + peer_error_text(payload));
+    if (h.type == protocol::Type::error)
+      return fault(Status::protocol_error,
+                   "program reported an error: " + peer_error_text(payload) +
+                       (c.kind == Kind::attention_v2
+                            ? " (the call was kind 8, attention of ABI version 2, sent because of --abi 2 or abi: 2: a program "
+                              "serving version 1's attention, kind 6, is audited without it; docs/audit-protocol.md)"
+                            : ""));
     if (h.type != protocol::Type::result) throw protocol::ProtocolError("expected a RESULT frame, got type " + std::to_string(static_cast<int>(h.type)));
-    const auto res = protocol::decode_result(payload, c.dtype, c.output_count);
+    const auto res = protocol::decode_result(payload, c.dtype, c.output_count,
+                                             c.kind == Kind::attention_v2 ? std::optional<std::uint64_t>(c.lse_count) : std::nullopt);
     Reply r;
     if (res.status != 0) {
       r.status = Status::declined;
@@ -162,6 +169,7 @@ Reply ExecBackend::call(const Call& c) {
     }
     r.status = Status::done;
     r.output = res.output;
+    r.lse = res.lse;
     return r;
   } catch (const protocol::ProtocolError& e) {
     return fault(Status::protocol_error, std::string("sent a malformed frame: ") + e.what());

@@ -17,8 +17,10 @@ namespace attncheck::audit {
 
 class ExecBackend final : public Backend {
  public:
-  // Starts the program (via /bin/sh -c) and exchanges HELLO frames; throws LoadError.
-  ExecBackend(std::string command, std::vector<std::pair<Kind, Dtype>> kernels, Limits limits);
+  // Starts the program (via /bin/sh -c) and exchanges HELLO frames; throws LoadError. kernels are
+  // as spelt; abi is the declared ABI version (--abi, default 1): from 2, `attention` is called
+  // as attention_v2 (CALL kind 8).
+  ExecBackend(std::string command, std::vector<std::pair<Kind, Dtype>> kernels, Limits limits, int abi = 1);
   ~ExecBackend() override;
   ExecBackend(const ExecBackend&) = delete;
   ExecBackend& operator=(const ExecBackend&) = delete;
@@ -36,6 +38,7 @@ class ExecBackend final : public Backend {
   std::string command_;
   std::vector<std::pair<Kind, Dtype>> kernels_;
   Limits limits_;
+  int abi_ = 1;
   pid_t child_ = -1;
   int to_peer_ = -1, from_peer_ = -1;
 };

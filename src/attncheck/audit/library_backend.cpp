@@ -5,6 +5,13 @@
 // The output ends right before the trailing canary, so a write one element past the end changes
 // a canary and a write further on hits the guard page (SIGSEGV in the child, recognised by its
 // address). Inputs are compared with attncheck's own copies after every call.
+//
+// ABI version 2's attention has a second output, the LSE, and two more inputs, the problem struct
+// and the ALiBi slopes (abi.h):
+//   [q][k][v][problem][slopes] ... [canary][lse][canary][guard page 2] ... [canary][o][canary][guard page]
+// Guard page 2 is made PROT_NONE by the child for the call only (its place depends on the sizes).
+// The problem's alibi_slopes pointer points into the region: the child is a fork of attncheck
+// and maps the region at the same address.
 #include "attncheck/audit/library_backend.hpp"
 
 #include <dlfcn.h>
@@ -45,9 +52,14 @@ struct Request {
   double eps;
   std::uint64_t in_off[3];
   std::uint64_t out_off;
+  std::uint32_t kind;         // the Kind to call the binding as (attention_v2 for `attention` of ABI 2)
+  std::uint32_t has_lse;      // attention_v2: lse is at lse_off (else NULL)
+  std::uint64_t problem_off;  // attention_v2: the attncheck_attention_problem
+  std::uint64_t lse_off;
+  std::uint64_t guard2_off;   // attention_v2 with LSE: the page to protect during the call
 };
 struct Response {
-  std::int32_t guard_hit;  // 1: the child hit the guard page (sent by its SIGSEGV handler)
+  std::int32_t guard_hit;  // 1: the child hit the output's guard page, 2: the LSE's (sent by its SIGSEGV handler)
   std::int32_t rc;         // the kernel's return value
 };
 
@@ -56,13 +68,16 @@ struct Response {
 int child_resp_fd = -1;
 unsigned char* child_guard = nullptr;
 std::size_t child_guard_size = 0;
+unsigned char* volatile child_guard2 = nullptr;  // the LSE's guard page during a call, else null
 
 // A SIGSEGV inside the guard page is an out-of-bounds write; anything else is left to the
 // default action (SA_RESETHAND: returning re-runs the faulting access, which then kills us).
 void on_segv(int, siginfo_t* info, void*) {
   auto* a = static_cast<unsigned char*>(info->si_addr);
-  if (a >= child_guard && a < child_guard + child_guard_size) {
-    const Response r{1, 0};
+  unsigned char* const g2 = child_guard2;
+  const int hit = a >= child_guard && a < child_guard + child_guard_size ? 1 : g2 && a >= g2 && a < g2 + child_guard_size ? 2 : 0;
+  if (hit) {
+    const Response r{hit, 0};
     (void)!::write(child_resp_fd, &r, sizeof r);
     ::_exit(0);
   }
@@ -73,6 +88,10 @@ static_assert(std::is_same_v<attncheck_softmax_f32_fn, int (*)(const float*, flo
 static_assert(std::is_same_v<attncheck_rmsnorm_bf16_fn, int (*)(const std::uint16_t*, const std::uint16_t*, std::size_t, float, std::uint16_t*)>);
 static_assert(std::is_same_v<attncheck_attention_f64_fn, int (*)(const double*, const double*, const double*, std::size_t, std::size_t,
                                                                  std::size_t, std::size_t, int, double*)>);
+static_assert(std::is_same_v<attncheck_attention_v2_bf16_fn, int (*)(const attncheck_attention_problem*, const std::uint16_t*, const std::uint16_t*,
+                                                                     const std::uint16_t*, std::uint16_t*, float*)>);
+static_assert(std::is_same_v<attncheck_attention_v2_f64_fn, int (*)(const attncheck_attention_problem*, const double*, const double*,
+                                                                    const double*, double*, double*)>);
 
 template <class T, class S>
 int invoke(Kind k, void* fn, const Request& r, unsigned char* base) {
@@ -94,6 +113,12 @@ int invoke(Kind k, void* fn, const Request& r, unsigned char* base) {
           in(0), in(1), in(2), r.n, r.m, r.d, r.dv, static_cast<int>(r.causal), out);
     case Kind::softmax_jvp:
       return reinterpret_cast<int (*)(const T*, const T*, std::size_t, T*)>(fn)(in(0), in(1), r.n, out);
+    case Kind::attention_v2: {
+      const auto* p = reinterpret_cast<const attncheck_attention_problem*>(base + r.problem_off);
+      S* lse = r.has_lse ? reinterpret_cast<S*>(base + r.lse_off) : nullptr;
+      return reinterpret_cast<int (*)(const attncheck_attention_problem*, const T*, const T*, const T*, T*, S*)>(fn)(
+          p, in(0), in(1), in(2), out, lse);
+    }
   }
   return -1;
 }
@@ -153,20 +178,33 @@ void send_startup(int fd, const std::string& msg) {
     }
     fns.push_back(f);
   }
+  // The ABI version marker (abi.h, ATTNCHECK_EXPORT_ABI_VERSION); 0: the library has none.
+  std::uint32_t abi = 0;
+  if (void* v = ::dlsym(lib, "attncheck_abi_version")) abi = reinterpret_cast<std::uint32_t (*)()>(v)();
   send_startup(resp_fd, "");
+  (void)!::write(resp_fd, &abi, sizeof abi);
   for (;;) {
     Request r{};
     if (::read(req_fd, &r, sizeof r) != static_cast<ssize_t>(sizeof r)) ::_exit(0);  // attncheck went away
     if (r.binding >= bindings.size()) ::_exit(3);
     const Binding& b = bindings[r.binding];
+    const Kind kind = static_cast<Kind>(r.kind);
+    if (r.guard2_off) {
+      child_guard2 = region + r.guard2_off;
+      ::mprotect(child_guard2, child_guard_size, PROT_NONE);
+    }
     int rc = -1;
     switch (b.dtype) {
-      case Dtype::f32: rc = invoke<float, float>(b.kind, fns[r.binding], r, region); break;
-      case Dtype::f64: rc = invoke<double, double>(b.kind, fns[r.binding], r, region); break;
+      case Dtype::f32: rc = invoke<float, float>(kind, fns[r.binding], r, region); break;
+      case Dtype::f64: rc = invoke<double, double>(kind, fns[r.binding], r, region); break;
       case Dtype::f16:
       case Dtype::bf16:
       case Dtype::f16_f32:
-      case Dtype::bf16_f32: rc = invoke<std::uint16_t, float>(b.kind, fns[r.binding], r, region); break;
+      case Dtype::bf16_f32: rc = invoke<std::uint16_t, float>(kind, fns[r.binding], r, region); break;
+    }
+    if (child_guard2) {
+      ::mprotect(child_guard2, child_guard_size, PROT_READ | PROT_WRITE);
+      child_guard2 = nullptr;
     }
     const Response resp{0, rc};
     if (::write(resp_fd, &resp, sizeof resp) != static_cast<ssize_t>(sizeof resp)) ::_exit(0);
@@ -177,8 +215,8 @@ void send_startup(int fd, const std::string& msg) {
 
 // ---- attncheck's side --------------------------------------------------------------------------
 
-LibraryBackend::LibraryBackend(std::string path, std::vector<Binding> bindings, Limits limits)
-    : path_(std::move(path)), bindings_(std::move(bindings)), limits_(limits) {
+LibraryBackend::LibraryBackend(std::string path, std::vector<Binding> bindings, Limits limits, int declared_abi)
+    : path_(std::move(path)), bindings_(std::move(bindings)), limits_(limits), declared_abi_(declared_abi) {
   ignore_sigpipe();
   region_fd_ = ::memfd_create("attncheck-audit", 0);
   if (region_fd_ < 0) throw std::runtime_error(std::string("memfd_create: ") + std::strerror(errno));
@@ -203,7 +241,7 @@ void LibraryBackend::map_region(std::size_t bytes) {
 }
 
 bool LibraryBackend::has(Kind k, Dtype d) const {
-  return std::any_of(bindings_.begin(), bindings_.end(), [&](const Binding& b) { return b.kind == k && b.dtype == d; });
+  return std::any_of(bindings_.begin(), bindings_.end(), [&](const Binding& b) { return abi_kind(b.kind, abi_) == k && b.dtype == d; });
 }
 
 void LibraryBackend::start() {
@@ -234,6 +272,23 @@ void LibraryBackend::start() {
     stop();
     throw LoadError(msg);
   }
+  std::uint32_t marker = 0;
+  if (read_full(resp_fd_, &marker, sizeof marker, deadline_after(startup_seconds)) != Io::ok) {
+    const Reply r = reap("");
+    throw LoadError("loading " + path_ + ": the loader process " + r.detail + " in attncheck_abi_version()");
+  }
+  std::string why;
+  if (marker != 0 && (marker < static_cast<std::uint32_t>(min_abi_version) || marker > static_cast<std::uint32_t>(max_abi_version)))
+    why = path_ + " exports attncheck_abi_version() = " + std::to_string(marker) + ", and this attncheck speaks ABI versions " +
+          std::to_string(min_abi_version) + " to " + std::to_string(max_abi_version) + " (include/attncheck/abi.h)";
+  else if (marker != 0 && declared_abi_ != 0 && static_cast<int>(marker) != declared_abi_)
+    why = path_ + " exports attncheck_abi_version() = " + std::to_string(marker) + ", but ABI version " + std::to_string(declared_abi_) +
+          " was declared (--abi or abi: in the bindings file): drop the declaration, or check that this is the library you meant";
+  if (!why.empty()) {
+    stop();
+    throw LoadError(why);
+  }
+  abi_ = marker != 0 ? static_cast<int>(marker) : declared_abi_ != 0 ? declared_abi_ : 1;
 }
 
 void LibraryBackend::stop() {
@@ -266,14 +321,28 @@ Reply LibraryBackend::reap(const std::string& how) {
 }
 
 Reply LibraryBackend::call(const Call& c) {
-  auto it = std::find_if(bindings_.begin(), bindings_.end(), [&](const Binding& b) { return b.kind == c.kind && b.dtype == c.dtype; });
-  if (it == bindings_.end()) throw KindAbsent(c.kind);
+  auto it = std::find_if(bindings_.begin(), bindings_.end(),
+                         [&](const Binding& b) { return abi_kind(b.kind, abi_) == c.kind && b.dtype == c.dtype; });
+  if (it == bindings_.end()) throw KindAbsent(kind_label(c.kind));
+  const bool v2 = c.kind == Kind::attention_v2;
   const std::size_t es = dtype_size(c.dtype);
   const std::size_t out_bytes = c.output_count * es;
-  // Size the region: inputs (64-byte aligned), two canaries, the output, the guard page.
+  const std::size_t lse_bytes = v2 ? c.lse_count * lse_size(c.dtype) : 0;
+  // The inputs the kernel must leave unchanged: q, k, v (or the kind's), and for attention_v2 the
+  // problem struct and the slopes, built here.
+  std::vector<std::vector<unsigned char>> inputs(c.inputs.begin(), c.inputs.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(c.inputs.size(), 3)));
+  const std::size_t problem_index = inputs.size();
+  if (v2) {
+    inputs.emplace_back(sizeof(attncheck_attention_problem));
+    inputs.emplace_back(c.problem.alibi_slopes.size() * sizeof(double));
+    if (!c.problem.alibi_slopes.empty()) std::memcpy(inputs.back().data(), c.problem.alibi_slopes.data(), inputs.back().size());
+  }
+  // Size the region: inputs (64-byte aligned), two canaries, the output, the guard page; for the
+  // LSE two more canaries, the LSE, its guard page and the page alignment before it.
   std::size_t in_bytes = 0;
-  for (const auto& in : c.inputs) in_bytes += align_up(in.size(), 64);
-  const std::size_t need = align_up(in_bytes + out_bytes + 4 * canary_bytes, page_size()) + page_size();
+  for (const auto& in : inputs) in_bytes += align_up(in.size(), 64);
+  std::size_t need = align_up(in_bytes + out_bytes + 4 * canary_bytes, page_size()) + page_size();
+  if (lse_bytes) need += align_up(lse_bytes + 2 * canary_bytes, page_size()) + 2 * page_size();
   if (need > region_size_) {
     stop();
     map_region(std::max(need, 2 * region_size_));
@@ -284,18 +353,47 @@ Reply LibraryBackend::call(const Call& c) {
   req.binding = static_cast<std::uint32_t>(it - bindings_.begin());
   req.causal = c.causal;
   req.n = c.n, req.m = c.m, req.d = c.d, req.dv = c.dv, req.eps = c.eps;
+  req.kind = static_cast<std::uint32_t>(c.kind);
+  std::vector<std::size_t> in_off(inputs.size());
   std::size_t off = 0;
-  for (std::size_t i = 0; i < c.inputs.size() && i < 3; ++i) {
-    std::memcpy(region_ + off, c.inputs[i].data(), c.inputs[i].size());
-    req.in_off[i] = off;
-    off += align_up(c.inputs[i].size(), 64);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    in_off[i] = off;
+    if (i < 3) req.in_off[i] = off;
+    off += align_up(inputs[i].size(), 64);
   }
+  if (v2) {
+    const auto& p = c.problem;
+    attncheck_attention_problem ap{};
+    ap.struct_size = sizeof ap;
+    ap.batch = p.shape.batch, ap.heads = p.shape.heads, ap.kv_heads = p.shape.kv_heads, ap.n = p.shape.n, ap.m = p.shape.m;
+    ap.d = p.shape.d, ap.dv = p.shape.dv;
+    ap.scale = p.scale;
+    ap.causal = p.mask.causal ? 1 : 0;
+    ap.alignment = p.mask.alignment == kernels::Alignment::bottom_right ? 1 : 0;
+    ap.window_left = p.mask.window_left, ap.window_right = p.mask.window_right;
+    ap.softcap = p.softcap;
+    ap.alibi_slopes = p.alibi_slopes.empty() ? nullptr : reinterpret_cast<const double*>(region_ + in_off[problem_index + 1]);
+    std::memcpy(inputs[problem_index].data(), &ap, sizeof ap);
+    req.problem_off = in_off[problem_index];
+  }
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (!inputs[i].empty()) std::memcpy(region_ + in_off[i], inputs[i].data(), inputs[i].size());
   const std::size_t out_end = region_size_ - page_size() - canary_bytes;
   req.out_off = out_end - out_bytes;
   unsigned char* before = region_ + req.out_off - canary_bytes;
   unsigned char* after = region_ + out_end;
   for (std::size_t i = 0; i < canary_bytes; ++i) before[i] = after[i] = canary_byte(i);
   std::memset(region_ + req.out_off, output_poison, out_bytes);
+  unsigned char *lse_before = nullptr, *lse_after = nullptr;
+  if (lse_bytes) {
+    req.has_lse = 1;
+    req.guard2_off = (req.out_off - canary_bytes) / page_size() * page_size() - page_size();
+    req.lse_off = req.guard2_off - canary_bytes - lse_bytes;
+    lse_before = region_ + req.lse_off - canary_bytes;
+    lse_after = region_ + req.guard2_off - canary_bytes;
+    for (std::size_t i = 0; i < canary_bytes; ++i) lse_before[i] = lse_after[i] = canary_byte(i);
+    std::memset(region_ + req.lse_off, output_poison, lse_bytes);
+  }
 
   const Deadline deadline = deadline_after(limits_.timeout_seconds);
   if (write_full(req_fd_, &req, sizeof req, deadline) != Io::ok) return reap("");
@@ -305,32 +403,42 @@ Reply LibraryBackend::call(const Call& c) {
   if (io != Io::ok) return reap("");
 
   Reply r;
+  const std::string o_name = v2 ? "output o" : "output";
   if (resp.guard_hit) {
     stop();  // the child has exited after reporting
     r.status = Status::out_of_bounds;
-    r.detail = "wrote past the end of its output (hit the guard page, " + std::to_string(canary_bytes) +
-               " or more bytes after the last output element)";
+    r.detail = "wrote past the end of its " + (resp.guard_hit == 2 ? std::string("output lse") : o_name) + " (hit the guard page, " +
+               std::to_string(canary_bytes) + " or more bytes after the last element)";
     return r;
   }
-  for (std::size_t i = 0; i < canary_bytes; ++i)
-    if (after[i] != canary_byte(i)) {
-      r.status = Status::out_of_bounds;
-      r.detail = "wrote past the end of its output (byte " + std::to_string(i) + " after element " +
-                 std::to_string(c.output_count) + " of " + std::to_string(c.output_count) + " changed)";
-      return r;
-    }
-  for (std::size_t i = canary_bytes; i-- > 0;)
-    if (before[i] != canary_byte(i)) {
-      r.status = Status::out_of_bounds;
-      r.detail = "wrote before the start of its output (byte " + std::to_string(canary_bytes - i) + " before element 0 changed)";
-      return r;
-    }
-  for (std::size_t i = 0; i < c.inputs.size() && i < 3; ++i)
-    if (std::memcmp(region_ + req.in_off[i], c.inputs[i].data(), c.inputs[i].size()) != 0) {
+  // The canaries around one output: a fault text, or "".
+  const auto canaries = [&](const unsigned char* lo, const unsigned char* hi, std::uint64_t count, const std::string& name) -> std::string {
+    for (std::size_t i = 0; i < canary_bytes; ++i)
+      if (hi[i] != canary_byte(i))
+        return "wrote past the end of its " + name + " (byte " + std::to_string(i) + " after element " + std::to_string(count) + " of " +
+               std::to_string(count) + " changed)";
+    for (std::size_t i = canary_bytes; i-- > 0;)
+      if (lo[i] != canary_byte(i))
+        return "wrote before the start of its " + name + " (byte " + std::to_string(canary_bytes - i) + " before element 0 changed)";
+    return "";
+  };
+  std::string bad = canaries(before, after, c.output_count, o_name);
+  if (bad.empty() && lse_bytes) bad = canaries(lse_before, lse_after, c.lse_count, "output lse");
+  if (!bad.empty()) {
+    r.status = Status::out_of_bounds;
+    r.detail = bad;
+    return r;
+  }
+  static const char* const v2_names[] = {"q", "k", "v", "problem struct", "alibi_slopes"};
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (std::memcmp(region_ + in_off[i], inputs[i].data(), inputs[i].size()) != 0) {
       std::size_t at = 0;
-      while (region_[req.in_off[i] + at] == c.inputs[i][at]) ++at;
+      while (region_[in_off[i] + at] == inputs[i][at]) ++at;
+      const std::size_t width = i < 3 ? es : i == problem_index ? 1 : sizeof(double);
       r.status = Status::modified_input;
-      r.detail = "modified its input " + std::to_string(i) + " (element " + std::to_string(at / es) + " changed)";
+      r.detail = v2 ? "modified its input " + std::string(v2_names[i]) + " (" + (i == problem_index ? "byte " : "element ") +
+                          std::to_string(at / width) + " changed)"
+                    : "modified its input " + std::to_string(i) + " (element " + std::to_string(at / es) + " changed)";
       return r;
     }
   if (resp.rc != 0) {
@@ -341,6 +449,7 @@ Reply LibraryBackend::call(const Call& c) {
   }
   r.status = Status::done;
   r.output.assign(region_ + req.out_off, region_ + req.out_off + out_bytes);
+  if (lse_bytes) r.lse.assign(region_ + req.lse_off, region_ + req.lse_off + lse_bytes);
   return r;
 }
 

@@ -33,7 +33,10 @@ class LoadError : public std::runtime_error {
 class LibraryBackend final : public Backend {
  public:
   // Starts the fork server, which dlopens path and resolves every symbol; throws LoadError.
-  LibraryBackend(std::string path, std::vector<Binding> bindings, Limits limits);
+  // declared_abi: the ABI version declared for the library (--abi, abi: in a bindings file), 0 for
+  // none. The library's own marker (abi.h, attncheck_abi_version()) decides when it has one, and
+  // must agree with a declaration; without either the library is version 1.
+  LibraryBackend(std::string path, std::vector<Binding> bindings, Limits limits, int declared_abi = 0);
   ~LibraryBackend() override;
   LibraryBackend(const LibraryBackend&) = delete;
   LibraryBackend& operator=(const LibraryBackend&) = delete;
@@ -41,6 +44,7 @@ class LibraryBackend final : public Backend {
   bool has(Kind k, Dtype d) const override;
   Reply call(const Call& c) override;
   std::string describe() const override { return "library " + path_; }
+  int abi_version() const { return abi_; }
   bool sees_memory() const override { return true; }
 
  private:
@@ -52,6 +56,8 @@ class LibraryBackend final : public Backend {
   std::string path_;
   std::vector<Binding> bindings_;
   Limits limits_;
+  int declared_abi_ = 0;
+  int abi_ = 1;  // set by start()
   int region_fd_ = -1;
   unsigned char* region_ = nullptr;
   std::size_t region_size_ = 0;

@@ -50,6 +50,36 @@ bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
   return true;
 }
 
+// A small attention problem of ABI version 2 (B, H, H_kv, n != m, scale, both alignments, window,
+// soft-cap, ALiBi), for the obligations every kind has (AUDIT-SAFE-001, -DET-001, -NAN-001). With
+// unmasked, only the shape and scale vary and every row sees every key.
+template <class T>
+struct BatchedCase {
+  kernels::AttentionProblem p;
+  std::vector<T> q, k, v;
+};
+template <class T>
+BatchedCase<T> draw_batched(bool unmasked = false) {
+  using std::size_t;
+  BatchedCase<T> c;
+  auto& sh = c.p.shape;
+  const auto in = [](int lo, int hi) { return static_cast<size_t>(*rc::gen::inRange(lo, hi + 1)); };
+  sh.batch = in(1, 2), sh.kv_heads = in(1, 2), sh.heads = sh.kv_heads * in(1, 3);
+  sh.n = in(1, 5), sh.m = in(1, 5), sh.d = in(1, 8), sh.dv = in(1, 8);
+  c.p.scale = *rc::gen::element(1 / std::sqrt(static_cast<double>(sh.d)), 1.0, 0.25);
+  if (!unmasked) {
+    c.p.mask.causal = *rc::gen::arbitrary<bool>();
+    c.p.mask.alignment = *rc::gen::element(kernels::Alignment::top_left, kernels::Alignment::bottom_right);
+    c.p.mask.window_left = *rc::gen::element(-1LL, -1LL, 0LL, 1LL, 2LL);
+    c.p.mask.window_right = *rc::gen::element(-1LL, -1LL, 0LL, 1LL);
+    c.p.softcap = *rc::gen::element(0.0, 0.0, 5.0);
+    if (*rc::gen::arbitrary<bool>())
+      for (size_t h = 0; h < sh.heads; ++h) c.p.alibi_slopes.push_back(std::ldexp(1.0, -static_cast<int>(h) - 1));
+  }
+  c.q = draw_vector<T>(sh.q_size(), 2), c.k = draw_vector<T>(sh.k_size(), 2), c.v = draw_vector<T>(sh.v_size(), 8);
+  return c;
+}
+
 // One random call of kind k: the inputs (for the report) and the output.
 template <class T>
 struct Drawn {
@@ -116,6 +146,17 @@ std::pair<Drawn<T>, std::function<std::vector<T>()>> draw_call(Kind k, const Ker
       d.inputs = {{"x", x}, {"dx", dx}};
       d.shape = "n = " + std::to_string(x.size());
       return {d, [x, dx, &ks] { std::vector<T> dy(x.size()); ks.softmax_jvp(x.data(), dx.data(), x.size(), dy.data()); return dy; }};
+    }
+    case Kind::attention_v2: {  // the output O (the LSE is asked when the kernel returns one, so its bounds are checked)
+      auto c = draw_batched<T>();
+      d.inputs = {{"q", c.q}, {"k", c.k}, {"v", c.v}};
+      d.shape = c.p.describe();
+      return {d, [c, &ks] {
+                std::vector<T> o(c.p.shape.o_size());
+                std::vector<lse_t<T>> l(ks.attention_batched_lse ? c.p.shape.lse_size() : 0);
+                ks.attention_batched(c.p, {}, c.q.data(), c.k.data(), c.v.data(), o.data(), l.empty() ? nullptr : l.data());
+                return o;
+              }};
     }
   }
   throw std::logic_error("unknown kind");
@@ -227,6 +268,24 @@ void nan_propagates(Kind k, const KernelSet<T>& ks, const Policy&) {
       why = "k[" + std::to_string(at / c.d) + "][" + std::to_string(at % c.d) + "] is NaN, not causal (" + c.shape() + ")";
       y = c.run(ks, false);
       inputs = {{"q", c.q}, {"k", c.k}, {"v", c.v}};
+      break;
+    }
+    case Kind::attention_v2: {  // unmasked: a NaN in q[b,i,h,:] reaches every output of row (b,i,h), and its LSE
+      auto c = draw_batched<T>(true);
+      const auto& sh = c.p.shape;
+      const std::size_t at = nan_at(c.q), row = at / sh.d, h = row % sh.heads, i = row / sh.heads % sh.n, b = row / sh.heads / sh.n;
+      why = "q[" + std::to_string(b) + "][" + std::to_string(i) + "][" + std::to_string(h) + "][" + std::to_string(at % sh.d) +
+            "] is NaN (" + c.p.describe() + ")";
+      y.resize(sh.o_size());
+      std::vector<lse_t<T>> l(ks.attention_batched_lse ? sh.lse_size() : 0);
+      ks.attention_batched(c.p, {}, c.q.data(), c.k.data(), c.v.data(), y.data(), l.empty() ? nullptr : l.data());
+      for (std::size_t e = 0; e < sh.dv; ++e) must.push_back(sh.o_at(b, i, h) + e);
+      inputs = {{"q", c.q}, {"k", c.k}, {"v", c.v}};
+      if (!l.empty() && !std::isnan(l[sh.lse_at(b, h, i)])) {
+        Report<T> r("AUDIT-NAN-001", what<T>(k) + ", lse[" + std::to_string(b) + "][" + std::to_string(h) + "][" + std::to_string(i) + "]");
+        for (const auto& [name, v] : inputs) r.input(name, v);
+        r.line(why + ": expected NaN in the row's LSE, got " + decimal(static_cast<double>(l[sh.lse_at(b, h, i)])) + ".").raise();
+      }
       break;
     }
   }

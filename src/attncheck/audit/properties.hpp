@@ -20,7 +20,8 @@ std::optional<MaskedPolicy> parse_masked_policy(std::string_view s);
 
 // The special-value policies of one audited kernel.
 struct Policy {
-  MaskedPolicy masked = MaskedPolicy::either;
+  MaskedPolicy masked = MaskedPolicy::either;  // attention_v2: the policy of its fully masked rows (O)
+  bool returns_lse = true;  // attention_v2: whether the kernel computes the LSE (false: never asked)
 };
 
 // One audit obligation, checked once per applicable kind: body(kind) draws an input for that

@@ -40,7 +40,8 @@ std::size_t expected_inputs(Kind k) {
     case Kind::scores:
     case Kind::rmsnorm:
     case Kind::softmax_jvp: return 2;
-    case Kind::attention: return 3;
+    case Kind::attention:
+    case Kind::attention_v2: return 3;
     default: return 1;
   }
 }
@@ -95,6 +96,23 @@ std::vector<unsigned char> encode_call(const Call& c) {
   std::memcpy(&eps_bits, &c.eps, 8);
   put(p, eps_bits, 8);
   put(p, c.output_count, 8);
+  if (c.kind == Kind::attention_v2) {  // the attention block (docs/audit-protocol.md)
+    const auto& a = c.problem;
+    const auto f64 = [&](double v) {
+      std::uint64_t bits;
+      std::memcpy(&bits, &v, 8);
+      put(p, bits, 8);
+    };
+    put(p, a.shape.batch, 8), put(p, a.shape.heads, 8), put(p, a.shape.kv_heads, 8);
+    f64(a.scale);
+    p.push_back(a.mask.alignment == kernels::Alignment::bottom_right ? 1 : 0);
+    put(p, 0, 3);
+    put(p, a.alibi_slopes.size(), 4);
+    put(p, static_cast<std::uint64_t>(a.mask.window_left), 8), put(p, static_cast<std::uint64_t>(a.mask.window_right), 8);
+    f64(a.softcap);
+    for (double s : a.alibi_slopes) f64(s);
+    put(p, c.lse_count, 8);
+  }
   const std::size_t es = dtype_size(c.dtype);
   for (const auto& in : c.inputs) {
     put(p, in.size() / es, 8);
@@ -110,7 +128,7 @@ Call decode_call(const std::vector<unsigned char>& payload) {
   Reader r{payload};
   Call c;
   const auto kind = r.get(1, "kind");
-  if (kind < 1 || kind > 7) throw ProtocolError("unknown kernel kind " + std::to_string(kind));
+  if (kind < 1 || kind > 8) throw ProtocolError("unknown kernel kind " + std::to_string(kind));
   c.kind = static_cast<Kind>(kind);
   const auto storage = static_cast<std::uint8_t>(r.get(1, "dtype"));
   c.causal = r.get(1, "causal") != 0;
@@ -125,6 +143,31 @@ Call decode_call(const std::vector<unsigned char>& payload) {
   const std::uint64_t eps_bits = r.get(8, "eps");
   std::memcpy(&c.eps, &eps_bits, 8);
   c.output_count = r.get(8, "output count");
+  if (c.kind == Kind::attention_v2) {
+    auto& a = c.problem;
+    const auto f64 = [&](const char* what) {
+      const std::uint64_t bits = r.get(8, what);
+      double v;
+      std::memcpy(&v, &bits, 8);
+      return v;
+    };
+    a.shape.n = c.n, a.shape.m = c.m, a.shape.d = c.d, a.shape.dv = c.dv;
+    a.mask.causal = c.causal;
+    a.shape.batch = r.get(8, "batch"), a.shape.heads = r.get(8, "heads"), a.shape.kv_heads = r.get(8, "kv_heads");
+    a.scale = f64("scale");
+    const auto alignment = r.get(1, "alignment");
+    if (alignment > 1) throw ProtocolError("unknown alignment " + std::to_string(alignment) + " (0 top-left, 1 bottom-right)");
+    a.mask.alignment = alignment ? kernels::Alignment::bottom_right : kernels::Alignment::top_left;
+    if (r.get(3, "reserved") != 0) throw ProtocolError("reserved attention bytes are not zero");
+    const auto slopes = r.get(4, "slope count");
+    a.mask.window_left = static_cast<long long>(r.get(8, "window_left"));
+    a.mask.window_right = static_cast<long long>(r.get(8, "window_right"));
+    a.softcap = f64("softcap");
+    const auto bytes = r.bytes_of(slopes, 8, "alibi slopes");
+    a.alibi_slopes.resize(slopes);
+    if (slopes) std::memcpy(a.alibi_slopes.data(), bytes.data(), bytes.size());
+    c.lse_count = r.get(8, "lse count");
+  }
   for (std::uint64_t i = 0; i < inputs; ++i) {
     const auto count = r.get(8, "input length");
     c.inputs.push_back(r.bytes_of(count, dtype_size(c.dtype), "input"));
@@ -133,18 +176,23 @@ Call decode_call(const std::vector<unsigned char>& payload) {
   return c;
 }
 
-std::vector<unsigned char> encode_result(std::int32_t status, Dtype d, const std::vector<unsigned char>& output) {
+std::vector<unsigned char> encode_result(std::int32_t status, Dtype d, const std::vector<unsigned char>& output,
+                                         const std::vector<unsigned char>* lse) {
   std::vector<unsigned char> p;
   put(p, static_cast<std::uint32_t>(status), 4);
   put(p, 0, 4);
   put(p, output.size() / dtype_size(d), 8);
   p.insert(p.end(), output.begin(), output.end());
+  if (lse) {
+    put(p, lse->size() / lse_size(d), 8);
+    p.insert(p.end(), lse->begin(), lse->end());
+  }
   auto b = encode_header(Type::result, static_cast<std::uint32_t>(p.size()));
   b.insert(b.end(), p.begin(), p.end());
   return b;
 }
 
-Result decode_result(const std::vector<unsigned char>& payload, Dtype d, std::uint64_t count) {
+Result decode_result(const std::vector<unsigned char>& payload, Dtype d, std::uint64_t count, std::optional<std::uint64_t> lse_count) {
   Reader r{payload};
   Result res;
   res.status = static_cast<std::int32_t>(r.get(4, "status"));
@@ -154,6 +202,14 @@ Result decode_result(const std::vector<unsigned char>& payload, Dtype d, std::ui
     throw ProtocolError("result holds " + std::to_string(n) + " elements, the call expects " + std::to_string(count));
   if (n != count && n != 0) throw ProtocolError("declined result holds " + std::to_string(n) + " elements (0 or " + std::to_string(count) + " allowed)");
   res.output = r.bytes_of(n, dtype_size(d), "output");
+  if (lse_count) {
+    const auto l = r.get(8, "lse element count");
+    if (res.status == 0 && l != *lse_count)
+      throw ProtocolError("result holds " + std::to_string(l) + " LSE elements, the call expects " + std::to_string(*lse_count));
+    if (l != *lse_count && l != 0)
+      throw ProtocolError("declined result holds " + std::to_string(l) + " LSE elements (0 or " + std::to_string(*lse_count) + " allowed)");
+    res.lse = r.bytes_of(l, lse_size(d), "lse");
+  }
   r.end();
   return res;
 }

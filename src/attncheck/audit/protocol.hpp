@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -13,6 +14,9 @@
 namespace attncheck::audit::protocol {
 
 // Version 2 gave CALL's fourth byte, reserved in version 1, the arithmetic format (call.hpp).
+// Kind 8 (attention of ABI version 2) adds an attention block to CALL and the LSE to RESULT; it
+// changes no field of the other kinds, so it needed no new version (a peer that does not serve it
+// answers ERROR, and is only sent it when declared with --abi 2).
 inline constexpr std::uint8_t version = 2;
 inline constexpr std::size_t header_bytes = 12;
 // No frame may carry more than this; a peer announcing more is refused before any allocation.
@@ -46,10 +50,15 @@ Call decode_call(const std::vector<unsigned char>& payload);  // for tests and r
 struct Result {
   std::int32_t status = 0;
   std::vector<unsigned char> output;
+  std::vector<unsigned char> lse;  // kind 8 only
 };
-std::vector<unsigned char> encode_result(std::int32_t status, Dtype d, const std::vector<unsigned char>& output);  // header included
+// Header included; lse: kind 8's LSE part (lse_size(d) bytes per element), else null.
+std::vector<unsigned char> encode_result(std::int32_t status, Dtype d, const std::vector<unsigned char>& output,
+                                         const std::vector<unsigned char>* lse = nullptr);
 // Decodes a RESULT payload for a call that expects `count` elements of dtype d (status != 0
-// may carry 0 elements); throws ProtocolError on any mismatch.
-Result decode_result(const std::vector<unsigned char>& payload, Dtype d, std::uint64_t count);
+// may carry 0 elements) and, for kind 8, `*lse_count` LSE elements (0 when not asked); throws
+// ProtocolError on any mismatch.
+Result decode_result(const std::vector<unsigned char>& payload, Dtype d, std::uint64_t count,
+                     std::optional<std::uint64_t> lse_count = std::nullopt);
 
 }  // namespace attncheck::audit::protocol

@@ -27,9 +27,10 @@ check::Outcome run_with(const check::PropertyInfo& p, KernelSet<T> ks, check::Ru
   return check::run_property(p, dtype_of<T>(), params);
 }
 
-// Bit i: Kind with value i (1..7); bit 8: rmsnorm_heads, bit 9: attention_hvp (no ABI kinds).
-constexpr unsigned heads_bit = 1u << 8;
-constexpr unsigned hvp_bit = 1u << 9;
+// Bit i: Kind with value i (1..8, attention_v2 = KernelSet::attention_batched); bit 16:
+// rmsnorm_heads, bit 17: attention_hvp (no ABI kinds).
+constexpr unsigned heads_bit = 1u << 16;
+constexpr unsigned hvp_bit = 1u << 17;
 unsigned bit(Kind k) { return 1u << static_cast<unsigned>(k); }
 
 template <class F>
@@ -54,6 +55,7 @@ unsigned probe(const check::PropertyInfo& p, check::RunParams params) {
   k.attention = recorded(k.attention, used, bit(Kind::attention));
   k.softmax_jvp = recorded(k.softmax_jvp, used, bit(Kind::softmax_jvp));
   k.attention_hvp = recorded(k.attention_hvp, used, hvp_bit);
+  k.attention_batched = recorded(k.attention_batched, used, bit(Kind::attention_v2));
   params.cases = probe_cases;
   run_with<T>(p, k, params);
   return used;
@@ -78,7 +80,7 @@ void run_contract_test(Backend& b, const check::PropertyInfo& p, const AuditRequ
   row.kinds = used_names(used);
   std::vector<std::string> missing;
   for (Kind k : all_kinds)
-    if ((used & bit(k)) && !b.has(k, dtype_of<T>())) missing.emplace_back(kind_name(k));
+    if ((used & bit(k)) && !b.has(k, dtype_of<T>())) missing.emplace_back(kind_label(k));
   if (used & heads_bit) missing.emplace_back("rmsnorm_heads (no ABI kind: several heads in one call)");
   if (used & hvp_bit) missing.emplace_back("attention_hvp (no ABI kind)");
   if (used == 0 || !missing.empty()) {
@@ -92,7 +94,7 @@ void run_contract_test(Backend& b, const check::PropertyInfo& p, const AuditRequ
   }
   if (req.plan_only) return;
   if (req.full_inputs) row.stats.shown_elements = static_cast<std::size_t>(-1);
-  const KernelSet<T> ks = audited_kernels<T>(b, row.stats);
+  const KernelSet<T> ks = audited_kernels<T>(b, row.stats, req.policy_for(Kind::attention_v2, dtype_of<T>()).returns_lse);
   row.outcome = run_with<T>(p, ks, req.params);
   if (row.outcome.verdict != check::Verdict::pass && mentions_absent(row.outcome)) {
     row.state = RowState::not_applicable;
@@ -103,7 +105,7 @@ void run_contract_test(Backend& b, const check::PropertyInfo& p, const AuditRequ
 template <class T>
 void run_audit_property(Backend& b, const AuditProperty& ap, Kind kind, const AuditRequest& req, AuditRow& row) {
   if (req.full_inputs) row.stats.shown_elements = static_cast<std::size_t>(-1);
-  const KernelSet<T> ks = audited_kernels<T>(b, row.stats);
+  const KernelSet<T> ks = audited_kernels<T>(b, row.stats, req.policy_for(Kind::attention_v2, dtype_of<T>()).returns_lse);
   const auto& body = [&]() -> const std::function<void(Kind, const KernelSet<T>&, const Policy&)>& {
     if constexpr (std::is_same_v<T, f16>) return ap.f16;
     else if constexpr (std::is_same_v<T, bf16>) return ap.bf16;

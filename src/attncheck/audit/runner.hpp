@@ -32,8 +32,8 @@ struct AuditRequest {
   check::RunParams params;
   Policy policy;                       // for every kernel without its own entry below
   std::map<std::pair<Kind, Dtype>, Policy> kernel_policies;  // per kernel (bindings file)
-  Policy policy_for(Kind k, Dtype d) const {
-    const auto it = kernel_policies.find({k, d});
+  Policy policy_for(Kind k, Dtype d) const {  // keyed by the kind as spelt (attention for attention_v2)
+    const auto it = kernel_policies.find({spelt_kind(k), d});
     return it == kernel_policies.end() ? policy : it->second;
   }
   bool full_inputs = false;            // fault messages show every input element (replays)

@@ -1,0 +1,206 @@
+/* attncheck audit tests: attention kernels of ABI version 2 (include/attncheck/abi.h), compiled
+ * into libattncheck_audit_testkernels_v2.so, which says so with ATTNCHECK_EXPORT_ABI_VERSION: its
+ * `attention` kernels have the version-2 signature (the version-1 library,
+ * libattncheck_audit_testkernels.so, exports no marker and keeps version 1's).
+ *
+ * Correct kernels, each handling both alignments, GQA, windows, soft-cap, ALiBi and the LSE (natural
+ * log); fully masked rows give zeros and LSE -inf (masked: zeros):
+ *   v2_plain_{f32,f64,bf16,f16}   one block of every key (the plain algorithm)
+ *   v2_tiled_{f32,f64,bf16,f16}   FlashAttention's online softmax over 2 x 2 tiles of queries and keys,
+ *                                 causal tiles after the diagonal skipped
+ * (bf16 and f16: 16-bit storage, f32 arithmetic: the f32 kernel on widened inputs, O rounded once.)
+ *
+ * Broken kernels (f32, tiled, one bug each; the tests that must catch each are listed in
+ * tests/audit/attention_v2_test.cpp, kBrokenKernels):
+ *   bug_v2_acc_not_rescaled_f32      the accumulator is not multiplied by exp(m_old - m_new) when
+ *                                    the running maximum grows in a later key tile
+ *   bug_v2_max_starts_at_zero_f32    the running maximum starts at 0 instead of -inf (wrong only
+ *                                    when every score of a row is far below 0: exp underflows)
+ *   bug_v2_causal_tile_skip_f32      causal tile skipping rounds c/bc up: the key tile that starts
+ *                                    at the last query's diagonal key is skipped
+ *   bug_v2_alignment_swapped_f32     top-left for bottom-right and back (wrong when n != m)
+ *   bug_v2_window_left_f32           the window's left end one key too short (j >= c - wl + 1)
+ *   bug_v2_window_right_f32          the window's right end one key too short (j <= c + wr - 1)
+ *   bug_v2_softcap_before_scale_f32  c tanh(q.k / c) * scale instead of c tanh(scale q.k / c)
+ *   bug_v2_softcap_after_mask_f32    the cap applied to masked scores too: -inf becomes -c, so masked
+ *                                    keys in a tile with a visible one get weight
+ *   bug_v2_gqa_modulo_f32            query head h reads key/value head h % H_kv, not h / (H / H_kv)
+ *   bug_v2_lse_log2_f32              LSE in log2 units
+ *   bug_v2_lse_no_scale_f32          LSE with the running maximum in unscaled units (max / scale)
+ *   bug_v2_last_block_undivided_f32  the rows of the last query tile are not divided by the normaliser
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attncheck/abi.h"
+
+ATTNCHECK_EXPORT_ABI_VERSION
+
+enum v2_bug {
+  BUG_NONE,
+  BUG_ACC_NOT_RESCALED,
+  BUG_MAX_STARTS_AT_ZERO,
+  BUG_CAUSAL_TILE_SKIP,
+  BUG_ALIGNMENT_SWAPPED,
+  BUG_WINDOW_LEFT,
+  BUG_WINDOW_RIGHT,
+  BUG_SOFTCAP_BEFORE_SCALE,
+  BUG_SOFTCAP_AFTER_MASK,
+  BUG_GQA_MODULO,
+  BUG_LSE_LOG2,
+  BUG_LSE_NO_SCALE,
+  BUG_LAST_BLOCK_UNDIVIDED
+};
+
+#define F float
+#define SFX f32
+#define EXP expf
+#define LOG logf
+#define TANH tanhf
+#include "attention_v2_impl.h"
+#undef F
+#undef SFX
+#undef EXP
+#undef LOG
+#undef TANH
+
+#define F double
+#define SFX f64
+#define EXP exp
+#define LOG log
+#define TANH tanh
+#include "attention_v2_impl.h"
+#undef F
+#undef SFX
+#undef EXP
+#undef LOG
+#undef TANH
+
+enum { TILE = 2 }; /* br = bc = 2: small enough that the audit's small shapes span several tiles */
+
+/* ---- correct kernels ------------------------------------------------------------------------- */
+int v2_plain_f32(const attncheck_attention_problem* p, const float* q, const float* k, const float* v, float* o, float* lse) {
+  return v2_attention_f32(p, q, k, v, o, lse, 0, 0, BUG_NONE);
+}
+int v2_tiled_f32(const attncheck_attention_problem* p, const float* q, const float* k, const float* v, float* o, float* lse) {
+  return v2_attention_f32(p, q, k, v, o, lse, TILE, TILE, BUG_NONE);
+}
+int v2_plain_f64(const attncheck_attention_problem* p, const double* q, const double* k, const double* v, double* o, double* lse) {
+  return v2_attention_f64(p, q, k, v, o, lse, 0, 0, BUG_NONE);
+}
+int v2_tiled_f64(const attncheck_attention_problem* p, const double* q, const double* k, const double* v, double* o, double* lse) {
+  return v2_attention_f64(p, q, k, v, o, lse, TILE, TILE, BUG_NONE);
+}
+
+/* 16-bit storage, f32 arithmetic: widen, run the f32 kernel, round O once (to nearest even). */
+static float from_bf16(uint16_t b) {
+  const uint32_t u = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+static uint16_t to_bf16(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  if (f != f) return (uint16_t)((u >> 16) | 0x40);
+  return (uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+}
+static float from_f16(uint16_t b) {
+  _Float16 h;
+  memcpy(&h, &b, 2);
+  return (float)h;
+}
+static uint16_t to_f16(float f) {
+  const _Float16 h = (_Float16)f;
+  uint16_t b;
+  memcpy(&b, &h, 2);
+  return b;
+}
+
+static float* widen(const uint16_t* x, size_t count, float (*from)(uint16_t)) {
+  float* r = malloc((count ? count : 1) * sizeof(float));
+  if (r)
+    for (size_t i = 0; i < count; ++i) r[i] = from(x[i]);
+  return r;
+}
+
+static int v2_16bit(const attncheck_attention_problem* p, const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* o,
+                    float* lse, size_t tile, float (*from)(uint16_t), uint16_t (*to)(float)) {
+  const size_t qs = p->batch * p->n * p->heads * p->d, ks = p->batch * p->m * p->kv_heads * p->d;
+  const size_t vs = p->batch * p->m * p->kv_heads * p->dv, os = p->batch * p->n * p->heads * p->dv;
+  float *qf = widen(q, qs, from), *kf = widen(k, ks, from), *vf = widen(v, vs, from), *of = malloc((os ? os : 1) * sizeof(float));
+  int rc = 2;
+  if (qf && kf && vf && of) {
+    rc = v2_attention_f32(p, qf, kf, vf, of, lse, tile, tile, BUG_NONE);
+    if (rc == 0)
+      for (size_t i = 0; i < os; ++i) o[i] = to(of[i]);
+  }
+  free(qf), free(kf), free(vf), free(of);
+  return rc;
+}
+
+int v2_plain_bf16(const attncheck_attention_problem* p, const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* o,
+                  float* lse) {
+  return v2_16bit(p, q, k, v, o, lse, 0, from_bf16, to_bf16);
+}
+int v2_tiled_bf16(const attncheck_attention_problem* p, const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* o,
+                  float* lse) {
+  return v2_16bit(p, q, k, v, o, lse, TILE, from_bf16, to_bf16);
+}
+int v2_plain_f16(const attncheck_attention_problem* p, const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* o,
+                 float* lse) {
+  return v2_16bit(p, q, k, v, o, lse, 0, from_f16, to_f16);
+}
+int v2_tiled_f16(const attncheck_attention_problem* p, const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* o,
+                 float* lse) {
+  return v2_16bit(p, q, k, v, o, lse, TILE, from_f16, to_f16);
+}
+
+/* ---- broken kernels: f32, tiled, one bug each ------------------------------------------------ */
+#define BROKEN(name, bug)                                                                                              \
+  int bug_v2_##name##_f32(const attncheck_attention_problem* p, const float* q, const float* k, const float* v, float* o, \
+                          float* lse) {                                                                                \
+    return v2_attention_f32(p, q, k, v, o, lse, TILE, TILE, bug);                                                      \
+  }
+BROKEN(acc_not_rescaled, BUG_ACC_NOT_RESCALED)
+BROKEN(max_starts_at_zero, BUG_MAX_STARTS_AT_ZERO)
+BROKEN(causal_tile_skip, BUG_CAUSAL_TILE_SKIP)
+BROKEN(alignment_swapped, BUG_ALIGNMENT_SWAPPED)
+BROKEN(window_left, BUG_WINDOW_LEFT)
+BROKEN(window_right, BUG_WINDOW_RIGHT)
+BROKEN(softcap_before_scale, BUG_SOFTCAP_BEFORE_SCALE)
+BROKEN(softcap_after_mask, BUG_SOFTCAP_AFTER_MASK)
+BROKEN(gqa_modulo, BUG_GQA_MODULO)
+BROKEN(lse_log2, BUG_LSE_LOG2)
+BROKEN(lse_no_scale, BUG_LSE_NO_SCALE)
+BROKEN(last_block_undivided, BUG_LAST_BLOCK_UNDIVIDED)
+
+/* ---- stray writes the library backend must see (AUDIT-SAFE-001): one LSE element past the end
+ * (the canary after lse) and 4 KiB past it (the guard page after lse) ---------------------------- */
+static int v2_lse_overrun(const attncheck_attention_problem* p, const float* q, const float* k, const float* v, float* o, float* lse,
+                          size_t past) {
+  const int rc = v2_attention_f32(p, q, k, v, o, lse, TILE, TILE, BUG_NONE);
+  if (rc == 0 && lse) lse[p->batch * p->heads * p->n + past] = 1.0f;
+  return rc;
+}
+int bug_v2_lse_overrun_f32(const attncheck_attention_problem* p, const float* q, const float* k, const float* v, float* o, float* lse) {
+  return v2_lse_overrun(p, q, k, v, o, lse, 0);
+}
+int bug_v2_lse_far_f32(const attncheck_attention_problem* p, const float* q, const float* k, const float* v, float* o, float* lse) {
+  return v2_lse_overrun(p, q, k, v, o, lse, 1024);
+}
+/* writes into the problem struct it was given (an input) */
+int bug_v2_writes_problem_f32(const attncheck_attention_problem* p, const float* q, const float* k, const float* v, float* o,
+                              float* lse) {
+  ((attncheck_attention_problem*)p)->reserved = 7;
+  return v2_attention_f32(p, q, k, v, o, lse, TILE, TILE, BUG_NONE);
+}
+
+/* ABI checks at compile time: each kernel has the version-2 signature of its dtype. */
+static const attncheck_attention_v2_f32_fn check_f32[] = {v2_plain_f32, v2_tiled_f32, bug_v2_acc_not_rescaled_f32};
+static const attncheck_attention_v2_f64_fn check_f64[] = {v2_plain_f64, v2_tiled_f64};
+static const attncheck_attention_v2_bf16_fn check_bf16[] = {v2_plain_bf16, v2_tiled_bf16};
+static const attncheck_attention_v2_f16_fn check_f16[] = {v2_plain_f16, v2_tiled_f16};
+const void* attncheck_v2_signature_checks[] = {check_f32, check_f64, check_bf16, check_f16};
