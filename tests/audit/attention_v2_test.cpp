@@ -1,14 +1,15 @@
 // attncheck audit tests: attention of ABI version 2 (include/attncheck/abi.h) through --lib (the
 // version marker, guard pages and canaries around o and lse, the problem struct compared after the
 // call), the exec protocol (CALL kind 8, examples/python/numpy_attention.py) and the usage errors
-// of --abi. The verdicts of the broken kernels (one bug class each) are in attention_v2_pending.cpp
-// until the audit's attention-v2 properties exist.
+// of --abi, and the exact verdicts of the broken kernels (one bug class of shipped fused and tiled
+// kernels each).
 #include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <doctest/doctest.h>
 
@@ -193,3 +194,38 @@ TEST_CASE("ABI 2 end to end: the C tiled kernel (--lib) and the NumPy reference 
     for (std::size_t e = 0; e < sh.lse_size(); ++e) CHECK((al[e] == bl[e] || std::abs(al[e] - bl[e]) <= 1e-12));
   }
 }
+
+namespace {
+
+// Audits one broken kernel (tiled, 2 x 2 tiles of queries and keys, f32, exactly one bug) with the
+// tests that must catch it and the safety obligations: every named test fails, and the safety
+// obligations pass (the bugs are wrong answers, not stray writes or nondeterminism).
+void check_broken(const std::string& symbol, const std::vector<std::string>& catches) {
+  std::string tests = "--test AUDIT-SAFE-001 --test AUDIT-DET-001 ";
+  for (const auto& id : catches) tests += "--test " + id + " ";
+  Run r = audit(lib_v2 + "--kernel attention:f32:" + symbol + " --masked zeros --cases 100 " + tests);
+  INFO(symbol << "\n" << r.output);
+  CHECK(r.status == 1);
+  for (const auto& id : catches) CHECK_MESSAGE(r.verdicts[id + " attention [f32]"] == "FAIL", id << " must catch " << symbol);
+  CHECK(r.verdicts["AUDIT-SAFE-001 attention [f32]"] == "PASS");
+  CHECK(r.verdicts["AUDIT-DET-001 attention [f32]"] == "PASS");
+}
+
+}  // namespace
+
+// The test name is the symbol alone (doctest_discover_tests splits names at ';').
+#define BROKEN(symbol, ...) \
+  TEST_CASE("ABI 2 broken attention kernel " symbol " fails the tests that must catch it") { check_broken(symbol, {__VA_ARGS__}); }
+
+BROKEN("bug_v2_acc_not_rescaled_f32", "FALSIFY-ATTK-001", "AUDIT-ATTB-002")
+BROKEN("bug_v2_max_starts_at_zero_f32", "FALSIFY-ATTK-001", "FALSIFY-ATTK-002")  // scores shifted by -30..-1000
+BROKEN("bug_v2_causal_tile_skip_f32", "FALSIFY-ATTK-001", "FALSIFY-ATTK-002")
+BROKEN("bug_v2_alignment_swapped_f32", "FALSIFY-ATTK-001", "FALSIFY-ATTK-003", "AUDIT-ATTB-001", "AUDIT-ATTB-002")
+BROKEN("bug_v2_window_left_f32", "FALSIFY-ATTK-001", "AUDIT-ATTB-002")
+BROKEN("bug_v2_window_right_f32", "FALSIFY-ATTK-001", "AUDIT-ATTB-002")
+BROKEN("bug_v2_softcap_before_scale_f32", "FALSIFY-ATTK-001", "FALSIFY-ATTK-002", "AUDIT-ATTB-002")
+BROKEN("bug_v2_softcap_after_mask_f32", "FALSIFY-ATTK-001", "FALSIFY-ATTK-003", "AUDIT-ATTB-002")
+BROKEN("bug_v2_gqa_modulo_f32", "FALSIFY-ATTK-001", "FALSIFY-ATTK-004", "AUDIT-ATTB-002")
+BROKEN("bug_v2_lse_log2_f32", "FALSIFY-ATTK-002", "AUDIT-ATTB-002")
+BROKEN("bug_v2_lse_no_scale_f32", "FALSIFY-ATTK-002", "AUDIT-ATTB-002")
+BROKEN("bug_v2_last_block_undivided_f32", "FALSIFY-ATTK-001", "AUDIT-ATTB-002")

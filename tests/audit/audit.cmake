@@ -38,17 +38,3 @@ add_test(NAME "audit: -j 1 and -j 2 give byte-identical reports"
                  -P ${CMAKE_CURRENT_LIST_DIR}/jobs_identical.cmake)
 set_tests_properties("audit: -j 1 and -j 2 give byte-identical reports" PROPERTIES LABELS audit TIMEOUT 600)
 
-# The broken attention kernels of ABI version 2 (tests/audit/kernels_attention_v2.c), one bug
-# class each, and the tests that must fail on each (tests/audit/attention_v2_pending.cpp). Kept
-# out of the `audit` label until the audit's attention-v2 properties exist: `ctest -L
-# attention-v2-pending` shows which already fail as they must. To finalize, move the cases into
-# tests/audit/attention_v2_test.cpp (label audit) with the exact test IDs, and delete this target.
-add_executable(attncheck_audit_v2_pending_tests ${CMAKE_CURRENT_SOURCE_DIR}/tests/main.cpp
-               ${CMAKE_CURRENT_LIST_DIR}/attention_v2_pending.cpp)
-target_include_directories(attncheck_audit_v2_pending_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src ${CMAKE_CURRENT_SOURCE_DIR})
-target_link_libraries(attncheck_audit_v2_pending_tests PRIVATE attncheck::core doctest::doctest)
-target_compile_definitions(attncheck_audit_v2_pending_tests PRIVATE ${ATTNCHECK_SOURCE_DIR_DEFINE}
-  ATTNCHECK_CLI_PATH="$<TARGET_FILE:attncheck_cli>"
-  ATTNCHECK_AUDIT_TESTLIB_V2="$<TARGET_FILE:attncheck_audit_testkernels_v2>")
-add_dependencies(attncheck_audit_v2_pending_tests attncheck_cli attncheck_audit_testkernels_v2)
-doctest_discover_tests(attncheck_audit_v2_pending_tests TEST_PREFIX "attention v2 pending: " PROPERTIES LABELS attention-v2-pending)

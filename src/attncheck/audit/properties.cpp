@@ -1,6 +1,7 @@
 // attncheck audit: the audit's own obligations (AUDIT-*), stated with the same generators,
 // oracle and derived bounds as the contracts' properties.
 #include "attncheck/audit/properties.hpp"
+#include "attncheck/audit/attention_at_size.hpp"
 #include "attncheck/audit/rounding_bias.hpp"
 
 #include <cmath>
@@ -10,6 +11,7 @@
 #include "attncheck/bounds/scores.hpp"
 #include "attncheck/bounds/softmax.hpp"
 #include "attncheck/kernels/softmax.hpp"
+#include "attncheck/property/gen/attention_batched.hpp"
 #include "attncheck/property/gen/gains.hpp"
 #include "attncheck/property/property.hpp"
 
@@ -50,34 +52,15 @@ bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
   return true;
 }
 
-// A small attention problem of ABI version 2 (B, H, H_kv, n != m, scale, both alignments, window,
-// soft-cap, ALiBi), for the obligations every kind has (AUDIT-SAFE-001, -DET-001, -NAN-001). With
-// unmasked, only the shape and scale vary and every row sees every key.
+// A small attention problem of ABI version 2 (property/gen/attention_batched.hpp: B, H, H_kv,
+// n != m, scale, both alignments, window, soft-cap, ALiBi), for the obligations every kind has
+// (AUDIT-SAFE-001, -DET-001, -NAN-001). With unmasked, only the shape and scale vary and every
+// row sees every key.
 template <class T>
-struct BatchedCase {
-  kernels::AttentionProblem p;
-  std::vector<T> q, k, v;
-};
-template <class T>
-BatchedCase<T> draw_batched(bool unmasked = false) {
-  using std::size_t;
-  BatchedCase<T> c;
-  auto& sh = c.p.shape;
-  const auto in = [](int lo, int hi) { return static_cast<size_t>(*rc::gen::inRange(lo, hi + 1)); };
-  sh.batch = in(1, 2), sh.kv_heads = in(1, 2), sh.heads = sh.kv_heads * in(1, 3);
-  sh.n = in(1, 5), sh.m = in(1, 5), sh.d = in(1, 8), sh.dv = in(1, 8);
-  c.p.scale = *rc::gen::element(1 / std::sqrt(static_cast<double>(sh.d)), 1.0, 0.25);
-  if (!unmasked) {
-    c.p.mask.causal = *rc::gen::arbitrary<bool>();
-    c.p.mask.alignment = *rc::gen::element(kernels::Alignment::top_left, kernels::Alignment::bottom_right);
-    c.p.mask.window_left = *rc::gen::element(-1LL, -1LL, 0LL, 1LL, 2LL);
-    c.p.mask.window_right = *rc::gen::element(-1LL, -1LL, 0LL, 1LL);
-    c.p.softcap = *rc::gen::element(0.0, 0.0, 5.0);
-    if (*rc::gen::arbitrary<bool>())
-      for (size_t h = 0; h < sh.heads; ++h) c.p.alibi_slopes.push_back(std::ldexp(1.0, -static_cast<int>(h) - 1));
-  }
-  c.q = draw_vector<T>(sh.q_size(), 2), c.k = draw_vector<T>(sh.k_size(), 2), c.v = draw_vector<T>(sh.v_size(), 8);
-  return c;
+gen::BatchedCase<T> draw_batched(bool unmasked = false) {
+  gen::BatchedLimits lim{.max_batch = 2, .max_heads = 6, .max_n = 5, .max_m = 5, .max_d = 8, .max_dv = 8};
+  lim.masks = !unmasked;
+  return gen::batched_case<T>(lim, false);
 }
 
 // One random call of kind k: the inputs (for the report) and the output.
@@ -533,6 +516,55 @@ void attention_key_permutation(Kind, const KernelSet<T>& ks, const Policy&) {
   }
 }
 
+// Whether a row that sees no key follows the masked-row policy: all zeros, all NaN, or either.
+template <class T>
+bool follows_masked_policy(const T* row, std::size_t dv, MaskedPolicy pol) {
+  bool zeros = true, nans = true;
+  for (std::size_t c = 0; c < dv; ++c) zeros &= to_double(row[c]) == 0.0, nans &= is_nan(row[c]);
+  return pol == MaskedPolicy::zeros ? zeros : pol == MaskedPolicy::nan ? nans : (zeros || nans);
+}
+
+// AUDIT-ATTB-001: rows that see no key (bottom-right alignment with n > m, a window past the
+// keys) give what the masked-row policy accepts, and LSE −inf (the log of an empty sum).
+template <class T>
+void attention_v2_masked_rows(Kind k, const KernelSet<T>& ks, const Policy& pol) {
+  auto c = draw_batched<T>();
+  auto& sh = c.p.shape;
+  // Make the first rows see nothing: causal bottom-right with n > m (rows i < n − m).
+  c.p.mask.causal = true;
+  c.p.mask.alignment = kernels::Alignment::bottom_right;
+  sh.n = sh.m + static_cast<std::size_t>(*rc::gen::inRange(1, 4));
+  c.q = draw_vector<T>(sh.q_size(), 2);
+  std::vector<T> o(sh.o_size());
+  std::vector<lse_t<T>> l(ks.attention_batched_lse ? sh.lse_size() : 0);
+  ks.attention_batched(c.p, {}, c.q.data(), c.k.data(), c.v.data(), o.data(), l.empty() ? nullptr : l.data());
+  for (std::size_t b = 0; b < sh.batch; ++b)
+    for (std::size_t h = 0; h < sh.heads; ++h)
+      for (std::size_t i = 0; i < sh.n; ++i) {
+        if (!c.p.mask.visible(i, sh.n, sh.m).empty()) continue;
+        const std::string at = what<T>(k) + ", row (b " + std::to_string(b) + ", h " + std::to_string(h) + ", i " + std::to_string(i) +
+                               ") sees no key, " + c.p.describe();
+        const T* row = o.data() + sh.o_at(b, i, h);
+        if (!follows_masked_policy(row, sh.dv, pol.masked))
+          Report<T>("AUDIT-ATTB-001", at).input("q", c.q).input("k", c.k).input("v", c.v).input("Output row", std::vector<T>(row, row + sh.dv))
+              .line("Policy '" + std::string(masked_policy_name(pol.masked)) + "' (--masked, or masked: in the bindings file).").raise();
+        if (!l.empty() && !(std::isinf(l[sh.lse_at(b, h, i)]) && l[sh.lse_at(b, h, i)] < 0))
+          Report<T>("AUDIT-ATTB-001", at + ", LSE").input("q", c.q).input("k", c.k).input("v", c.v)
+              .line("LSE = " + decimal(static_cast<double>(l[sh.lse_at(b, h, i)])) + " (must be −inf: the log of an empty sum)").raise();
+      }
+}
+
+// AUDIT-ATTB-002: the shipped shapes of default_sized_problems() (audit/attention_at_size.hpp),
+// once per check: every output structurally, sampled rows against the exact row.
+template <class T>
+void attention_v2_at_size(Kind, const KernelSet<T>& ks, const Policy& pol) {
+  const std::uint64_t seed = *rc::gen::arbitrary<std::uint64_t>();
+  SizedAuditStats st;
+  for (const auto& p : default_sized_problems())
+    audit_attention_at_size<T>(ks, p, seed, [&](const T* row, std::size_t dv) { return follows_masked_policy(row, dv, pol.masked); }, st);
+  check::observe(st.worst_sampled, "sampled rows");
+}
+
 #define ATTNCHECK_AUDIT_PROPERTY(ID, TITLE, KINDS, FN)                                             \
   AuditProperty {                                                                                  \
     ID, TITLE, KINDS, [](Kind k, const KernelSet<f16>& s, const Policy& p) { FN<f16>(k, s, p); },  \
@@ -543,7 +575,7 @@ void attention_key_permutation(Kind, const KernelSet<T>& ks, const Policy&) {
 
 std::vector<AuditProperty> build() {
   const std::vector<Kind> every(std::begin(all_kinds), std::end(all_kinds));
-  const std::vector<Kind> sm{Kind::softmax, Kind::log_softmax}, att{Kind::attention};
+  const std::vector<Kind> sm{Kind::softmax, Kind::log_softmax}, att{Kind::attention}, att2{Kind::attention_v2};
   std::vector<AuditProperty> v = {
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-SAFE-001",
                                "every call returns within the timeout, writes only its output and leaves its inputs unchanged",
@@ -563,6 +595,11 @@ std::vector<AuditProperty> build() {
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-ATT-004",
                                "permuting keys and values together leaves the output unchanged within twice the derived whole-row bound",
                                att, attention_key_permutation),
+      ATTNCHECK_AUDIT_PROPERTY("AUDIT-ATTB-001", "a batched-attention row that sees no key gives what the masked-row policy accepts, and LSE -inf",
+                               att2, attention_v2_masked_rows),
+      ATTNCHECK_AUDIT_PROPERTY("AUDIT-ATTB-002",
+                               "at shipped sizes every output is deterministic, inside its visible values' range and blind to hidden keys, and sampled rows are within the derived allowance",
+                               att2, attention_v2_at_size),
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-INF-001", "a row with +inf gives all NaN or the one-hot limit over the +inf entries (log_softmax: its log)", sm,
                                plus_infinity),
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-BIAS-001",
@@ -570,8 +607,8 @@ std::vector<AuditProperty> build() {
                                sm, rounding_bias),
   };
   for (AuditProperty& p : v) {
-    p.judges_masked_policy = p.id == "AUDIT-MASK-001";
-    p.one_shot = p.id == "AUDIT-BIAS-001";
+    p.judges_masked_policy = p.id == "AUDIT-MASK-001" || p.id == "AUDIT-ATTB-001" || p.id == "AUDIT-ATTB-002";
+    p.one_shot = p.id == "AUDIT-BIAS-001" || p.id == "AUDIT-ATTB-002";
   }
   return v;
 }

@@ -22,6 +22,8 @@ struct BatchedLimits {
   std::size_t max_n = 9, max_m = 12;  // small, so that a failure shrinks to a readable case
   std::size_t max_d = 12, max_dv = 5;
   double sigma_qk = 2, sigma_v = 8;
+  bool masks = true;    // false: no mask, window, soft-cap or ALiBi (every row sees every key)
+  bool shifts = true;   // a quarter of the cases with scores shifted far from 0
 };
 
 template <class T>
@@ -67,6 +69,7 @@ inline kernels::AttentionProblem batched_problem(const BatchedLimits& lim = {}) 
   s.dv = size_in(1, lim.max_dv);
   // 1/√d as a caller rounds it to double, or any other positive scale (a power of two among them).
   p.scale = *rc::gen::element(1 / std::sqrt(static_cast<double>(s.d)), 1.0, 0.125, 0.3, 1.7);
+  if (!lim.masks) return p;
   p.mask.causal = *rc::gen::inRange(0, 2);
   p.mask.alignment = *rc::gen::inRange(0, 2) ? kernels::Alignment::bottom_right : kernels::Alignment::top_left;
   if (*rc::gen::inRange(0, 3) == 0) p.mask.window_left = *rc::gen::inRange(0, 5);
@@ -89,7 +92,7 @@ BatchedCase<T> batched_case(const BatchedLimits& lim = {}, bool with_tiling = tr
   c.q = moderate_vector<T>(s.q_size(), lim.sigma_qk);
   c.k = moderate_vector<T>(s.k_size(), lim.sigma_qk);
   c.v = moderate_vector<T>(s.v_size(), lim.sigma_v);
-  if (*rc::gen::inRange(0, 4) == 0 && c.p.softcap == 0) {
+  if (lim.shifts && *rc::gen::inRange(0, 4) == 0 && c.p.softcap == 0) {
     // Far enough for every format's exp to underflow from a maximum of 0 (f64: below −745;
     // f16: below −17), and for its exp to overflow with positive shifts (f32: above 88.7).
     const double mag = *rc::gen::element(30.0, 200.0, 1000.0);
