@@ -6,7 +6,7 @@ add_executable(attncheck_cli ${ATTNCHECK_CLI_SOURCES}
                $<TARGET_OBJECTS:attncheck_falsify> $<TARGET_OBJECTS:attncheck_harnesses>)
 set_target_properties(attncheck_cli PROPERTIES OUTPUT_NAME attncheck)
 target_include_directories(attncheck_cli PRIVATE ${PROJECT_SOURCE_DIR}/src)
-target_link_libraries(attncheck_cli PRIVATE attncheck::core CLI11::CLI11)
+target_link_libraries(attncheck_cli PRIVATE attncheck::audit attncheck::bmc CLI11::CLI11)
 
 # Paths and versions only the file that reads them gets (a path in a target-wide define defeats
 # ccache across worktrees): the default contracts directory, the proofs record and the bmc report
