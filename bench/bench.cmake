@@ -5,5 +5,5 @@ file(GLOB ATTNCHECK_BENCH_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*.
 if(benchmark_FOUND AND ATTNCHECK_BENCH_SOURCES)
   add_executable(attncheck_bench ${ATTNCHECK_BENCH_SOURCES})
   target_include_directories(attncheck_bench PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR})
-  target_link_libraries(attncheck_bench PRIVATE attncheck::core benchmark::benchmark)
+  target_link_libraries(attncheck_bench PRIVATE attncheck::audit benchmark::benchmark)
 endif()

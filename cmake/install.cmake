@@ -3,7 +3,7 @@
 #   P/bin/attncheck                       the CLI; it reads P/share/attncheck/contracts (src/cli/util.cpp)
 #   P/share/attncheck/contracts, docs     the bundled contracts and the docs the CLI points into
 #   P/include/attncheck/abi.h, ...        the C ABI header, the library's headers
-#   P/lib/libattncheck_core.a             the library
+#   P/lib/libattncheck_{core,property,bmc,audit}.a   the library, in its layers (CMakeLists.txt)
 #   P/lib/cmake/attncheck/                attncheckConfig.cmake (+ Version, exported targets,
 #                                         AttncheckAudit.cmake: attncheck_add_audit, attncheck_add_gate)
 # docs/consumers.md describes the package; tests/install/install.cmake tests it.
@@ -14,10 +14,11 @@ set(ATTNCHECK_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/attncheck)
 set(ATTNCHECK_INSTALL_DATADIR ${CMAKE_INSTALL_DATADIR}/attncheck)
 
 # The exported names (EXPORT_NAME, set where each target is defined): attncheck::attncheck (the
-# CLI), attncheck::abi; with COMPONENTS core, attncheck::kernels and attncheck::core.
+# CLI), attncheck::abi; with COMPONENTS core, attncheck::kernels, attncheck::core, attncheck::property,
+# attncheck::bmc and attncheck::audit.
 install(TARGETS attncheck_cli attncheck_abi EXPORT attncheckTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
-install(TARGETS attncheck_kernels attncheck_core EXPORT attncheckCoreTargets
+install(TARGETS attncheck_kernels attncheck_core attncheck_property attncheck_bmc attncheck_audit EXPORT attncheckCoreTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev)
 install(EXPORT attncheckTargets NAMESPACE attncheck:: DESTINATION ${ATTNCHECK_INSTALL_CMAKEDIR} COMPONENT dev)
 install(EXPORT attncheckCoreTargets NAMESPACE attncheck:: DESTINATION ${ATTNCHECK_INSTALL_CMAKEDIR} COMPONENT dev)

@@ -5,4 +5,4 @@ file(GLOB ATTNCHECK_FALSIFY_SOURCES CONFIGURE_DEPENDS
      ${CMAKE_CURRENT_LIST_DIR}/*.cpp ${CMAKE_CURRENT_LIST_DIR}/mutants/*.cpp)
 add_library(attncheck_falsify OBJECT ${ATTNCHECK_FALSIFY_SOURCES})
 target_include_directories(attncheck_falsify PRIVATE ${PROJECT_SOURCE_DIR})
-target_link_libraries(attncheck_falsify PRIVATE attncheck::core)
+target_link_libraries(attncheck_falsify PRIVATE attncheck::property)

@@ -7,7 +7,7 @@ file(GLOB ATTNCHECK_FALSIFY_TEST_SOURCES CONFIGURE_DEPENDS
      ${CMAKE_CURRENT_LIST_DIR}/runner/*.cpp ${CMAKE_CURRENT_LIST_DIR}/wrong_claims/*.cpp)
 add_executable(falsify_tests ${ATTNCHECK_FALSIFY_TEST_SOURCES} $<TARGET_OBJECTS:attncheck_falsify>)
 target_include_directories(falsify_tests PRIVATE ${PROJECT_SOURCE_DIR})
-target_link_libraries(falsify_tests PRIVATE attncheck::core doctest::doctest)
+target_link_libraries(falsify_tests PRIVATE attncheck::property doctest::doctest)
 doctest_discover_tests(falsify_tests ADD_LABELS 1 PROPERTIES LABELS falsify)
 
 set(_falsify_list "${CMAKE_CURRENT_BINARY_DIR}/falsify_properties.cmake")

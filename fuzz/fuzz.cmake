@@ -36,12 +36,12 @@ attncheck_fuzzer(fuzz_protocol fuzz/protocol_fuzz.cpp
 target_link_libraries(fuzz_protocol PRIVATE attncheck::kernels)
 
 attncheck_fuzzer(fuzz_bindings fuzz/bindings_fuzz.cpp src/attncheck/audit/bindings.cpp)
-target_link_libraries(fuzz_bindings PRIVATE attncheck::core)
+target_link_libraries(fuzz_bindings PRIVATE attncheck::audit)
 
 # The command line needs every subcommand's option set: the CLI sources (not main.cpp) and the core.
 file(GLOB ATTNCHECK_FUZZ_CLI_SOURCES CONFIGURE_DEPENDS src/cli/*.cpp)
 list(FILTER ATTNCHECK_FUZZ_CLI_SOURCES EXCLUDE REGEX ".*/src/cli/main\\.cpp$")
 attncheck_fuzzer(fuzz_cli fuzz/cli_fuzz.cpp ${ATTNCHECK_FUZZ_CLI_SOURCES})
-target_link_libraries(fuzz_cli PRIVATE attncheck::core CLI11::CLI11)
+target_link_libraries(fuzz_cli PRIVATE attncheck::audit attncheck::bmc CLI11::CLI11)
 
 add_custom_target(fuzzers DEPENDS fuzz_contract fuzz_protocol fuzz_bindings fuzz_cli)

@@ -73,7 +73,7 @@ gappa_problem score_problem(std::size_t d, const std::string& mutant) {
   return {rec.script(s.node(), bound, spec), bound, rec.roundings()};
 }
 
-gappa_problem build(fmt_id f, std::size_t d, const std::string& mutant) {
+gappa_problem build(Dtype f, std::size_t d, const std::string& mutant) {
   return with_gappa_format(f, [&](auto t) { return score_problem<decltype(t)>(d, mutant); });
 }
 

@@ -4,4 +4,4 @@
 file(GLOB ATTNCHECK_HARNESS_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*.cpp)
 add_library(attncheck_harnesses OBJECT ${ATTNCHECK_HARNESS_SOURCES})
 target_include_directories(attncheck_harnesses PRIVATE ${PROJECT_SOURCE_DIR})
-target_link_libraries(attncheck_harnesses PRIVATE attncheck::core)
+target_link_libraries(attncheck_harnesses PRIVATE attncheck::bmc)

@@ -1,7 +1,9 @@
 // Broken kernel templates, one per harness family, to show that each harness finds a
 // counterexample that is real (it fails on the concrete broken kernel too). They are templates
 // over the scalar, like the reference kernels, so they run symbolically and concretely. Those the
-// gate's mutants also use are written once, in attncheck/kernels/broken.hpp.
+// gate's mutants also use are written once, in attncheck/kernels/broken.hpp; the ones left here
+// break a step slot the gate's KernelSet does not have (max_step, shifted_exp_step), or a kernel
+// in a way no gate mutant does (entropy_normalised, softmax_drops_last).
 #include "attncheck/kernels/broken.hpp"
 #include "harnesses/support.hpp"
 
@@ -49,13 +51,6 @@ struct ScoresUnscaled {
   template <class T> static void apply(kernel_slots<T>& k) { k.scores = kernels::broken::scores_unscaled<T>; }
 };
 
-// Entropy term without the p = 0 guard: 0 * log 0 = 0 * -inf = NaN.
-template <class T> T entropy_term_unguarded(T p) { return -(p * log(p)); }
-template <class T> T entropy_unguarded(const T* p, std::size_t n) {
-  T h = lit<T>(0);
-  for (std::size_t i = 0; i < n; ++i) h = h + entropy_term_unguarded(p[i]);
-  return h;
-}
 struct EntropyUnguarded {
   static constexpr const char* name = "entropy_log_zero";
   static constexpr const char* description = "entropy takes 0 * log 0 = NaN (no p = 0 guard)";
@@ -63,21 +58,18 @@ struct EntropyUnguarded {
   // at d = 2, so the lemma is the harness that shows the guard matters.)
   static std::vector<std::string> caught_by() { return {"LEM-ASCL-003"}; }
   template <class T> static void apply(kernel_slots<T>& k) {
-    k.entropy_term = entropy_term_unguarded<T>;
-    k.entropy = entropy_unguarded<T>;
+    k.entropy_term = kernels::broken::entropy_term_unguarded<T>;
+    k.entropy = kernels::broken::entropy_unguarded<T>;
   }
 };
 
-// Sign error: H = sum p log p (<= 0).
-template <class T> T entropy_term_flipped(T p) { return -kernels::entropy_term(p); }
-template <class T> T entropy_flipped(const T* p, std::size_t n) { return -kernels::entropy(p, n); }
 struct EntropyFlipped {
   static constexpr const char* name = "entropy_sign_flipped";
   static constexpr const char* description = "entropy returns sum p log p (sign error)";
   static std::vector<std::string> caught_by() { return {"BMC-ASCL-003", "LEM-ASCL-003"}; }
   template <class T> static void apply(kernel_slots<T>& k) {
-    k.entropy_term = entropy_term_flipped<T>;
-    k.entropy = entropy_flipped<T>;
+    k.entropy_term = kernels::broken::entropy_term_sign_flipped<T>;
+    k.entropy = kernels::broken::entropy_sign_flipped<T>;
   }
 };
 
@@ -94,31 +86,18 @@ struct EntropyNormalised {
   template <class T> static void apply(kernel_slots<T>& k) { k.entropy = entropy_normalised<T>; }
 };
 
-// RMSNorm without eps: RMSNorm(0) = 0/0 = NaN.
-template <class T>
-void rmsnorm_no_eps(const T* x, const T* w, std::size_t d, T, T* y) {
-  const T r = sqrt(T(kernels::dot(x, x, d) / lit<T>(static_cast<double>(d))));
-  for (std::size_t i = 0; i < d; ++i) y[i] = T(x[i] / r) * w[i];
-}
 struct RmsnormNoEps {
   static constexpr const char* name = "rmsnorm_no_eps";
   static constexpr const char* description = "RMSNorm divides by sqrt(mean(x^2)) (eps dropped)";
   static std::vector<std::string> caught_by() { return {"KANI-QKN-001", "KANI-QKN-002", "KANI-ASCL-001"}; }
-  template <class T> static void apply(kernel_slots<T>& k) { k.rmsnorm = rmsnorm_no_eps<T>; }
+  template <class T> static void apply(kernel_slots<T>& k) { k.rmsnorm = kernels::broken::rmsnorm_without_eps<T>; }
 };
 
-// JVP without centring: dy = p * dx, whose sum is <dx>_p, not 0.
-template <class T>
-void jvp_uncentred(const T* x, const T* dx, std::size_t n, T* dy) {
-  std::vector<T> p(n);
-  kernels::softmax(x, p.data(), n);
-  for (std::size_t i = 0; i < n; ++i) dy[i] = p[i] * dx[i];
-}
 struct JvpUncentred {
   static constexpr const char* name = "jvp_uncentred";
   static constexpr const char* description = "softmax JVP without the centring: dy = p * dx";
   static std::vector<std::string> caught_by() { return {"BMC-SLIP-001"}; }
-  template <class T> static void apply(kernel_slots<T>& k) { k.softmax_jvp = jvp_uncentred<T>; }
+  template <class T> static void apply(kernel_slots<T>& k) { k.softmax_jvp = kernels::broken::softmax_jvp_missing_mean<T>; }
 };
 
 // Off by one: the last entry is treated as padding (the loops stop at n - 1) and gets 0. Sums,

@@ -36,7 +36,7 @@ LoadResult clean() {
   Obligation o;
   o.id = "MINI-INV-001";
   o.type = "invariant";
-  o.tolerance = "none: exact";
+  o.allowance = "none: exact";
   o.proof = "good-minimal.yaml#MINI-INV-001";  // a file that exists under the fixtures root
   o.where = {"mini.yaml", 9, 5};
   FalsificationTest t;
@@ -122,11 +122,11 @@ TEST_CASE("A statistical obligation must state its false-alarm probability") {
   LoadResult r = clean();
   Obligation& o = r.contracts[0].obligations[0];
   o.type = "statistical";
-  o.tolerance = "reject outside the chi-square quantiles";
+  o.allowance = "reject outside the chi-square quantiles";
   CHECK(find(lint(r, {}), Severity::warning, "does not state its false-alarm probability"));
-  o.tolerance = "reject outside the χ² quantiles at α/2 per side, α = 1e-9";
+  o.allowance = "reject outside the χ² quantiles at α/2 per side, α = 1e-9";
   CHECK(lint(r, {}).empty());
-  o.tolerance = "two-sided test at Alpha = 1e-9";
+  o.allowance = "two-sided test at Alpha = 1e-9";
   CHECK(lint(r, {}).empty());
 }
 

@@ -62,7 +62,7 @@ TEST_CASE("The Rust system's softmax contract loads as legacy format with positi
   REQUIRE(r.contracts.size() == 1);
   const Contract& c = r.contracts[0];
   CHECK(c.id == "softmax-kernel-v1");
-  CHECK(c.legacy_format);
+  CHECK(c.legacy_dialect);
   CHECK(c.obligations.size() == 6);
   CHECK(c.tests.size() == 6);
   CHECK(c.harnesses.size() == 3);
@@ -73,7 +73,7 @@ TEST_CASE("The Rust system's softmax contract loads as legacy format with positi
   // The legacy harnesses' `obligation: SM-INV-001` references resolve after assignment.
   CHECK(find(r, Severity::warning, "does not define") == nullptr);
   CHECK(c.obligations[0].legacy_tolerance == "1.0e-6");
-  CHECK(c.obligations[0].tolerance.empty());
+  CHECK(c.obligations[0].allowance.empty());
   CHECK(c.obligations[4].applies_to == "simd");
   REQUIRE(c.gate);
   CHECK(c.gate->id == "F-SM-001");
@@ -100,7 +100,7 @@ TEST_CASE("The Rust system's attention-scaling and qk-norm contracts load with t
   INFO(dump(a));
   CHECK(a.ok());
   REQUIRE(a.contracts.size() == 1);
-  CHECK(a.contracts[0].legacy_format);
+  CHECK(a.contracts[0].legacy_dialect);
   CHECK(a.contracts[0].obligations.size() == 7);
   CHECK(a.contracts[0].tests.size() == 7);
   CHECK(a.contracts[0].harnesses.size() == 2);
@@ -113,7 +113,7 @@ TEST_CASE("The Rust system's attention-scaling and qk-norm contracts load with t
   INFO(dump(q));
   CHECK(q.ok());
   REQUIRE(q.contracts.size() == 1);
-  CHECK(q.contracts[0].legacy_format);
+  CHECK(q.contracts[0].legacy_dialect);
   CHECK(q.contracts[0].obligations.size() == 7);
   CHECK(q.contracts[0].tests.size() == 7);
   CHECK(q.contracts[0].harnesses.size() == 2);
@@ -144,14 +144,14 @@ TEST_CASE("attncheck's attention-scaling contract loads with ids, links and no e
   CHECK(r.ok());
   REQUIRE(r.contracts.size() == 1);
   const Contract& c = r.contracts[0];
-  CHECK_FALSE(c.legacy_format);
+  CHECK_FALSE(c.legacy_dialect);
   CHECK(c.id == "attention-scaling-v1");
   CHECK_FALSE(c.version.empty());
   CHECK(c.obligations.size() == 9);
   for (const auto& o : c.obligations) {
     CHECK_FALSE(o.id.empty());
     CHECK_FALSE(o.id_assigned);
-    CHECK_FALSE(o.tolerance.empty());  // `allowance:` maps onto the tolerance text
+    CHECK_FALSE(o.allowance.empty());  // `allowance:` is read into Obligation::allowance
     CHECK(o.legacy_tolerance.empty());
   }
   CHECK(c.tests.size() == 9);
@@ -224,7 +224,7 @@ TEST_CASE("Missing metadata version and a missing obligation id are errors") {
   expect_error_at(r, 8, 5, "obligation 'has none' has no id");
   CHECK(find(r, Severity::error, "add id: MID-INV-002"));
   REQUIRE(r.contracts.size() == 1);
-  CHECK_FALSE(r.contracts[0].legacy_format);  // one obligation has an id: not the Rust format
+  CHECK_FALSE(r.contracts[0].legacy_dialect);  // one obligation has an id: not the Rust format
 }
 
 TEST_CASE("An empty file, a non-map root and binary junk are errors with a location") {

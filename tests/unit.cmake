@@ -2,7 +2,7 @@
 file(GLOB ATTNCHECK_UNIT_TESTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*_test.cpp)
 add_executable(attncheck_tests ${CMAKE_CURRENT_LIST_DIR}/main.cpp ${ATTNCHECK_UNIT_TESTS})
 target_include_directories(attncheck_tests PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR})
-target_link_libraries(attncheck_tests PRIVATE attncheck::core doctest::doctest)
+target_link_libraries(attncheck_tests PRIVATE attncheck::audit doctest::doctest)
 target_compile_definitions(attncheck_tests PRIVATE ${ATTNCHECK_SOURCE_DIR_DEFINE}
   ATTNCHECK_TEST_FIXTURES="${PROJECT_SOURCE_DIR}/tests/fixtures"
   ATTNCHECK_CLI_PATH="$<TARGET_FILE:attncheck_cli>")

@@ -52,7 +52,7 @@ int main() {
   bool ok = true;
   // f16 and bf16: the robust midpoint's proof takes ~6-9 s each; in f32 and f64 it does not
   // finish within 60 s on a 2-core machine (the bit-blasted divisions grow with the format).
-  for (fmt_id f : {fmt_id::f16, fmt_id::bf16}) {
+  for (Dtype f : {Dtype::f16, Dtype::bf16}) {
     run_options o;
     o.timeout_seconds = 60;
     const run_result good = prove(*find_harness("USER-MID-001"), f, o);

@@ -74,7 +74,7 @@ struct EntropySignFlipped {
   static std::vector<std::string> caught_by() { return {"FALSIFY-ASCL-003", "FALSIFY-ASCL-005", "FALSIFY-LSE-002", "FALSIFY-LSE-005"}; }
   template <class T>
   static void apply(KernelSet<T>& k) {
-    k.entropy = [](const T* p, std::size_t n) { return T(-kernels::entropy(p, n)); };
+    k.entropy = kernels::broken::entropy_sign_flipped<T>;
   }
 };
 
@@ -85,11 +85,7 @@ struct EntropyLogZero {
   static std::vector<std::string> caught_by() { return {"FALSIFY-ASCL-003", "FALSIFY-ASCL-007"}; }
   template <class T>
   static void apply(KernelSet<T>& k) {
-    k.entropy = [](const T* p, std::size_t n) {
-      T h = lit<T>(0);
-      for (std::size_t i = 0; i < n; ++i) h = h - T(p[i] * log(p[i]));
-      return h;
-    };
+    k.entropy = kernels::broken::entropy_unguarded<T>;
   }
 };
 

@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "attncheck/check/registry.hpp"
+#include "attncheck/kernels/broken.hpp"
 
 namespace attncheck::mutants {
 namespace {
@@ -32,9 +33,7 @@ struct NoEps {
   static std::vector<std::string> caught_by() { return {"FALSIFY-QKN-004", "FALSIFY-QKN-005"}; }
   template <class T>
   static void apply(KernelSet<T>& k) {
-    k.rmsnorm = [](const T* x, const T* w, std::size_t d, T eps, T* y) {
-      rmsnorm_with(x, w, d, eps, y, [](T ms, T) { return sqrt(ms); });
-    };
+    k.rmsnorm = kernels::broken::rmsnorm_without_eps<T>;
   }
 };
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "attncheck/check/registry.hpp"
+#include "attncheck/kernels/broken.hpp"
 #include "attncheck/kernels/attention_hvp.hpp"
 
 namespace attncheck::mutants {
@@ -32,7 +33,7 @@ struct MissingMean {
   }
   template <class T>
   static void apply(KernelSet<T>& k) {
-    k.softmax_jvp = [](const T* x, const T* dx, std::size_t n, T* dy) { jvp_with(x, dx, n, dy, [](T d, T) { return d; }); };
+    k.softmax_jvp = kernels::broken::softmax_jvp_missing_mean<T>;
   }
 };
 

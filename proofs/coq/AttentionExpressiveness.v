@@ -236,7 +236,7 @@ Proof.
   lra.
 Qed.
 
-(** EXPR-EQV-002: the seed's head 1 (q_1 = ln(n/ε)u) at c = 1/2 scores L/2 on the noisy key and 0
+(** EXPR-EQV-002: the exercise's head 1 (q_1 = ln(n/ε)u) at c = 1/2 scores L/2 on the noisy key and 0
     elsewhere: α = r/(r + m) with r = e^{L/2}, r² = n/ε; it is below 1/2 iff r < m iff n/ε < m². *)
 Theorem seed_head_one m s eps :
   (0 < m)%nat -> 0 < eps ->

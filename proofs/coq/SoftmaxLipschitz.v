@@ -249,7 +249,7 @@ Theorem two_point_attains_half :
 Proof. intros p v. unfold norm2, dot, jvp, mean, p, v. simpl. field. Qed.
 
 (** SLIP-TGT-001 (exact core): at the uniform distribution over n ≥ 1 entries, ‖Jv‖² ≤ ‖v‖²/n²:
-    uniform attention does not attain 1/2 once n > 2 (the correction of seed 000). *)
+    uniform attention does not attain 1/2 once n > 2 (the correction of the softmax-filtering bound plan). *)
 Theorem uniform_jvp_norm n v :
   (0 < n)%nat -> norm2 n (jvp n (fun _ => / INR n) v) <= norm2 n v / (INR n * INR n).
 Proof.

@@ -151,7 +151,7 @@ std::string utc_now() {
   return buf;
 }
 
-std::string format_row_note(const audit::AuditRow& r) {
+std::string row_note_text(const audit::AuditRow& r) {
   return "  " + r.outcome.test_id + " [" + std::string(dtype_name(r.outcome.dtype)) + "]: " + r.reason;
 }
 
@@ -264,7 +264,7 @@ void add_audit_rows(GateReport& report, const std::vector<audit::AuditRow>& rows
   std::vector<std::string> na, declined;
   for (const auto& r : rows) {
     if (r.state == audit::RowState::not_applicable) {
-      na.push_back(format_row_note(r));
+      na.push_back(row_note_text(r));
       GateRow g;
       g.contract = r.contract;
       g.obligations = r.obligations;

@@ -29,22 +29,24 @@ struct BmcOptions {
   bool exhaustive = false, list = false, lemmas = true;
 };
 
-std::optional<bmc::fmt_id> parse_format(const std::string& s) {
-  for (bmc::fmt_id f : bmc::all_formats())
+std::optional<Dtype> parse_format(const std::string& s) {
+  for (Dtype f : bmc::all_formats())
     if (s == bmc::name_of(f)) return f;
   return std::nullopt;
 }
 
 // The value of one input, for the counterexample block.
-std::string value_text(bmc::fmt_id f, std::uint64_t b) {
+std::string value_text(Dtype f, std::uint64_t b) {
   switch (f) {
-    case bmc::fmt_id::f16: return fmt::format("{:g}", to_double(scalar_traits<f16>::from_bits(b)));
-    case bmc::fmt_id::bf16: return fmt::format("{:g}", to_double(scalar_traits<bf16>::from_bits(b)));
-    case bmc::fmt_id::f32: return fmt::format("{:.9g}", to_double(scalar_traits<float>::from_bits(b)));
-    case bmc::fmt_id::e4m3: return fmt::format("{:g}", to_double(scalar_traits<e4m3>::from_bits(b)));
-    case bmc::fmt_id::e5m2: return fmt::format("{:g}", to_double(scalar_traits<e5m2>::from_bits(b)));
-    case bmc::fmt_id::e4m3sat: return fmt::format("{:g}", to_double(scalar_traits<e4m3sat>::from_bits(b)));
-    case bmc::fmt_id::f64: break;
+    case Dtype::f16: return fmt::format("{:g}", to_double(scalar_traits<f16>::from_bits(b)));
+    case Dtype::bf16: return fmt::format("{:g}", to_double(scalar_traits<bf16>::from_bits(b)));
+    case Dtype::f32: return fmt::format("{:.9g}", to_double(scalar_traits<float>::from_bits(b)));
+    case Dtype::e4m3: return fmt::format("{:g}", to_double(scalar_traits<e4m3>::from_bits(b)));
+    case Dtype::e5m2: return fmt::format("{:g}", to_double(scalar_traits<e5m2>::from_bits(b)));
+    case Dtype::e4m3sat: return fmt::format("{:g}", to_double(scalar_traits<e4m3sat>::from_bits(b)));
+    case Dtype::f64:
+    case Dtype::f16_f32:  // not a bmc format (bmc::all_formats())
+    case Dtype::bf16_f32: break;
   }
   return fmt::format("{:.17g}", scalar_traits<double>::from_bits(b));
 }
@@ -194,7 +196,7 @@ struct BmcPlan {
   std::vector<const bmc::gappa_harness_def*> gappa_selected;
   const bmc::mutant_def* mutant = nullptr;
   const bmc::gappa_mutant_def* gappa_mutant = nullptr;
-  std::vector<bmc::fmt_id> formats;
+  std::vector<Dtype> formats;
   bool formats_given = false;
   std::optional<contract::LoadResult> loaded;  // `recorded` points into it
   std::map<std::string, const contract::Harness*> recorded;
@@ -306,7 +308,7 @@ bool plan_mutant_and_formats(const BmcOptions& o, BmcPlan& p) {
     p.formats.push_back(*id);
   }
   p.formats_given = !p.formats.empty();
-  if (!p.formats_given) p.formats = {bmc::fmt_id::f16, bmc::fmt_id::bf16, bmc::fmt_id::f32};
+  if (!p.formats_given) p.formats = {Dtype::f16, Dtype::bf16, Dtype::f32};
   return true;
 }
 
@@ -332,7 +334,7 @@ bool plan_recorded_bounds(const Global& global, const BmcOptions& o, BmcPlan& p)
   return true;
 }
 
-std::size_t bound_for(const BmcOptions& o, const BmcPlan& p, const bmc::harness_def& h, bmc::fmt_id f) {
+std::size_t bound_for(const BmcOptions& o, const BmcPlan& p, const bmc::harness_def& h, Dtype f) {
   if (o.bound) return o.bound;
   if (h.lemma) return 1;
   const auto it = p.recorded.find(h.id);
@@ -341,7 +343,7 @@ std::size_t bound_for(const BmcOptions& o, const BmcPlan& p, const bmc::harness_
     if (r != it->second->reached.end() && r->second > 0) return static_cast<std::size_t>(r->second);
   }
   // 8-bit formats: every input, at the longest row d <= 3 that fits the enumeration.
-  if (bmc::is_8bit(f)) return bmc::exhaustive_bound(h, f, exhaustive_max_d);
+  if (is_8bit(f)) return bmc::exhaustive_bound(h, f, exhaustive_max_d);
   if (it != p.recorded.end() && it->second->bound > 0) return static_cast<std::size_t>(it->second->bound);
   return 0;  // no bound recorded: nothing is claimed
 }
@@ -354,7 +356,7 @@ std::string no_bound_reason(const std::string& id) {
 
 // Without --format (and --bound), a harness whose contract records `reached:` runs at exactly
 // the formats recorded there: a format the record leaves out was not claimed.
-bool runs_at(const BmcOptions& o, const BmcPlan& p, const bmc::harness_def& h, bmc::fmt_id f) {
+bool runs_at(const BmcOptions& o, const BmcPlan& p, const bmc::harness_def& h, Dtype f) {
   if (p.formats_given || o.bound) return true;
   const auto it = p.recorded.find(h.id);
   if (it == p.recorded.end() || it->second->reached.empty()) return true;
@@ -369,7 +371,7 @@ int replay_bits(const BmcOptions& o, const BmcPlan& p) {
     return exit_usage;
   }
   const bmc::harness_def& h = *p.selected[0];
-  const bmc::fmt_id f = p.formats[0];
+  const Dtype f = p.formats[0];
   const std::size_t b = bound_for(o, p, h, f);
   if (b == 0) {
     std::cerr << "error: " << no_bound_reason(h.id) << "\n";
@@ -410,7 +412,7 @@ class BmcRun {
     std::cout << fmt::format("{:<14} {:<5} {:<6} {:<40} {:>8}  {}\n", "harness", "fmt", "bound", "verdict", "time", "solver");
   }
 
-  void run_smt(const bmc::harness_def& h, bmc::fmt_id f) {
+  void run_smt(const bmc::harness_def& h, Dtype f) {
     if (!runs_at(o_, p_, h, f)) return;
     // `reached: {f16: all-d}`: no whole-vector bound finished at this format; only the all-d
     // composition is claimed (and run) there.
@@ -423,7 +425,7 @@ class BmcRun {
     ro.mutant = p_.mutant;
     ro.solver = p_.solver;
     Row row;
-    const bool enumerate = o_.exhaustive || bmc::is_8bit(f);
+    const bool enumerate = o_.exhaustive || is_8bit(f);
     if (lemmas_only) {
       row.r.v = bmc::verdict::proved;  // no whole-vector row: only the composition below
     } else if (enumerate && ro.bound == 0) {  // no row length small enough to enumerate
@@ -448,14 +450,14 @@ class BmcRun {
     row.bound_text = h.lemma ? "scalar" : ro.bound ? fmt::format("{}={}", h.bound_name, ro.bound) : "-";
     if (!lemmas_only) add(row);
     // (An 8-bit format composes lemmas each enumerated over every value of the format.)
-    if ((o_.exhaustive && !bmc::is_8bit(f)) || !o_.lemmas || h.lemmas.empty() || row.r.v == bmc::verdict::unsupported)
+    if ((o_.exhaustive && !is_8bit(f)) || !o_.lemmas || h.lemmas.empty() || row.r.v == bmc::verdict::unsupported)
       return;
     add(compose_lemmas(h, f, ro));
   }
 
   // Gappa harnesses: one script per (harness, format) at the recorded bound; gappa proves the
   // derived error bound or reports its best enclosure. No lemmas, no replay: no counterexample.
-  void run_gappa(const bmc::gappa_harness_def& g, bmc::fmt_id f) {
+  void run_gappa(const bmc::gappa_harness_def& g, Dtype f) {
     // Not asked for by name: skip what a Gappa harness cannot do (8-bit formats, enumeration).
     if ((!bmc::gappa_supports(f) || o_.exhaustive) && o_.harnesses.empty()) return;
     const auto rec = p_.recorded.find(g.id);
@@ -493,7 +495,7 @@ class BmcRun {
 
  private:
   // The all-d claim: every lemma of the composition proved in this run.
-  Row compose_lemmas(const bmc::harness_def& h, bmc::fmt_id f, const bmc::run_options& ro) {
+  Row compose_lemmas(const bmc::harness_def& h, Dtype f, const bmc::run_options& ro) {
     Row all;
     all.r.id = h.id;
     all.r.format = f;
@@ -507,7 +509,7 @@ class BmcRun {
       if (!lemma_cache_.count(key)) {
         bmc::run_options lo = ro;
         lo.bound = 1;
-        lemma_cache_[key] = !l ? bmc::run_result{} : bmc::is_8bit(f) ? bmc::exhaustive(*l, f, lo) : bmc::prove(*l, f, lo);
+        lemma_cache_[key] = !l ? bmc::run_result{} : is_8bit(f) ? bmc::exhaustive(*l, f, lo) : bmc::prove(*l, f, lo);
       }
       const bmc::run_result& lr = lemma_cache_[key];
       const bool lemma_holds = lr.v == bmc::verdict::proved || lr.v == bmc::verdict::exhaustive_pass;
@@ -572,9 +574,9 @@ int run_bmc(const Global& global, const BmcOptions& o) {
   BmcRun run(o, p);
   run.print_header();
   for (const bmc::harness_def* h : p.selected)
-    for (bmc::fmt_id f : p.formats) run.run_smt(*h, f);
+    for (Dtype f : p.formats) run.run_smt(*h, f);
   for (const bmc::gappa_harness_def* g : p.gappa_selected)
-    for (bmc::fmt_id f : p.formats) run.run_gappa(*g, f);
+    for (Dtype f : p.formats) run.run_gappa(*g, f);
   return report_bmc(o, p, run.rows());
 }
 

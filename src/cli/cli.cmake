@@ -6,7 +6,7 @@ add_executable(attncheck_cli ${ATTNCHECK_CLI_SOURCES}
                $<TARGET_OBJECTS:attncheck_falsify> $<TARGET_OBJECTS:attncheck_harnesses>)
 set_target_properties(attncheck_cli PROPERTIES OUTPUT_NAME attncheck EXPORT_NAME attncheck)  # attncheck::attncheck
 target_include_directories(attncheck_cli PRIVATE ${PROJECT_SOURCE_DIR}/src)
-target_link_libraries(attncheck_cli PRIVATE attncheck::core CLI11::CLI11)
+target_link_libraries(attncheck_cli PRIVATE attncheck::audit attncheck::bmc CLI11::CLI11)
 
 # The CLI finds its contracts beside itself, never through a compiled-in path (src/cli/util.cpp):
 # installed, PREFIX/share/attncheck/contracts (cmake/install.cmake); in the build tree, this link

@@ -115,6 +115,6 @@ std::string verdict_text(const GateRow& row);
 bool use_color(int fd);
 
 // "0.42" (error / allowed), "-" for 0 (nothing measured), "inf" when a NaN or overflow was seen.
-std::string format_ratio(double ratio);
+std::string error_ratio_text(double ratio);
 
 }  // namespace attncheck::cli

@@ -9,7 +9,8 @@
 namespace attncheck::cli {
 
 namespace {
-int run_graph(const Global& global, const std::string& format) {
+// style: how the graph is written (--format text, dot or mermaid).
+int run_graph(const Global& global, const std::string& style) {
   const auto loaded = load_or_report(global.contracts_dir, false);
   if (!loaded) {
     std::cerr << "error: no dependency graph: the contracts do not load (a dependency cycle or an unknown "
@@ -22,9 +23,9 @@ int run_graph(const Global& global, const std::string& format) {
     std::cerr << "error: " << error << "\n";
     return exit_usage;
   }
-  if (format == "dot")
+  if (style == "dot")
     std::cout << graph_dot(*g);
-  else if (format == "mermaid")
+  else if (style == "mermaid")
     std::cout << graph_mermaid(*g);
   else
     std::cout << graph_text(*g);
@@ -35,15 +36,15 @@ int run_graph(const Global& global, const std::string& format) {
 Command setup_graph(CLI::App& parent, const Global& global) {
   auto* app = parent.add_subcommand(
       "graph", "Print the contract dependency DAG (metadata.depends_on); exit 2 on a cycle or an unknown dependency");
-  auto format = std::make_shared<std::string>("text");
-  app->add_option("--format", *format,
+  auto style = std::make_shared<std::string>("text");
+  app->add_option("--format", *style,
                   "text: one line per contract, dependencies first ('id -> dep, dep'); dot: Graphviz; "
                   "mermaid: a Mermaid flowchart")
       ->check(CLI::IsMember({"text", "dot", "mermaid"}))
       ->capture_default_str();
   app->footer("Edges point from a contract to the contracts it depends on.\n"
               "Exit status: 0 printed, 2 contract errors (including a cycle or an unknown dependency).");
-  return {app, [&global, format] { return run_graph(global, *format); }};
+  return {app, [&global, style] { return run_graph(global, *style); }};
 }
 
 }  // namespace attncheck::cli

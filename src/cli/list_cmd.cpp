@@ -24,7 +24,7 @@ std::string indented(const std::string& text, const std::string& indent) {
 
 void print_contract(const contract::Contract& c) {
   std::cout << c.id << "  " << (c.version.empty() ? "-" : c.version) << "  " << c.description << "\n";
-  if (c.legacy_format) std::cout << "  (legacy format: obligation IDs assigned by position)\n";
+  if (c.legacy_dialect) std::cout << "  (legacy format: obligation IDs assigned by position)\n";
   if (!c.depends_on.empty()) std::cout << "  depends on: " << join(c.depends_on, ", ") << "\n";
 
   if (!c.obligations.empty()) {

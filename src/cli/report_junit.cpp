@@ -61,7 +61,7 @@ std::string testcase(const GateRow& row) {
   for (const auto& v : counterexample_values(o.counterexample, o.dtype))
     detail += "Exact values" + (v.label.empty() ? std::string() : " (" + v.label + ")") + ": " + join(v.values, ", ") +
               (v.elided ? " (" + std::to_string(v.elided) + " more not shown)" : "") + "\n";
-  const std::string body = detail + "Largest error seen: " + format_ratio(o.worst_ratio) +
+  const std::string body = detail + "Largest error seen: " + error_ratio_text(o.worst_ratio) +
                            (o.worst_case.empty() ? "" : " at " + o.worst_case) + "\nReplay: " + o.replay + "\n";
   s += ">\n      <" + tag + " type=\"" + std::string(check::verdict_name(o.verdict)) + "\" message=\"" +
        xml(summary(row), true) + "\">" + xml(body, false) + "</" + tag + ">\n";

@@ -56,7 +56,7 @@ std::string table_row(const GateRow& row, bool timings) {
     std::snprintf(buf, sizeof buf, "%.2f s", o.seconds);
     s += std::string(buf) + " | ";
   }
-  return s + format_ratio(o.worst_ratio) + " | " + format_ratio(o.median_ratio) + " |\n";
+  return s + error_ratio_text(o.worst_ratio) + " | " + error_ratio_text(o.median_ratio) + " |\n";
 }
 
 std::string table(const GateReport& r, bool failures_only) {
@@ -83,7 +83,7 @@ std::string render_markdown(const GateReport& r) {
       const check::Outcome& o = row.outcome;
       s += "#### " + verdict_text(row) + " " + o.test_id + " [" + row.dtype() + "] — " + row.contract + "\n\n";
       s += "Obligations: " + obligations_of(r, row) + "; kernels " + code(o.kernels) + "; cases " + std::to_string(o.cases) +
-           (o.worst_ratio != 0 ? "; largest error seen " + format_ratio(o.worst_ratio) + " of the allowance" : std::string()) +
+           (o.worst_ratio != 0 ? "; largest error seen " + error_ratio_text(o.worst_ratio) + " of the allowance" : std::string()) +
            ".\n\n";
       const auto values = counterexample_values(o.counterexample, o.dtype);
       if (!values.empty()) {

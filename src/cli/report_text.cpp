@@ -15,7 +15,7 @@
 
 namespace attncheck::cli {
 
-std::string format_ratio(double ratio) {
+std::string error_ratio_text(double ratio) {
   if (ratio == 0) return "-";
   if (std::isinf(ratio) || std::isnan(ratio)) return "inf";
   char buf[32];
@@ -39,7 +39,7 @@ std::string paint(const GateReport& r, const std::string& text, check::Verdict v
   return std::string("\033[") + code + "m" + text + "\033[0m";
 }
 
-std::string format_seconds(double s) {
+std::string seconds_text(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2fs", s);
   return buf;
@@ -64,7 +64,7 @@ std::string problem_block(const GateReport& r, const GateRow& row) {
   if (!row.has_property) {
     // Nothing ran, so there is no largest error to report.
   } else if (o.worst_ratio != 0) {
-    s += "  Largest error seen: " + format_ratio(o.worst_ratio) + " of the allowance";
+    s += "  Largest error seen: " + error_ratio_text(o.worst_ratio) + " of the allowance";
     s += o.worst_case.empty() ? "\n" : ", at\n" + indented(o.worst_case, "    ");
   } else {
     s += "  Largest error seen: - (no error/allowance ratio was recorded)\n";
@@ -96,9 +96,9 @@ std::string render_text(const GateReport& r) {
     std::vector<std::string> cells = {row.contract, row.obligations.empty() ? "-" : join(row.obligations, ","),
                                       o.test_id,    row.dtype(),
                                       paint(r, std::string(check::verdict_name(o.verdict)), o.verdict), std::to_string(o.cases)};
-    if (r.timings) cells.push_back(row.has_property ? format_seconds(o.seconds) : "-");
-    cells.push_back(format_ratio(o.worst_ratio));
-    cells.push_back(format_ratio(o.median_ratio));
+    if (r.timings) cells.push_back(row.has_property ? seconds_text(o.seconds) : "-");
+    cells.push_back(error_ratio_text(o.worst_ratio));
+    cells.push_back(error_ratio_text(o.median_ratio));
     t.rows.push_back(std::move(cells));
   }
   if (!r.quiet) s += t.render();

@@ -51,7 +51,7 @@ void show_obligation(const Contract& c, const contract::Obligation& o, const std
   field("formal", o.formal);
   field("domain", o.domain);
   field("applies to", o.applies_to);
-  field("allowance", o.tolerance);
+  field("allowance", o.allowance);
   field("legacy tolerance", o.legacy_tolerance);
   field("proof", proof_with_status(o.proof, root));
   std::vector<std::string> tests, harnesses;
@@ -92,7 +92,7 @@ void show_test(const Contract& c, const contract::FalsificationTest& t, const st
     std::cout << "  obligation " << o->id << ": " << o->property << "\n";
     if (!o->formal.empty()) std::cout << "    formal: " << o->formal << "\n";
     if (!o->domain.empty()) std::cout << "    domain: " << o->domain << "\n";
-    if (!o->tolerance.empty()) std::cout << "    allowance: " << o->tolerance << "\n";
+    if (!o->allowance.empty()) std::cout << "    allowance: " << o->allowance << "\n";
     if (!o->proof.empty()) std::cout << "    proof: " << proof_with_status(o->proof, root) << "\n";
   }
   std::cout << "  " << gate_hint("--test", t.id) << "\n";

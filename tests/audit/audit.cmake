@@ -13,7 +13,7 @@ set_target_properties(attncheck_audit_testkernels_v2 PROPERTIES C_STANDARD 11 C_
 file(GLOB ATTNCHECK_AUDIT_TESTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*_test.cpp)
 add_executable(attncheck_audit_tests ${CMAKE_CURRENT_SOURCE_DIR}/tests/main.cpp ${ATTNCHECK_AUDIT_TESTS})
 target_include_directories(attncheck_audit_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src ${CMAKE_CURRENT_SOURCE_DIR})
-target_link_libraries(attncheck_audit_tests PRIVATE attncheck::core doctest::doctest)
+target_link_libraries(attncheck_audit_tests PRIVATE attncheck::audit doctest::doctest)
 target_compile_definitions(attncheck_audit_tests PRIVATE ${ATTNCHECK_SOURCE_DIR_DEFINE}
   ATTNCHECK_CLI_PATH="$<TARGET_FILE:attncheck_cli>"
   ATTNCHECK_AUDIT_TESTLIB="$<TARGET_FILE:attncheck_audit_testkernels>"

@@ -13,7 +13,7 @@ using namespace attncheck::bmc;
 
 namespace {
 
-run_result run_with(solver_choice s, const std::string& id, fmt_id f, std::size_t bound, const std::string& mutant = "") {
+run_result run_with(solver_choice s, const std::string& id, Dtype f, std::size_t bound, const std::string& mutant = "") {
   run_options o;
   o.bound = bound;
   o.timeout_seconds = 60;
@@ -56,7 +56,7 @@ TEST_CASE("BMC-CVC5-SCRIPT: Z3's export gets the logic, models and a get-value o
 
 TEST_CASE("BMC-CVC5-PROVES: cvc5 proves a harness Z3 proves (f16 softmax in [0, 1], d = 2)") {
   REQUIRE_MESSAGE(cvc5_binary(), "cvc5 is not installed (tools/install-deps.sh installs it)");
-  const run_result r = run_with(solver_choice::cvc5, "KANI-SM-002", fmt_id::f16, 2);
+  const run_result r = run_with(solver_choice::cvc5, "KANI-SM-002", Dtype::f16, 2);
   INFO(describe(r));
   CHECK(r.v == verdict::proved);
   CHECK(r.assumptions_satisfiable);
@@ -65,31 +65,31 @@ TEST_CASE("BMC-CVC5-PROVES: cvc5 proves a harness Z3 proves (f16 softmax in [0, 
 
 TEST_CASE("BMC-CVC5-COUNTEREXAMPLE: cvc5's counterexample is read back as input bits and fails on the broken kernel") {
   REQUIRE(cvc5_binary());
-  const run_result r = run_with(solver_choice::cvc5, "KANI-SM-002", fmt_id::f16, 1, "softmax_no_max_subtraction");
+  const run_result r = run_with(solver_choice::cvc5, "KANI-SM-002", Dtype::f16, 1, "softmax_no_max_subtraction");
   INFO(describe(r));
   REQUIRE(r.v == verdict::counterexample);
   CHECK(r.solver.rfind("cvc5 ", 0) == 0);
-  const replay_result on_mutant = replay(*find_harness("KANI-SM-002"), fmt_id::f16, 1, r.input_bits,
+  const replay_result on_mutant = replay(*find_harness("KANI-SM-002"), Dtype::f16, 1, r.input_bits,
                                          find_mutant("softmax_no_max_subtraction"));
   CHECK_FALSE(on_mutant.failed.empty());
-  CHECK(replay(*find_harness("KANI-SM-002"), fmt_id::f16, 1, r.input_bits, nullptr).failed.empty());
+  CHECK(replay(*find_harness("KANI-SM-002"), Dtype::f16, 1, r.input_bits, nullptr).failed.empty());
 }
 
 TEST_CASE("BMC-CVC5-F32: binary32 formulas run without --fp-exp (bf16 and f16 need it)") {
   REQUIRE(cvc5_binary());
-  const run_result r = run_with(solver_choice::cvc5, "LEM-ASCL-002", fmt_id::f32, 1);
+  const run_result r = run_with(solver_choice::cvc5, "LEM-ASCL-002", Dtype::f32, 1);
   INFO(describe(r));
   CHECK(r.v == verdict::proved);
 }
 
 TEST_CASE("BMC-PORTFOLIO: both solvers run, the first definite answer counts and the row names its solver") {
   REQUIRE(cvc5_binary());
-  const run_result r = run_with(solver_choice::portfolio, "KANI-SM-002", fmt_id::bf16, 2);
+  const run_result r = run_with(solver_choice::portfolio, "KANI-SM-002", Dtype::bf16, 2);
   INFO(describe(r));
   CHECK(r.v == verdict::proved);
   CHECK(r.solver.rfind("portfolio: ", 0) == 0);
   CHECK(r.solver.find(" first") != std::string::npos);
-  const run_result bad = run_with(solver_choice::portfolio, "LEM-ASCL-001", fmt_id::f16, 1, "row_max_is_min");
+  const run_result bad = run_with(solver_choice::portfolio, "LEM-ASCL-001", Dtype::f16, 1, "row_max_is_min");
   INFO(describe(bad));
   CHECK(bad.v == verdict::counterexample);
 }

@@ -47,7 +47,7 @@ TEST_CASE("BMC-GAPPA-SCRIPT: kernels::scores at d = 2 records the expected binar
   // The kernel's order: the scale fl(sqrt(fl(2))) first, then acc = fl(0 + fl(q0 k0)),
   // acc = fl(acc + fl(q1 k1)), and the quotient; the exact terms mirror it, the sqrt inline.
   // The bound is score_bound(√2, 2, 2) for binary32, rounded up to a double, printed exactly.
-  const std::string bound = gappa_literal(score_harness().build(fmt_id::f32, 2, "").bound);
+  const std::string bound = gappa_literal(score_harness().build(Dtype::f32, 2, "").bound);
   const std::string m = "[-16777215b104, 16777215b104]";  // ±max_finite of binary32
   const std::string expected =
       "@rnd = float<24,-149,ne>;\n"
@@ -64,7 +64,7 @@ TEST_CASE("BMC-GAPPA-SCRIPT: kernels::scores at d = 2 records the expected binar
       " /\\ r5 in " + m + " /\\ r6 in " + m + " /\\ r7 in " + m + " }\n"
       "r7 - S_spec -> r7 - x7;\n"
       "r7 - x7 -> (r7 - r6 / r2) + (r6 - x6) / r2 + x6 * (1 / r2 - 1 / sqrt(1b1)) { r2 <> 0, sqrt(1b1) <> 0 };\n";
-  const gappa_problem p = score_harness().build(fmt_id::f32, 2, "");
+  const gappa_problem p = score_harness().build(Dtype::f32, 2, "");
   CHECK(p.script == expected);
   CHECK(p.roundings == 7);
   // The bound is the derived allowance, not a number of its own.
@@ -99,7 +99,7 @@ TEST_CASE("BMC-GAPPA-FORMATS: the rounding operators are binary16, bfloat16, bin
 }
 
 TEST_CASE("BMC-GAPPA-PROVES: gappa proves the derived score bound of kernels::scores for |q_t|, |k_t| <= 1") {
-  for (fmt_id f : {fmt_id::f16, fmt_id::bf16, fmt_id::f32}) {
+  for (Dtype f : {Dtype::f16, Dtype::bf16, Dtype::f32}) {
     const run_result r = prove_gappa(score_harness(), f, 16, 60, "");
     INFO(describe(r));
     CHECK(r.v == verdict::proved);
@@ -116,7 +116,7 @@ TEST_CASE("BMC-GAPPA-MUTANTS: every Gappa mutant makes gappa fail to prove the h
     for (const auto& id : m.caught_by) {
       const gappa_harness_def* h = find_gappa_harness(id);
       REQUIRE(h);
-      const run_result r = prove_gappa(*h, fmt_id::f16, 8, 60, m.name);
+      const run_result r = prove_gappa(*h, Dtype::f16, 8, 60, m.name);
       INFO(m.name << ": " << describe(r));
       CHECK(r.v == verdict::unknown);
       CHECK(r.reason.find("not proved") == 0);
@@ -133,9 +133,9 @@ TEST_CASE("BMC-GAPPA-MUTANTS: every Gappa mutant makes gappa fail to prove the h
     CHECK(kernel_mutants >= 2);
   }
   // The reasons: the wrong kernel is caught by the specification check, the others by the bound.
-  CHECK(prove_gappa(score_harness(), fmt_id::f16, 8, 60, "gappa_scores_over_d").reason.find("not the specification") !=
+  CHECK(prove_gappa(score_harness(), Dtype::f16, 8, 60, "gappa_scores_over_d").reason.find("not the specification") !=
         std::string::npos);
-  CHECK(prove_gappa(score_harness(), fmt_id::f16, 8, 60, "gappa_accumulator_narrowed").reason.find("best: [") !=
+  CHECK(prove_gappa(score_harness(), Dtype::f16, 8, 60, "gappa_accumulator_narrowed").reason.find("best: [") !=
         std::string::npos);
 }
 
@@ -144,7 +144,7 @@ TEST_CASE("BMC-GAPPA-NONVACUOUS: the input ranges hold at a point, and the prove
   // q = k = 1) satisfy them. The proved statement must hold at every point of them, so compare
   // the concrete kernel with q·k/√d in long double at q = k = 1 and at random points.
   constexpr std::size_t d = 64;
-  const double bound = score_harness().build(fmt_id::f16, d, "").bound;
+  const double bound = score_harness().build(Dtype::f16, d, "").bound;
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> u(-1, 1);
   for (int trial = 0; trial < 200; ++trial) {
@@ -168,20 +168,20 @@ TEST_CASE("BMC-GAPPA-NONVACUOUS: the input ranges hold at a point, and the prove
 }
 
 TEST_CASE("BMC-GAPPA-LIMITS: an infinite derived bound is unsupported, a slow gappa times out") {
-  const run_result inf = prove_gappa(score_harness(), fmt_id::bf16, 256, 60, "");  // 256 u = 1 in bf16
+  const run_result inf = prove_gappa(score_harness(), Dtype::bf16, 256, 60, "");  // 256 u = 1 in bf16
   INFO(describe(inf));
   CHECK(inf.v == verdict::unsupported);
   CHECK(inf.reason.find("infinite") != std::string::npos);
-  const gappa_answer slow = run_gappa(score_harness().build(fmt_id::f64, 64, "").script, 0.05);
+  const gappa_answer slow = run_gappa(score_harness().build(Dtype::f64, 64, "").script, 0.05);
   CHECK(slow.result == gappa_answer::status::timeout);
   CHECK(slow.reason.find("timeout") != std::string::npos);
-  CHECK(prove_gappa(score_harness(), fmt_id::e4m3, 2, 60, "").v == verdict::unsupported);
+  CHECK(prove_gappa(score_harness(), Dtype::e4m3, 2, 60, "").v == verdict::unsupported);
 }
 
 TEST_CASE("BMC-GAPPA-SUM: gappa proves the derived summation bound of kernels::row_sum (the softmax denominator)") {
   // The script: the sum from +0 in the kernel's order, the specification Σ e_j, the bound
   // γ_{d-1}·d of the format, printed exactly.
-  const gappa_problem p = sum_harness().build(fmt_id::f16, 3, "");
+  const gappa_problem p = sum_harness().build(Dtype::f16, 3, "");
   const bounds::Model md = bounds::model_of<f16>();
   const double b = static_cast<double>(bounds::gamma(2, md.u) * 3);
   CHECK(p.bound >= b);
@@ -190,14 +190,14 @@ TEST_CASE("BMC-GAPPA-SUM: gappa proves the derived summation bound of kernels::r
   CHECK(p.script.find(" = rnd(0 + e0);") != std::string::npos);
   CHECK(p.script.find("S_spec = e0 + e1 + e2;") != std::string::npos);
   CHECK(p.script.find("e2_in in [0, 1]") != std::string::npos);
-  for (fmt_id f : {fmt_id::f16, fmt_id::bf16, fmt_id::f32}) {
+  for (Dtype f : {Dtype::f16, Dtype::bf16, Dtype::f32}) {
     const run_result r = prove_gappa(sum_harness(), f, 32, 60, "");
     INFO(describe(r));
     CHECK(r.v == verdict::proved);
     CHECK(r.assumptions_satisfiable);
   }
   // bf16 at d = 258: (d - 1)·u > 1, no finite derived bound.
-  CHECK(prove_gappa(sum_harness(), fmt_id::bf16, 258, 60, "").v == verdict::unsupported);
+  CHECK(prove_gappa(sum_harness(), Dtype::bf16, 258, 60, "").v == verdict::unsupported);
 }
 
 TEST_CASE("BMC-GAPPA-SUM-NONVACUOUS: the proved summation bound holds at sampled rows of exps, and is not loose") {
@@ -205,7 +205,7 @@ TEST_CASE("BMC-GAPPA-SUM-NONVACUOUS: the proved summation bound holds at sampled
   // proved statement on the concrete kernel against the exact sum (long double holds every f16
   // sum of 64 terms exactly), and that the bound is within a small factor of what is reached.
   constexpr std::size_t d = 64;
-  const double bound = sum_harness().build(fmt_id::f16, d, "").bound;
+  const double bound = sum_harness().build(Dtype::f16, d, "").bound;
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> u(0, 1);
   long double worst = 0;

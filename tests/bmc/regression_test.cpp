@@ -36,7 +36,7 @@ TEST_CASE("BMC-REGRESSION-ROUNDTRIP: a mutant's counterexample is saved, read ba
   run_options o;
   o.bound = 1;
   o.mutant = m;
-  const run_result r = prove(*h, fmt_id::f16, o);
+  const run_result r = prove(*h, Dtype::f16, o);
   REQUIRE(r.v == verdict::counterexample);
   const regression_case c = case_of(r, m);
   const std::string text = render_case(c);
@@ -44,7 +44,7 @@ TEST_CASE("BMC-REGRESSION-ROUNDTRIP: a mutant's counterexample is saved, read ba
   const auto back = parse_case(text, &why);
   REQUIRE_MESSAGE(back, why);
   CHECK(back->harness == "KANI-SM-002");
-  CHECK(back->format == fmt_id::f16);
+  CHECK(back->format == Dtype::f16);
   CHECK(back->bound == 1);
   CHECK(back->mutant == "softmax_no_max_subtraction");
   CHECK(back->bits == r.input_bits);
@@ -56,7 +56,7 @@ TEST_CASE("BMC-REGRESSION-ROUNDTRIP: a mutant's counterexample is saved, read ba
 TEST_CASE("BMC-REGRESSION-STALE: a case whose bits no longer fail on its mutant does not pass") {
   regression_case c;
   c.harness = "KANI-SM-002";
-  c.format = fmt_id::f16;
+  c.format = Dtype::f16;
   c.bound = 1;
   c.mutant = "softmax_no_max_subtraction";
   c.bits = {0x3c00};  // x = 1: exp(1)/exp(1) = 1, no overflow, so the mutant passes

@@ -22,7 +22,7 @@ std::string describe(const run_result& r) {
   return s;
 }
 
-run_result run(const std::string& id, fmt_id f, std::size_t bound, const std::string& mutant = "") {
+run_result run(const std::string& id, Dtype f, std::size_t bound, const std::string& mutant = "") {
   const harness_def* h = find_harness(id);
   REQUIRE_MESSAGE(h, "no harness " << id);
   run_options o;
@@ -71,14 +71,14 @@ TEST_CASE("BMC-TRUST-VACUITY: every harness and lemma has satisfiable assumption
       run_options o;
       o.bound = h.min_bound;
       o.timeout_seconds = 5;
-      const run_result r = prove(h, fmt_id::f16, o);
+      const run_result r = prove(h, Dtype::f16, o);
       INFO(describe(r));
       CHECK(r.assumptions_satisfiable);
       CHECK(r.reachable_assertions == r.assertions);
       CHECK(r.assertions > 0);
       continue;
     }
-    for (fmt_id f : {fmt_id::f16}) {
+    for (Dtype f : {Dtype::f16}) {
       const run_result r = run(h.id, f, h.min_bound);
       INFO(describe(r));
       CHECK(r.assumptions_satisfiable);
@@ -90,7 +90,7 @@ TEST_CASE("BMC-TRUST-VACUITY: every harness and lemma has satisfiable assumption
 }
 
 TEST_CASE("BMC-TRUST-VACUOUS: contradictory assumptions give the verdict vacuous, never proved") {
-  const run_result r = run("TEST-VACUOUS", fmt_id::f16, 1);
+  const run_result r = run("TEST-VACUOUS", Dtype::f16, 1);
   INFO(describe(r));
   CHECK(r.v == verdict::vacuous);
   CHECK_FALSE(r.assumptions_satisfiable);
@@ -98,7 +98,7 @@ TEST_CASE("BMC-TRUST-VACUOUS: contradictory assumptions give the verdict vacuous
 }
 
 TEST_CASE("BMC-TRUST-STUB: a counterexample that only the stub admits is reported as an artefact") {
-  const run_result r = run("TEST-STUB", fmt_id::f16, 1);
+  const run_result r = run("TEST-STUB", Dtype::f16, 1);
   INFO(describe(r));
   CHECK(r.v == verdict::stub_artefact);
   CHECK(r.failed_on_replay.empty());
@@ -106,7 +106,7 @@ TEST_CASE("BMC-TRUST-STUB: a counterexample that only the stub admits is reporte
 }
 
 TEST_CASE("BMC-TRUST-F64: exp/log harnesses refuse binary64 (axioms not validated there)") {
-  const run_result r = run("KANI-SM-002", fmt_id::f64, 1);
+  const run_result r = run("KANI-SM-002", Dtype::f64, 1);
   CHECK(r.v == verdict::unsupported);
 }
 
@@ -119,7 +119,7 @@ void expect_caught(const std::string& mutant, std::size_t bound) {
   for (const std::string& id : m->caught_by) {
     const harness_def* h = find_harness(id);
     REQUIRE_MESSAGE(h, m->name << " names unknown harness " << id);
-    const fmt_id f = id == "KANI-ASCL-001" ? fmt_id::bf16 : fmt_id::f16;
+    const Dtype f = id == "KANI-ASCL-001" ? Dtype::bf16 : Dtype::f16;
     const run_result r = run(id, f, h->lemma ? 1 : bound, m->name);
     INFO(m->name << " vs " << describe(r));
     CHECK(r.v == verdict::counterexample);
@@ -179,7 +179,7 @@ TEST_CASE("BMC-EXHAUSTIVE-F16: every f16 input at d = 1, on the concrete kernel"
     REQUIRE(h);
     run_options o;
     o.bound = 1;
-    const run_result r = exhaustive(*h, fmt_id::f16, o);
+    const run_result r = exhaustive(*h, Dtype::f16, o);
     INFO(describe(r));
     CHECK(r.v == verdict::exhaustive_pass);
     CHECK(r.cases == 63488);  // every finite f16 (2^16 minus 2048 NaN/inf patterns)
@@ -188,14 +188,14 @@ TEST_CASE("BMC-EXHAUSTIVE-F16: every f16 input at d = 1, on the concrete kernel"
   run_options o;
   o.bound = 1;
   o.mutant = find_mutant("softmax_no_max_subtraction");
-  const run_result bad = exhaustive(*find_harness("KANI-SM-002"), fmt_id::f16, o);
+  const run_result bad = exhaustive(*find_harness("KANI-SM-002"), Dtype::f16, o);
   INFO(describe(bad));
   CHECK(bad.v == verdict::exhaustive_fail);
 }
 
 // The 8-bit OCP formats run on the concrete kernel over every input: finite rows of length 2 are
 // 254^2 (E4M3: one NaN code per sign, no infinities) and 248^2 (E5M2: IEEE-like) cases.
-run_result enumerate(const char* id, fmt_id f, std::size_t d, const char* mutant = nullptr) {
+run_result enumerate(const char* id, Dtype f, std::size_t d, const char* mutant = nullptr) {
   run_options o;
   o.bound = d;
   if (mutant) o.mutant = find_mutant(mutant);
@@ -204,18 +204,18 @@ run_result enumerate(const char* id, fmt_id f, std::size_t d, const char* mutant
 
 TEST_CASE("BMC-EXHAUSTIVE-FP8: every E4M3 and E5M2 row at d = 2, on the concrete kernel, and mutants fail") {
   for (const char* id : {"KANI-SM-001", "KANI-SM-002", "KANI-ASCL-002", "BMC-ASCL-003", "KANI-AEQ-001"}) {
-    const run_result r = enumerate(id, fmt_id::e5m2, 2);
+    const run_result r = enumerate(id, Dtype::e5m2, 2);
     INFO(describe(r));
     CHECK(r.v == verdict::exhaustive_pass);
     CHECK(r.cases == 248u * 248u);
   }
   for (const char* id : {"BMC-ASCL-003", "KANI-AEQ-001"}) {
-    const run_result r = enumerate(id, fmt_id::e4m3, 2);
+    const run_result r = enumerate(id, Dtype::e4m3, 2);
     INFO(describe(r));
     CHECK(r.v == verdict::exhaustive_pass);
     CHECK(r.cases == 254u * 254u);
   }
-  for (fmt_id f : {fmt_id::e4m3, fmt_id::e5m2}) {
+  for (Dtype f : {Dtype::e4m3, Dtype::e5m2}) {
     // Overflow without max subtraction (E4M3: NaN, non-saturating; E5M2: inf / inf = NaN), and
     // the off-by-one softmax breaks the swap.
     for (const auto& [mutant, id] : {std::pair{"softmax_no_max_subtraction", "KANI-SM-002"},
@@ -227,7 +227,7 @@ TEST_CASE("BMC-EXHAUSTIVE-FP8: every E4M3 and E5M2 row at d = 2, on the concrete
     }
   }
   // The symbolic engine refuses them (no SMT model without infinities) rather than guessing.
-  CHECK(run("KANI-SM-002", fmt_id::e4m3, 1).v == verdict::unsupported);
+  CHECK(run("KANI-SM-002", Dtype::e4m3, 1).v == verdict::unsupported);
 }
 
 // A finding, kept as a test: E4M3 has no infinities, so under OCP's non-saturating conversion the
@@ -236,7 +236,7 @@ TEST_CASE("BMC-EXHAUSTIVE-FP8: every E4M3 and E5M2 row at d = 2, on the concrete
 // so on the concrete kernel, with an input whose spread exceeds 464.
 TEST_CASE("BMC-EXHAUSTIVE-E4M3-OVERFLOW: x_i - max overflows to NaN in E4M3 (no infinities)") {
   for (const char* id : {"KANI-ASCL-002", "KANI-SM-002"}) {
-    const run_result r = enumerate(id, fmt_id::e4m3, 2);
+    const run_result r = enumerate(id, Dtype::e4m3, 2);
     INFO(describe(r));
     REQUIRE(r.v == verdict::exhaustive_fail);
     REQUIRE(r.input_bits.size() == 2);
@@ -253,7 +253,7 @@ TEST_CASE("BMC-EXHAUSTIVE-E4M3-OVERFLOW: x_i - max overflows to NaN in E4M3 (no 
 // (KANI-SM-001) rejects; and its exp underflows to 0 for x = (-7, -7), 0/0 = NaN (KANI-SM-002).
 TEST_CASE("BMC-EXHAUSTIVE-E4M3SAT: saturating E4M3 passes max subtraction and softmax, and mutants still fail") {
   for (const char* id : {"KANI-ASCL-002", "KANI-SM-001", "KANI-SM-002", "BMC-ASCL-003", "KANI-AEQ-001"}) {
-    const run_result r = enumerate(id, fmt_id::e4m3sat, 2);
+    const run_result r = enumerate(id, Dtype::e4m3sat, 2);
     INFO(describe(r));
     CHECK(r.v == verdict::exhaustive_pass);
     CHECK(r.cases == 254u * 254u);
@@ -261,14 +261,14 @@ TEST_CASE("BMC-EXHAUSTIVE-E4M3SAT: saturating E4M3 passes max subtraction and so
   for (const auto& [mutant, id] : {std::pair{"softmax_no_max_subtraction", "KANI-SM-001"},
                                    std::pair{"softmax_no_max_subtraction", "KANI-SM-002"},
                                    std::pair{"softmax_drops_last", "KANI-AEQ-001"}}) {
-    const run_result bad = enumerate(id, fmt_id::e4m3sat, 2, mutant);
+    const run_result bad = enumerate(id, Dtype::e4m3sat, 2, mutant);
     INFO(describe(bad));
     CHECK(bad.v == verdict::exhaustive_fail);
   }
   const std::vector<std::uint64_t> hidden{e4m3sat(6.5).bits(), e4m3sat(4.5).bits()};
   const mutant_def* no_max = find_mutant("softmax_no_max_subtraction");
   REQUIRE(no_max);
-  CHECK(replay(*find_harness("KANI-SM-002"), fmt_id::e4m3sat, 2, hidden, no_max).failed.empty());
-  CHECK_FALSE(replay(*find_harness("KANI-SM-001"), fmt_id::e4m3sat, 2, hidden, no_max).failed.empty());
-  CHECK(replay(*find_harness("KANI-SM-001"), fmt_id::e4m3sat, 2, hidden, nullptr).failed.empty());
+  CHECK(replay(*find_harness("KANI-SM-002"), Dtype::e4m3sat, 2, hidden, no_max).failed.empty());
+  CHECK_FALSE(replay(*find_harness("KANI-SM-001"), Dtype::e4m3sat, 2, hidden, no_max).failed.empty());
+  CHECK(replay(*find_harness("KANI-SM-001"), Dtype::e4m3sat, 2, hidden, nullptr).failed.empty());
 }

@@ -35,6 +35,9 @@ std::size_t dtype_size(Dtype d) {
     case Dtype::bf16_f32: return 2;
     case Dtype::f32: return 4;
     case Dtype::f64: return 8;
+    case Dtype::e4m3:  // bmc's formats: no ABI code, never bound
+    case Dtype::e5m2:
+    case Dtype::e4m3sat: return 1;
   }
   return 8;
 }
@@ -47,6 +50,9 @@ std::uint8_t dtype_code(Dtype d) {
     case Dtype::bf16_f32: return 2;
     case Dtype::f32: return 3;
     case Dtype::f64: return 4;
+    case Dtype::e4m3:
+    case Dtype::e5m2:
+    case Dtype::e4m3sat: break;
   }
   return 0;
 }

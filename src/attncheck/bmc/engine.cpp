@@ -46,24 +46,26 @@ ATTNCHECK_BMC_SLOT8(e4m3sat, e4m3sat)
 
 // Formats with a symbolic model (the SMT floating-point theory).
 template <class F>
-auto dispatch(fmt_id f, F&& fn) {
+auto dispatch(Dtype f, F&& fn) {
   switch (f) {
-    case fmt_id::f16: return fn(f16{});
-    case fmt_id::bf16: return fn(bf16{});
-    case fmt_id::f32: return fn(float{});
-    case fmt_id::f64:
-    case fmt_id::e4m3:
-    case fmt_id::e5m2:
-    case fmt_id::e4m3sat: break;
+    case Dtype::f16: return fn(f16{});
+    case Dtype::bf16: return fn(bf16{});
+    case Dtype::f32: return fn(float{});
+    case Dtype::f64:
+    case Dtype::f16_f32:  // not a bmc format (all_formats())
+    case Dtype::bf16_f32:
+    case Dtype::e4m3:
+    case Dtype::e5m2:
+    case Dtype::e4m3sat: break;
   }
   return fn(double{});
 }
 // Every format, for what runs on the concrete kernel (replay, enumeration).
 template <class F>
-auto dispatch_concrete(fmt_id f, F&& fn) {
-  if (f == fmt_id::e4m3) return fn(e4m3{});
-  if (f == fmt_id::e5m2) return fn(e5m2{});
-  if (f == fmt_id::e4m3sat) return fn(e4m3sat{});
+auto dispatch_concrete(Dtype f, F&& fn) {
+  if (f == Dtype::e4m3) return fn(e4m3{});
+  if (f == Dtype::e5m2) return fn(e5m2{});
+  if (f == Dtype::e4m3sat) return fn(e4m3sat{});
   return dispatch(f, std::forward<F>(fn));
 }
 
@@ -99,9 +101,9 @@ replay_result replay_as(const harness_def& h, std::size_t bound, const std::vect
 class prover {
  public:
   prover(z3::context& c, const session& s, const std::vector<z3::expr>& axioms, const std::vector<z3::expr>& vars,
-         const std::vector<z3::expr>& assumptions, fmt_id f, const run_options& o, clock_type::time_point t0)
+         const std::vector<z3::expr>& assumptions, Dtype f, const run_options& o, clock_type::time_point t0)
       : c_(c), axioms_(axioms), vars_(vars), assumptions_(assumptions), o_(o), t0_(t0),
-        fp_exp_(f == fmt_id::f16 || f == fmt_id::bf16) {  // cvc5 needs --fp-exp for 5/11 and 8/8
+        fp_exp_(f == Dtype::f16 || f == Dtype::bf16) {  // cvc5 needs --fp-exp for 5/11 and 8/8
     // Every declared constant (inputs and exp/log results): what cvc5 is asked the values of.
     consts_ = vars;
     for (const uf_application& a : s.applications()) consts_.push_back(a.result);
@@ -265,7 +267,7 @@ class prover {
 };
 
 template <class C>
-run_result prove_as(const harness_def& h, fmt_id f, const run_options& o) {
+run_result prove_as(const harness_def& h, Dtype f, const run_options& o) {
   const auto t0 = clock_type::now();
   run_result r;
   r.id = h.id;
@@ -280,7 +282,7 @@ run_result prove_as(const harness_def& h, fmt_id f, const run_options& o) {
     r.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
     return r;
   };
-  if (h.uses_transcendentals && f == fmt_id::f64)
+  if (h.uses_transcendentals && f == Dtype::f64)
     return finish(verdict::unsupported, "exp/log axioms are validated for f16, bf16 and f32 only");
 
   session s;
@@ -351,7 +353,7 @@ run_result prove_as(const harness_def& h, fmt_id f, const run_options& o) {
 }
 
 template <class C>
-run_result exhaustive_as(const harness_def& h, fmt_id f, const run_options& o, int max_bits) {
+run_result exhaustive_as(const harness_def& h, Dtype f, const run_options& o, int max_bits) {
   const auto t0 = clock_type::now();
   run_result r;
   r.id = h.id;
@@ -415,7 +417,7 @@ const char* name_of(verdict v) {
   return "?";
 }
 
-run_result prove(const harness_def& h, fmt_id f, const run_options& o) {
+run_result prove(const harness_def& h, Dtype f, const run_options& o) {
   if (is_8bit(f)) {
     run_result r;
     r.id = h.id;
@@ -428,7 +430,7 @@ run_result prove(const harness_def& h, fmt_id f, const run_options& o) {
   return dispatch(f, [&](auto tag) { return prove_as<decltype(tag)>(h, f, o); });
 }
 
-std::size_t exhaustive_bound(const harness_def& h, fmt_id f, std::size_t max_d, int max_bits) {
+std::size_t exhaustive_bound(const harness_def& h, Dtype f, std::size_t max_d, int max_bits) {
   return dispatch_concrete(f, [&](auto tag) -> std::size_t {
     using C = decltype(tag);
     const kernel_slots<C> slots;
@@ -442,12 +444,12 @@ std::size_t exhaustive_bound(const harness_def& h, fmt_id f, std::size_t max_d, 
   });
 }
 
-replay_result replay(const harness_def& h, fmt_id f, std::size_t bound, const std::vector<std::uint64_t>& bits,
+replay_result replay(const harness_def& h, Dtype f, std::size_t bound, const std::vector<std::uint64_t>& bits,
                      const mutant_def* mutant) {
   return dispatch_concrete(f, [&](auto tag) { return replay_as<decltype(tag)>(h, bound, bits, mutant); });
 }
 
-run_result exhaustive(const harness_def& h, fmt_id f, const run_options& o, int max_bits) {
+run_result exhaustive(const harness_def& h, Dtype f, const run_options& o, int max_bits) {
   return dispatch_concrete(f, [&](auto tag) { return exhaustive_as<decltype(tag)>(h, f, o, max_bits); });
 }
 

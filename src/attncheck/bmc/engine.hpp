@@ -37,7 +37,7 @@ struct run_options {
 
 struct run_result {
   std::string id;
-  fmt_id format = fmt_id::f32;
+  Dtype format = Dtype::f32;
   std::size_t bound = 0;
   verdict v = verdict::unknown;
   std::string reason;        // unknown/unsupported/vacuous: why; counterexample: the failed checks
@@ -54,22 +54,22 @@ struct run_result {
 };
 
 // Symbolic check of one harness at one format and bound (Z3).
-run_result prove(const harness_def& h, fmt_id f, const run_options& o);
+run_result prove(const harness_def& h, Dtype f, const run_options& o);
 
 // Concrete replay of input bits (a counterexample) on the real kernel (or the mutant's).
 struct replay_result {
   bool assumptions_hold = false;
   std::vector<std::string> failed;
 };
-replay_result replay(const harness_def& h, fmt_id f, std::size_t bound, const std::vector<std::uint64_t>& bits,
+replay_result replay(const harness_def& h, Dtype f, std::size_t bound, const std::vector<std::uint64_t>& bits,
                      const mutant_def* mutant);
 
 // Concrete enumeration of every input bit pattern (only when the inputs total <= max_bits bits).
-run_result exhaustive(const harness_def& h, fmt_id f, const run_options& o, int max_bits = 24);
+run_result exhaustive(const harness_def& h, Dtype f, const run_options& o, int max_bits = 24);
 
 // The largest row length d <= max_d (and >= the harness's min_bound) whose inputs total at most
 // max_bits bits, i.e. what exhaustive() can enumerate; 0 if none.
-std::size_t exhaustive_bound(const harness_def& h, fmt_id f, std::size_t max_d, int max_bits = 24);
+std::size_t exhaustive_bound(const harness_def& h, Dtype f, std::size_t max_d, int max_bits = 24);
 
 // The replay command for a counterexample.
 std::string replay_command(const run_result& r, const mutant_def* mutant);

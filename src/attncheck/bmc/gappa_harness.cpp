@@ -8,9 +8,9 @@
 #include "attncheck/bmc/gappa_run.hpp"
 
 namespace attncheck::bmc {
-bool gappa_supports(fmt_id f) { return f == fmt_id::f16 || f == fmt_id::bf16 || f == fmt_id::f32 || f == fmt_id::f64; }
+bool gappa_supports(Dtype f) { return f == Dtype::f16 || f == Dtype::bf16 || f == Dtype::f32 || f == Dtype::f64; }
 
-run_result prove_gappa(const gappa_harness_def& h, fmt_id f, std::size_t d, double timeout_seconds,
+run_result prove_gappa(const gappa_harness_def& h, Dtype f, std::size_t d, double timeout_seconds,
                        const std::string& mutant, std::string* script_out) {
   run_result r;
   r.id = h.id;

@@ -33,7 +33,7 @@ struct gappa_harness_def {
   std::string ranges;  // the input-range hypotheses, in words (non-vacuity: a point of them)
   // The row length d and the formats are the contract's (`bound:`, `reached:`), not the harness's.
   // The script for format f at row length d; mutant is empty for the reference kernel and bound.
-  std::function<gappa_problem(fmt_id f, std::size_t d, const std::string& mutant)> build;
+  std::function<gappa_problem(Dtype f, std::size_t d, const std::string& mutant)> build;
   std::source_location where{};  // where it is registered
 };
 
@@ -46,16 +46,16 @@ const gappa_harness_def* find_gappa_harness(const std::string& id);
 const gappa_mutant_def* find_gappa_mutant(const std::string& name);
 
 // The formats Gappa harnesses run at (binary16, bfloat16, binary32, binary64).
-bool gappa_supports(fmt_id f);
+bool gappa_supports(Dtype f);
 
 // fn(T{}) with the scalar type T of the format: the one format switch of the Gappa harnesses'
 // builders (a format gappa_supports does not is built as binary64; prove_gappa refuses it first).
 template <class F>
-auto with_gappa_format(fmt_id f, F&& fn) {
+auto with_gappa_format(Dtype f, F&& fn) {
   switch (f) {
-    case fmt_id::f16: return fn(f16{});
-    case fmt_id::bf16: return fn(bf16{});
-    case fmt_id::f32: return fn(float{});
+    case Dtype::f16: return fn(f16{});
+    case Dtype::bf16: return fn(bf16{});
+    case Dtype::f32: return fn(float{});
     default: return fn(double{});
   }
 }
@@ -63,7 +63,7 @@ auto with_gappa_format(fmt_id f, F&& fn) {
 // Builds the script and runs gappa: proved, or unknown with gappa's best enclosure as the reason.
 // The row's solver is "gappa 1.4.1"; assertions counts the error goal and the no-overflow goals.
 // script_out, if given, receives the script gappa ran.
-run_result prove_gappa(const gappa_harness_def& h, fmt_id f, std::size_t d, double timeout_seconds,
+run_result prove_gappa(const gappa_harness_def& h, Dtype f, std::size_t d, double timeout_seconds,
                        const std::string& mutant, std::string* script_out = nullptr);
 
 }  // namespace attncheck::bmc

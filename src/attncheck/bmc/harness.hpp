@@ -17,6 +17,7 @@
 #include "attncheck/bmc/kernel_slots.hpp"
 #include "attncheck/bmc/predicates.hpp"
 #include "attncheck/bmc/symbolic.hpp"
+#include "attncheck/check/dtype.hpp"
 #include "attncheck/scalar/fp8.hpp"
 
 namespace attncheck::bmc {
@@ -133,15 +134,15 @@ class concrete_run {
   std::vector<std::string> failed_;
 };
 
-// The formats a harness runs at. f64 is offered only for harnesses without exp/log (their
-// axioms cannot be validated on every binary64 input). The 8-bit formats E4M3 and E5M2 have no
-// symbolic model (the SMT theory has no format without infinities): they run on the concrete
-// kernel only, by enumerating every input (exhaustive()).
-// e4m3sat: E4M3 with OCP's saturating conversion (overflow clamps to ±448; scalar/fp8.hpp).
-enum class fmt_id { f16, bf16, f32, f64, e4m3, e5m2, e4m3sat };
-inline bool is_8bit(fmt_id f) { return f == fmt_id::e4m3 || f == fmt_id::e5m2 || f == fmt_id::e4m3sat; }
-const char* name_of(fmt_id f);
-std::vector<fmt_id> all_formats();
+// The formats a harness runs at (all_formats()): the Dtypes whose arithmetic is their storage
+// (check/dtype.hpp), named by their storage alone ("f16": f16@f16), as --format and every bmc
+// report spell them. f64 is offered only for harnesses without exp/log (their axioms cannot be
+// validated on every binary64 input). The 8-bit formats E4M3 and E5M2 have no symbolic model (the
+// SMT theory has no format without infinities): they run on the concrete kernel only, by
+// enumerating every input (exhaustive()).
+using attncheck::Dtype;
+const char* name_of(Dtype f);
+std::vector<Dtype> all_formats();
 
 template <class F> struct type_list {};
 using concrete_types = std::tuple<f16, bf16, float, double>;

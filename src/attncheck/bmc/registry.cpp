@@ -37,20 +37,12 @@ bool add(T x, std::source_location where, bool taken, const char* what) {
 
 }  // namespace
 
-const char* name_of(fmt_id f) {
-  switch (f) {
-    case fmt_id::f16: return "f16";
-    case fmt_id::bf16: return "bf16";
-    case fmt_id::f32: return "f32";
-    case fmt_id::f64: return "f64";
-    case fmt_id::e4m3: return "e4m3";
-    case fmt_id::e4m3sat: return "e4m3sat";
-    case fmt_id::e5m2: return "e5m2";
-  }
-  return "?";
+const char* name_of(Dtype f) {
+  if (arithmetic_of(f) != Arithmetic::storage) return "?";  // not a bmc format
+  return storage_name(f).data();  // a string literal
 }
-std::vector<fmt_id> all_formats() {
-  return {fmt_id::f16, fmt_id::bf16, fmt_id::f32, fmt_id::f64, fmt_id::e4m3, fmt_id::e4m3sat, fmt_id::e5m2};
+std::vector<Dtype> all_formats() {
+  return {Dtype::f16, Dtype::bf16, Dtype::f32, Dtype::f64, Dtype::e4m3, Dtype::e4m3sat, Dtype::e5m2};
 }
 
 bool register_harness(harness_def h, std::source_location where) {

@@ -17,8 +17,8 @@ std::string trim(const std::string& s) {
   return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
 }
 
-std::optional<fmt_id> format_named(const std::string& s) {
-  for (fmt_id f : all_formats())
+std::optional<Dtype> format_named(const std::string& s) {
+  for (Dtype f : all_formats())
     if (s == name_of(f)) return f;
   return std::nullopt;
 }

@@ -16,7 +16,7 @@ namespace attncheck::bmc {
 
 struct regression_case {
   std::string harness;
-  fmt_id format = fmt_id::f32;
+  Dtype format = Dtype::f32;
   std::size_t bound = 1;
   std::string mutant;                  // empty: found on the reference kernel
   std::vector<std::uint64_t> bits;     // the inputs, in any() order

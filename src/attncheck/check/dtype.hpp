@@ -1,9 +1,12 @@
-// attncheck: the formats a kernel is tested in, as a runtime value: a storage format and the
-// arithmetic format it computes in (scalar/arithmetic.hpp).
+// attncheck: the number formats, as a runtime value: a storage format and the arithmetic format
+// it computes in (scalar/arithmetic.hpp). The one description of a format for every command: the
+// property runner and the audit test the dtypes of all_dtypes; bmc runs the formats whose
+// arithmetic is their storage, the 8-bit ones included (bmc/harness.hpp, all_formats()).
 #pragma once
 
 #include <array>
 #include <optional>
+#include <stdexcept>
 #include <string_view>
 
 #include "attncheck/scalar/arithmetic.hpp"
@@ -13,7 +16,10 @@ namespace attncheck {
 
 // f16 and bf16: 16-bit storage and 16-bit arithmetic (every operation rounds to 16 bits);
 // f16_f32 and bf16_f32: 16-bit storage, f32 arithmetic, one rounding of each output.
-enum class Dtype { f16, bf16, f32, f64, f16_f32, bf16_f32 };
+// e4m3, e5m2, e4m3sat: the OCP 8-bit formats (scalar/fp8.hpp; e4m3sat is E4M3 with the saturating
+// conversion), each computing in itself. Only bmc runs them: there is no oracle, bound or ABI code
+// for them, so they are in no list below and parse_dtype does not accept them.
+enum class Dtype { f16, bf16, f32, f64, f16_f32, bf16_f32, e4m3, e5m2, e4m3sat };
 
 inline constexpr std::array<Dtype, 6> all_dtypes = {Dtype::f16, Dtype::bf16, Dtype::f32, Dtype::f64, Dtype::f16_f32, Dtype::bf16_f32};
 
@@ -32,6 +38,9 @@ constexpr std::string_view dtype_name(Dtype d) {
     case Dtype::f64: return "f64";
     case Dtype::f16_f32: return "f16@f32";
     case Dtype::bf16_f32: return "bf16@f32";
+    case Dtype::e4m3: return "e4m3@e4m3";
+    case Dtype::e5m2: return "e5m2@e5m2";
+    case Dtype::e4m3sat: return "e4m3sat@e4m3sat";
   }
   return "?";
 }
@@ -45,9 +54,14 @@ constexpr std::string_view storage_name(Dtype d) {
     case Dtype::bf16_f32: return "bf16";
     case Dtype::f32: return "f32";
     case Dtype::f64: return "f64";
+    case Dtype::e4m3: return "e4m3";
+    case Dtype::e5m2: return "e5m2";
+    case Dtype::e4m3sat: return "e4m3sat";
   }
   return "?";
 }
+
+constexpr bool is_8bit(Dtype d) { return d == Dtype::e4m3 || d == Dtype::e5m2 || d == Dtype::e4m3sat; }
 
 constexpr Arithmetic arithmetic_of(Dtype d) {
   return d == Dtype::f16_f32 || d == Dtype::bf16_f32 ? Arithmetic::f32 : Arithmetic::storage;
@@ -66,7 +80,8 @@ inline std::optional<Dtype> parse_dtype(std::string_view s) {
 }
 
 // Calls f.template operator()<T>() with the C++ storage type of d, under d's arithmetic
-// (arithmetic_scope): the reference kernels, the bounds and dtype_of<T>() inside see it.
+// (arithmetic_scope): the reference kernels, the bounds and dtype_of<T>() inside see it. The 8-bit
+// formats are refused: nothing visited this way (properties, oracles, bounds) is defined for them.
 template <class F>
 decltype(auto) visit_dtype(Dtype d, F&& f) {
   const arithmetic_scope scope(arithmetic_of(d));
@@ -77,6 +92,9 @@ decltype(auto) visit_dtype(Dtype d, F&& f) {
     case Dtype::bf16_f32: return f.template operator()<bf16>();
     case Dtype::f32: return f.template operator()<float>();
     case Dtype::f64: break;
+    case Dtype::e4m3:
+    case Dtype::e5m2:
+    case Dtype::e4m3sat: throw std::invalid_argument("visit_dtype: the 8-bit formats run under bmc only");
   }
   return f.template operator()<double>();
 }

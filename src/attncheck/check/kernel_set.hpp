@@ -1,5 +1,6 @@
-// attncheck: a set of kernels under test for one scalar type (the reference, a mutant, later a
-// user's library), so that a property never names the implementation it checks.
+// attncheck: a set of kernels under test for one scalar type (the reference, a mutant, a user's
+// library), so that a property never names the implementation it checks. bmc's harnesses call
+// their kernels through bmc::kernel_slots instead (bmc/kernel_slots.hpp says why).
 #pragma once
 
 #include <cstddef>

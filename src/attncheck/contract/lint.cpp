@@ -57,7 +57,7 @@ void lint_contract(const Contract& c, const LintOptions& options, std::vector<Di
   for (const Obligation& o : c.obligations) {
     if (o.id.empty()) continue;  // the loader already reported it
     if (!attacked.count(o.id)) {
-      if (c.legacy_format)
+      if (c.legacy_dialect)
         add(o.where, Severity::warning,
             fmt::format("obligation {} (id assigned by position) is attacked by no falsification "
                         "test: legacy files link no test to an obligation; add obligations: [{}] "
@@ -90,7 +90,7 @@ void lint_contract(const Contract& c, const LintOptions& options, std::vector<Di
                       "it with allowance: text that derives the bound (unit roundoff, length, "
                       "conditioning)",
                       o.id, o.legacy_tolerance));
-    if (o.type == "statistical" && !states_false_alarm(o.tolerance))
+    if (o.type == "statistical" && !states_false_alarm(o.allowance))
       add(o.where, Severity::warning,
           fmt::format("statistical obligation {} does not state its false-alarm probability: add "
                       "it to the allowance (e.g. 'α = 1e-9 per run')",

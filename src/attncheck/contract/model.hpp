@@ -44,7 +44,7 @@ struct Obligation {
   std::string formal;    // the statement, as written
   std::string domain;    // where it holds
   std::string applies_to;
-  std::string tolerance;  // how the allowance is derived (text); never a bare number
+  std::string allowance;  // the YAML `allowance:` (or a textual `tolerance:`): how it is derived; never a bare number
   std::string proof;      // path of the proof (proofs/<stem>.tex#label), if any
   std::vector<std::string> coq;  // machine-checked theorems, "File.theorem" in proofs/coq/File.v
   std::string legacy_tolerance;  // a Rust-format bare `tolerance:` number, kept for reporting
@@ -114,7 +114,7 @@ struct Contract {
   // Files of the contract's stem it declares absent, each with the reason (`absent: {coq: "a
   // statistical test"}`; docs/contract-format.md): kind -> reason, kinds as stem_file_kinds.
   std::map<std::string, std::string> absent;
-  bool legacy_format = false;  // written for the Rust system: no obligation ids or links
+  bool legacy_dialect = false;  // written for the Rust system: no obligation ids or links
   Location where;              // of the document root
 };
 

@@ -341,7 +341,7 @@ void Parser::obligation(const YAML::Node& item, int index) {
       unknown(key, name,
               "id, type, property, formal, domain, applies_to, allowance, proof, coq, tolerance");
   });
-  o.tolerance = allowance.empty() ? tolerance_text : allowance;
+  o.allowance = allowance.empty() ? tolerance_text : allowance;
   if (o.type.empty())
     warning(item, fmt::format("{} has no type: add type: invariant, bound, equivalence, "
                               "monotonicity or statistical",

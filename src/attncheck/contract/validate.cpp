@@ -13,15 +13,15 @@ namespace attncheck::contract::detail {
 void Parser::finish() {
   const auto& has_id = extras.obligation_has_id;
   // A file whose obligations carry no id at all was written for the Rust system.
-  c_.legacy_format = !c_.obligations.empty() &&
+  c_.legacy_dialect = !c_.obligations.empty() &&
                      std::none_of(has_id.begin(), has_id.end(), [](bool b) { return b; });
-  if (c_.legacy_format)
+  if (c_.legacy_dialect)
     assign_legacy_ids();
   else
     require_ids();
   check_duplicates();
   check_links();
-  if (c_.legacy_format) legacy_warnings();
+  if (c_.legacy_dialect) legacy_warnings();
 }
 
 
@@ -73,11 +73,11 @@ void Parser::check_links() {
   for (const auto& o : c_.obligations)
     if (!o.id.empty() && defined.insert(o.id).second) listed.push_back(o.id);
   // Legacy links were written against positions we can only guess: a warning, not an error.
-  const Severity severity = c_.legacy_format ? Severity::warning : Severity::error;
-  const std::string why = c_.legacy_format ? " (IDs here were assigned by position)" : "";
+  const Severity severity = c_.legacy_dialect ? Severity::warning : Severity::error;
+  const std::string why = c_.legacy_dialect ? " (IDs here were assigned by position)" : "";
   for (std::size_t i = 0; i < c_.tests.size(); ++i) {
     const auto& t = c_.tests[i];
-    if (t.obligations.empty() && !c_.legacy_format)
+    if (t.obligations.empty() && !c_.legacy_dialect)
       report(Severity::warning, t.where,
              fmt::format("{} names no obligations: add obligations: [<ID>] so lint can tell "
                          "what it attacks",
@@ -151,7 +151,7 @@ void check_directory(const std::string& dir, const std::vector<Contract>& cs,
         deps[i].push_back({it->second, where});
       else
         // Legacy files come from a larger collection: a missing neighbour is expected there.
-        add(out, where, cs[i].legacy_format ? Severity::warning : Severity::error,
+        add(out, where, cs[i].legacy_dialect ? Severity::warning : Severity::error,
             fmt::format("depends_on names {}, which is not in {} (contracts there: {}); "
                         "add {}.yaml or remove the entry",
                         name, dir, join(ids), name));

@@ -7,8 +7,11 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "attncheck/kernels/attention.hpp"
+#include "attncheck/kernels/entropy.hpp"
+#include "attncheck/kernels/rmsnorm.hpp"
 #include "attncheck/kernels/scores.hpp"
 #include "attncheck/kernels/softmax.hpp"
 
@@ -36,6 +39,38 @@ template <class T>
 void attention_always_causal(const T* q, const T* k, const T* v, std::size_t n, std::size_t m, std::size_t d,
                              std::size_t dv, bool, T* o) {
   attention(q, k, v, n, m, d, dv, true, o);
+}
+
+// Entropy with the sign flipped: H = sum p log p (<= 0). The term alone is bmc's step slot.
+template <class T>
+T entropy_term_sign_flipped(T p) { return -entropy_term(p); }
+template <class T>
+T entropy_sign_flipped(const T* p, std::size_t n) { return -entropy(p, n); }
+
+// Entropy without the p = 0 guard: an underflowed probability gives 0 * log 0 = 0 * -inf = NaN.
+template <class T>
+T entropy_term_unguarded(T p) { return -T(p * log(p)); }
+template <class T>
+T entropy_unguarded(const T* p, std::size_t n) {
+  T h = lit<T>(0);
+  for (std::size_t i = 0; i < n; ++i) h = h + entropy_term_unguarded(p[i]);
+  return h;
+}
+
+// RMSNorm with eps dropped: y = x / sqrt(mean(x^2)) * w, so RMSNorm(0) = 0/0 = NaN.
+template <class T>
+void rmsnorm_without_eps(const T* x, const T* w, std::size_t d, T, T* y) {
+  const T r = sqrt(T(dot(x, x, d) / lit<T>(static_cast<double>(d))));
+  for (std::size_t i = 0; i < d; ++i) y[i] = T(x[i] / r) * w[i];
+}
+
+// The softmax JVP without its mean (centring) term: dy = p * dx (Diag(p) without -p pᵀ), whose
+// sum is <dx>_p, not 0.
+template <class T>
+void softmax_jvp_missing_mean(const T* x, const T* dx, std::size_t n, T* dy) {
+  std::vector<T> p(n);
+  softmax(x, p.data(), n);
+  for (std::size_t i = 0; i < n; ++i) dy[i] = p[i] * dx[i];
 }
 
 }  // namespace attncheck::kernels::broken
