@@ -42,8 +42,8 @@ inline std::vector<kernels::AttentionProblem> default_sized_problems() {
   a.mask.causal = true;
   a.mask.alignment = kernels::Alignment::bottom_right;
   v.push_back(a);
-  kernels::AttentionProblem b;  // decode: one query against a long cache, sliding window
-  b.shape = {2, 8, 8, 1, 2048, 128, 128};
+  kernels::AttentionProblem b;  // grouped-query decode: one query against a long cache, sliding window
+  b.shape = {2, 8, 2, 1, 2048, 128, 128};  // k and v 8 MiB each at f64: within the exec protocol's frame
   b.scale = 1 / std::sqrt(128.0);
   b.mask.causal = true;
   b.mask.alignment = kernels::Alignment::bottom_right;

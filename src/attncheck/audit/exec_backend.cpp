@@ -138,7 +138,18 @@ Reply ExecBackend::fault(Status s, const std::string& detail) {
 Reply ExecBackend::call(const Call& c) {
   if (!has(c.kind, c.dtype)) throw KindAbsent(kind_label(c.kind));
   if (child_ < 0) start();
-  const auto frame = protocol::encode_call(c);
+  std::vector<unsigned char> frame;
+  try {
+    frame = protocol::encode_call(c);
+  } catch (const protocol::ProtocolError& e) {
+    // A call too large for one frame is attncheck's limit, not the kernel's fault: judged as a
+    // declined input (never a failure), and the report says why.
+    Reply r;
+    r.status = Status::declined;
+    r.detail = std::string("not sent: ") + e.what() + " (" + std::to_string(protocol::max_payload >> 20) +
+               " MiB, docs/audit-protocol.md); audit this shape with --lib";
+    return r;
+  }
   const Deadline deadline = deadline_after(limits_.timeout_seconds);
   const std::string late = "no answer within " + std::to_string(limits_.timeout_seconds).substr(0, 5) + " s";
   Io io = write_full(to_peer_, frame.data(), frame.size(), deadline);
