@@ -452,7 +452,7 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                                "Only this test ID, FALSIFY-... or AUDIT-... (repeatable)",
                                "Only this dtype (repeatable; default: every dtype given a kernel)",
                                "Run seed, decimal or 0x hex; same seed, same cases", "Successful random cases per check"});
-  app->add_option("--timeout", o->timeout, "Seconds one kernel call may take before it is killed")->capture_default_str();
+  app->add_option("--timeout", o->timeout, "Seconds one kernel call may take before it is killed (attention calls: plus 1 s per 2e7 multiply-adds)")->capture_default_str();
   app->add_option("--memory", o->memory_mib, "MiB of address space the kernel process may add (--lib) or use (--exec)")->capture_default_str();
   app->add_option("--tolerance", o->tolerance,
                   "How accuracy against the oracle is judged: derived (default), ulp:N, abs:A,rel:R or baseline:K "

@@ -67,4 +67,16 @@ std::optional<Dtype> dtype_from_code(std::uint8_t storage, std::uint8_t arithmet
   return std::nullopt;
 }
 
+double call_timeout_seconds(const Call& c, double base_seconds) {
+  double work = 0;  // multiply-adds
+  if (c.kind == Kind::attention_v2) {
+    const auto& s = c.problem.shape;
+    work = static_cast<double>(s.batch) * static_cast<double>(s.heads) * static_cast<double>(s.n) * static_cast<double>(s.m) *
+           static_cast<double>(s.d + s.dv);
+  } else if (c.kind == Kind::attention) {
+    work = static_cast<double>(c.n) * static_cast<double>(c.m) * static_cast<double>(c.d + c.dv);
+  }
+  return base_seconds + work / 2e7;
+}
+
 }  // namespace attncheck::audit

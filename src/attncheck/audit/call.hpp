@@ -57,6 +57,12 @@ struct Call {
   std::uint64_t lse_count = 0;
 };
 
+// The seconds one call may take: the --timeout base plus one second per 2·10^7 multiply-adds the
+// call needs (a batched attention call at shipped sizes is 10^8–10^11 of them; 2·10^7 a second is
+// a slow scalar loop on a busy core, so a correct kernel is never cut short by its size, and a
+// hang still ends). Every other kind is O(n) or O(n m d) at the audit's small sizes: the base.
+double call_timeout_seconds(const Call& c, double base_seconds);
+
 // How a call ended. Everything but `done` is a fault of the kernel (or a refusal, for declined).
 enum class Status { done, declined, crashed, timed_out, out_of_bounds, modified_input, protocol_error };
 

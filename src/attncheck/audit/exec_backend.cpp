@@ -150,8 +150,9 @@ Reply ExecBackend::call(const Call& c) {
                " MiB, docs/audit-protocol.md); audit this shape with --lib";
     return r;
   }
-  const Deadline deadline = deadline_after(limits_.timeout_seconds);
-  const std::string late = "no answer within " + std::to_string(limits_.timeout_seconds).substr(0, 5) + " s";
+  const double seconds = call_timeout_seconds(c, limits_.timeout_seconds);
+  const Deadline deadline = deadline_after(seconds);
+  const std::string late = "no answer within " + std::to_string(seconds).substr(0, 5) + " s";
   Io io = write_full(to_peer_, frame.data(), frame.size(), deadline);
   if (io == Io::timeout) return fault(Status::timed_out, late);
   if (io != Io::ok) return fault(Status::crashed, "program closed its input");

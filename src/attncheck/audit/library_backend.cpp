@@ -398,11 +398,12 @@ Reply LibraryBackend::call(const Call& c) {
     std::memset(region_ + req.lse_off, output_poison, lse_bytes);
   }
 
-  const Deadline deadline = deadline_after(limits_.timeout_seconds);
+  const double seconds = call_timeout_seconds(c, limits_.timeout_seconds);
+  const Deadline deadline = deadline_after(seconds);
   if (write_full(req_fd_, &req, sizeof req, deadline) != Io::ok) return reap("");
   Response resp{};
   const Io io = read_full(resp_fd_, &resp, sizeof resp, deadline);
-  if (io == Io::timeout) return reap("no answer within " + std::to_string(limits_.timeout_seconds).substr(0, 5) + " s");
+  if (io == Io::timeout) return reap("no answer within " + std::to_string(seconds).substr(0, 5) + " s");
   if (io != Io::ok) return reap("");
 
   Reply r;
