@@ -435,7 +435,7 @@ Reply LibraryBackend::call(const Call& c) {
   }
   static const char* const v2_names[] = {"q", "k", "v", "problem struct", "alibi_slopes"};
   for (std::size_t i = 0; i < inputs.size(); ++i)
-    if (std::memcmp(region_ + in_off[i], inputs[i].data(), inputs[i].size()) != 0) {
+    if (!inputs[i].empty() && std::memcmp(region_ + in_off[i], inputs[i].data(), inputs[i].size()) != 0) {  // empty: no slopes
       std::size_t at = 0;
       while (region_[in_off[i] + at] == inputs[i][at]) ++at;
       const std::size_t width = i < 3 ? es : i == problem_index ? 1 : sizeof(double);
