@@ -90,7 +90,7 @@ struct Aeq001 {
             .error(diff, w[pi[i]], "derived: width of the SM-BND-001 interval").raise();
     }
   }
-  static inline const bool registered = check::register_property<Aeq001>();
+  static inline const bool registered = property::register_property<Aeq001>();
 };
 
 // ---- AEQ-EQV-001, bit-exact part: swapping the first two entries ---------------------------------
@@ -115,7 +115,7 @@ struct Aeq002 {
         Report<T>(id, "softmax<" + scalar_name<T>() + ">, entry " + std::to_string(i) + " after swapping x_0 and x_1").input("x", x)
             .line("softmax(x)_i = " + bits_of(y[i]) + ", swap(softmax(swap x))_i = " + bits_of(ys[i]) + " (must be the same bits)").raise();
   }
-  static inline const bool registered = check::register_property<Aeq002>();
+  static inline const bool registered = property::register_property<Aeq002>();
 };
 
 // ---- AEQ-EQV-002: softmax(PAPᵀ) = P softmax(A) Pᵀ ------------------------------------------------
@@ -156,7 +156,7 @@ struct Aeq003 {
       }
     }
   }
-  static inline const bool registered = check::register_property<Aeq003>();
+  static inline const bool registered = property::register_property<Aeq003>();
 };
 
 // Shapes and inputs of one attention case: n queries, m keys, head dim d, value dim dv.
@@ -227,7 +227,7 @@ struct Aeq004 {
           r.line(perm_text(pi)).line("Z(PQ)_i = " + bits_of(op[i * c.dv + col]) + ", Z(Q)_π(i) = " + bits_of(o[pi[i] * c.dv + col]) + " (must be the same bits)").raise();
         }
   }
-  static inline const bool registered = check::register_property<Aeq004>();
+  static inline const bool registered = property::register_property<Aeq004>();
 };
 
 // ---- AEQ-EQV-004: Z(Q, PK, PV) = Z(Q, K, V) within twice the derived bound -------------------------
@@ -255,7 +255,7 @@ struct Aeq005 {
       }
     }
   }
-  static inline const bool registered = check::register_property<Aeq005>();
+  static inline const bool registered = property::register_property<Aeq005>();
 };
 
 // ---- AEQ-EQV-005: self-attention Z(PX) = P Z(X) --------------------------------------------------
@@ -285,7 +285,7 @@ struct Aeq006 {
               .error(diff, allowed, "derived: twice the output bound").raise();
       }
   }
-  static inline const bool registered = check::register_property<Aeq006>();
+  static inline const bool registered = property::register_property<Aeq006>();
 };
 
 // ---- AEQ-INV-001: sinusoidal position encodings have distinct rows for t < 2^20 -------------------
@@ -339,10 +339,10 @@ struct Aeq007 {
         Report<T>(id, "position_encoding<" + scalar_name<T>() + ">, d = " + std::to_string(r.d))
             .line("the first pair of the rows is not the d = 2 row (ω_0 = 1 must hold exactly): the d = 2 minimum is no lower bound").raise();
     }
-    check::note_finding(found + " every d_model: >= " + decimal(static_cast<double>(minima.front().min), 6) +
+    property::note_finding(found + " every d_model: >= " + decimal(static_cast<double>(minima.front().min), 6) +
                         " (the first pair (sin t, cos t) is the d = 2 row)");
   }
-  static inline const bool registered = check::register_property<Aeq007>({Dtype::f32, Dtype::f64});
+  static inline const bool registered = property::register_property<Aeq007>({Dtype::f32, Dtype::f64});
 };
 
 }  // namespace

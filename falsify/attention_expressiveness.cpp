@@ -219,7 +219,7 @@ struct Expr001 {
           .line("α̂_1 = " + decimal(static_cast<double>(r.a(i1))) + " < 1/(1+ε) = " + decimal(static_cast<double>(target)) + " with t = " + decimal(t))
           .error(target - r.a(i1), r.down(i1)).raise();
   }
-  static inline const bool registered = check::register_property<Expr001>(expr_dtypes);
+  static inline const bool registered = property::register_property<Expr001>(expr_dtypes);
 };
 
 // ---- EXPR-BND-002: no shorter copying query on antipodal keys ------------------------------------
@@ -282,7 +282,7 @@ struct Expr002 {
                 " although ‖q‖ < 2ln((n−1)/ε) = " + decimal(tstar.convert_to<double>()))
           .error(r.a(i1) - target, r.up(i1)).raise();
   }
-  static inline const bool registered = check::register_property<Expr002>(expr_dtypes);
+  static inline const bool registered = property::register_property<Expr002>(expr_dtypes);
 };
 
 // ---- EXPR-BND-003: averaging ----------------------------------------------------------------------
@@ -318,7 +318,7 @@ struct Expr003 {
             .error(target - r.a(i), r.down(i)).raise();
     }
   }
-  static inline const bool registered = check::register_property<Expr003>(expr_dtypes);
+  static inline const bool registered = property::register_property<Expr003>(expr_dtypes);
 };
 
 // ---- EXPR-BND-004: the least averaging query ------------------------------------------------------
@@ -384,7 +384,7 @@ struct Expr004 {
                 decimal(static_cast<double>(target)) + " with ‖q‖ < " + decimal(least.convert_to<double>()))
           .raise();
   }
-  static inline const bool registered = check::register_property<Expr004>(expr_dtypes);
+  static inline const bool registered = property::register_property<Expr004>(expr_dtypes);
 };
 
 // ---- EXPR-EQV-001: a noisy key --------------------------------------------------------------------
@@ -427,7 +427,7 @@ struct Expr005 {
                 decimal(static_cast<double>(lo)) + ", " + decimal(static_cast<double>(hi)) + "]")
           .raise();
   }
-  static inline const bool registered = check::register_property<Expr005>(expr_dtypes);
+  static inline const bool registered = property::register_property<Expr005>(expr_dtypes);
 };
 
 // ---- EXPR-BND-005: two heads ----------------------------------------------------------------------
@@ -505,7 +505,7 @@ struct Expr006 {
             .error(dist, allowed).raise();
     }
   }
-  static inline const bool registered = check::register_property<Expr006>(expr_dtypes);
+  static inline const bool registered = property::register_property<Expr006>(expr_dtypes);
 };
 
 // ---- EXPR-EQV-002: the seed's head 1 ---------------------------------------------------------------
@@ -540,7 +540,7 @@ struct Expr007 {
           .error(std::abs(r.a(i1) - formula), std::max(r.up(i1), r.down(i1)))
           .raise();
   }
-  static inline const bool registered = check::register_property<Expr007>(expr_dtypes);
+  static inline const bool registered = property::register_property<Expr007>(expr_dtypes);
 };
 
 }  // namespace

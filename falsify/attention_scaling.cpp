@@ -149,7 +149,7 @@ struct Ascl001 {
       fail(s.str());
     }
   }
-  static inline const bool registered = check::register_property<Ascl001>();
+  static inline const bool registered = property::register_property<Ascl001>();
 };
 
 // The three domains of the score bound, each with its own statement (the Rust rendering of this contract mixed them).
@@ -232,7 +232,7 @@ struct Ascl002 {
       // the RMSNorm bound is infinite (ρ >= 1), the normalised vector may hold inf or NaN (0/0),
       // and the derived analysis says nothing here. Counted like every unbounded comparison
       // (the gate's "checked nothing" note), not judged: found by tools/gate-seeds.sh at seed 38.
-      check::note_unbounded();
+      property::note_unbounded();
       return;
     }
     const double v = std::abs(to_double(s));
@@ -241,7 +241,7 @@ struct Ascl002 {
       Report<T>(id, what).input("q", q).input("k", kv).kernel(s).error(v, allowed)
           .line("|score| exceeds the domain's bound plus its derived rounding allowance.").raise();
   }
-  static inline const bool registered = check::register_property<Ascl002>();
+  static inline const bool registered = property::register_property<Ascl002>();
 };
 
 struct Ascl003 {
@@ -255,7 +255,7 @@ struct Ascl003 {
       Report<T>(id, "entropy<" + scalar_name<T>() + ">(softmax(z)), m = " + std::to_string(z.size()))
           .input("Scores", z).kernel(h).line("Entropy must be >= 0: every term -p ln p is >= 0 for p in [0, 1].").raise();
   }
-  static inline const bool registered = check::register_property<Ascl003>();
+  static inline const bool registered = property::register_property<Ascl003>();
 };
 
 struct Ascl004 {
@@ -270,7 +270,7 @@ struct Ascl004 {
                        : draw_row<T>();
     expect_softmax_accurate(id, k, x);
   }
-  static inline const bool registered = check::register_property<Ascl004>();
+  static inline const bool registered = property::register_property<Ascl004>();
 };
 
 // H(softmax(βz)) is non-increasing in β. β = 2^j makes the scaled row exact in T, so the exact
@@ -295,14 +295,14 @@ struct Ascl005 {
     const double excess = to_double(hb) - to_double(hz);
     observe(ratio(std::max(0.0, excess), allowed), "H(2^j z) - H(z), m = " + std::to_string(z.size()));
     // The HTML report's entropy against inverse temperature: H at β = 1 and at β = 2^j, within [0, ln m].
-    check::sample("entropy-vs-beta", "softmax+entropy", {"beta", "entropy_at_beta", "entropy_at_1", "ln_n"},
+    property::sample("entropy-vs-beta", "softmax+entropy", {"beta", "entropy_at_beta", "entropy_at_1", "ln_n"},
                   {std::ldexp(1.0, j), to_double(hb), to_double(hz), std::log(static_cast<double>(z.size()))});
     if (!(excess <= allowed))
       Report<T>(id, "entropy<" + scalar_name<T>() + ">(softmax(2^" + std::to_string(j) + "·z)) vs (softmax(z)), m = " + std::to_string(z.size()))
           .input("z", z).line("H(softmax(z)) = " + decimal(to_double(hz)) + ", H(softmax(2^j z)) = " + decimal(to_double(hb)))
           .error(excess, allowed).line("Raising the inverse temperature (removing the 1/√d_k scaling, d_k = 4^j) raised the entropy.").raise();
   }
-  static inline const bool registered = check::register_property<Ascl005>();
+  static inline const bool registered = property::register_property<Ascl005>();
 };
 
 struct Ascl006 {
@@ -334,7 +334,7 @@ struct Ascl006 {
         expect_close<T>(id, shape + ", S[" + std::to_string(i) + "][" + std::to_string(j) + "]", "Q", q, buf[4 + i * m + j], ex[i * m + j], allowed, &ex.ref[i * m + j], base);
       }
   }
-  static inline const bool registered = check::register_property<Ascl006>();
+  static inline const bool registered = property::register_property<Ascl006>();
 };
 
 struct Ascl007 {
@@ -352,7 +352,7 @@ struct Ascl007 {
       Report<T>(id, "entropy<" + scalar_name<T>() + ">(softmax(z)), m = " + std::to_string(z.size()))
           .input("Scores", z).kernel(h).exact(lnm, "ln m").error(excess, allowed).raise();
   }
-  static inline const bool registered = check::register_property<Ascl007>();
+  static inline const bool registered = property::register_property<Ascl007>();
 };
 
 // The entropy kernel against the tiered oracle: |Ĥ(p) − H(p)| <= ρ_H·H(p) + a_H, the derived bound
@@ -380,13 +380,13 @@ struct Ascl008 {
     const real derived = std::isfinite(static_cast<double>(eb.rel)) ? eb.allowed(ex[0]) : std::numeric_limits<real>::infinity();
     const long double base = baseline_error<T>([&](const KernelSet<T>& r) { return std::vector<T>{r.entropy(p.data(), p.size())}; }, ex);
     const long double allowed = mode_allowance<T>(derived, ex[0], base);
-    check::sample("error-vs-entropy", "entropy", {"entropy", "error", "allowance"},
+    property::sample("error-vs-entropy", "entropy", {"entropy", "error", "allowance"},
                   {static_cast<double>(ex[0]), static_cast<double>(std::abs(static_cast<long double>(to_double(h)) - ex[0])),
                    static_cast<double>(allowed)});
     expect_close<T>(id, "entropy<" + scalar_name<T>() + ">(p), n = " + std::to_string(p.size()) + ", p = softmax(z)",
                     {{"p", &p}, {"z", &z}}, h, ex[0], derived, &ex.ref[0], base);
   }
-  static inline const bool registered = check::register_property<Ascl008>();
+  static inline const bool registered = property::register_property<Ascl008>();
 };
 
 // Attention against the tiered oracle: every output o_ic within the derived whole-row bound
@@ -433,7 +433,7 @@ struct Ascl009 {
       }
     }
   }
-  static inline const bool registered = check::register_property<Ascl009>();
+  static inline const bool registered = property::register_property<Ascl009>();
 };
 
 }  // namespace

@@ -74,7 +74,7 @@ struct Lse001 {
       Report<T>(id, "log_softmax<" + scalar_name<T>() + ">-derived lse, θ = " + decimal(th)).input("x", x).input("y", y).input("z", z)
           .line("lse(z) − θlse(x) − (1−θ)lse(y) = " + decimal(static_cast<double>(excess))).error(excess, allowed).raise();
   }
-  static inline const bool registered = check::register_property<Lse001>();
+  static inline const bool registered = property::register_property<Lse001>();
 };
 
 // ---- LSE-EQV-001: variational form --------------------------------------------------------------
@@ -133,7 +133,7 @@ struct Lse002 {
       Report<T>(id, "softmax<" + scalar_name<T>() + "> and entropy<" + scalar_name<T>() + ">, n = " + std::to_string(z.size())).input("z", z).input("p̂", p)
           .line("lse(z) − ⟨z,p̂⟩ − Ĥ(p̂) = " + decimal(static_cast<double>(gap)) + " (must be 0)").error(std::abs(gap), allowed).raise();
   }
-  static inline const bool registered = check::register_property<Lse002>();
+  static inline const bool registered = property::register_property<Lse002>();
 };
 
 // ---- LSE-EQV-002: ∇lse = softmax ----------------------------------------------------------------
@@ -171,7 +171,7 @@ struct Lse003 {
           .line("lse(z + hd) − lse(z) − h⟨p̂, d⟩ = " + decimal(static_cast<double>(diff)) + ", allowed [" + decimal(static_cast<double>(-first)) + ", " +
                 decimal(static_cast<double>(second + first)) + "], h = 2^-10").raise();
   }
-  static inline const bool registered = check::register_property<Lse003>();
+  static inline const bool registered = property::register_property<Lse003>();
 };
 
 // ---- LSE-BND-001: the Hessian at inverse temperature λ -------------------------------------------
@@ -216,7 +216,7 @@ struct Lse004 {
           .line("vᵀ∇²f v = " + decimal(static_cast<double>(quad)) + ", λ‖v‖²/2 = " + decimal(static_cast<double>(cap)))
           .error(std::max(-quad, quad - cap), slack).raise();
   }
-  static inline const bool registered = check::register_property<Lse004>();
+  static inline const bool registered = property::register_property<Lse004>();
 };
 
 // ---- LSE-INV-002: entropy concave ----------------------------------------------------------------
@@ -252,7 +252,7 @@ struct Lse005 {
       Report<T>(id, "entropy<" + scalar_name<T>() + ">, θ = " + decimal(th)).input("p", p).input("q", q)
           .line("θĤ(p) + (1−θ)Ĥ(q) − Ĥ(r) = " + decimal(static_cast<double>(excess))).error(excess, allowed).raise();
   }
-  static inline const bool registered = check::register_property<Lse005>();
+  static inline const bool registered = property::register_property<Lse005>();
 };
 
 }  // namespace

@@ -68,7 +68,7 @@ struct Qkn001 {
           .input("x", x).input("Output", y).line("RMS² of the output: " + decimal(rms2)).exact(expect, "ms/(ms+ε)")
           .error(err, allowed).raise();
   }
-  static inline const bool registered = check::register_property<Qkn001>();
+  static inline const bool registered = property::register_property<Qkn001>();
 };
 
 struct Qkn002 {
@@ -95,7 +95,7 @@ struct Qkn002 {
         // No finite derived bound (e.g. ε = 0 and a mean square that underflows in T: 0/0 gives
         // NaN): counted as unchecked like every unbounded comparison, not judged (a NaN here was
         // a false alarm of tools/gate-seeds.sh at seed 29).
-        check::note_unbounded();
+        property::note_unbounded();
         continue;
       }
       const double v = std::abs(to_double(y[i]));
@@ -105,7 +105,7 @@ struct Qkn002 {
             .input("x", x).input("w", w).kernel(y[i]).error(v, allowed).line("Amplitude above |w_i|·min(√d, |x_i|/√ε).").raise();
     }
   }
-  static inline const bool registered = check::register_property<Qkn002>();
+  static inline const bool registered = property::register_property<Qkn002>();
 };
 
 // With ε = 0 and x != 0, RMSNorm(·, 1) maps onto the sphere of radius √d and is idempotent.
@@ -145,7 +145,7 @@ struct Qkn003 {
             .line("Twice: " + bits_of(y2[i]) + "  " + decimal(to_double(y2[i]))).error(err, allowed).raise();
     }
   }
-  static inline const bool registered = check::register_property<Qkn003>();
+  static inline const bool registered = property::register_property<Qkn003>();
 };
 
 struct Qkn004 {
@@ -166,7 +166,7 @@ struct Qkn004 {
         Report<T>(id, "rmsnorm<" + scalar_name<T>() + "> of a zero vector, element " + std::to_string(i) + ", ε = " + decimal(to_double(eps)))
             .input("x", x).kernel(y[i]).exact(0.0, "0/√ε").raise();
   }
-  static inline const bool registered = check::register_property<Qkn004>();
+  static inline const bool registered = property::register_property<Qkn004>();
 };
 
 struct Qkn005 {
@@ -191,7 +191,7 @@ struct Qkn005 {
       expect_close<T>(id, "rmsnorm<" + scalar_name<T>() + ">, element " + std::to_string(i) + " of " + std::to_string(d) + ", ε = " + decimal(to_double(eps)),
                       "x", x, y[i], ex[i], b.allowed(ex[i], to_double(w[i])), &ex.ref[i], base);
   }
-  static inline const bool registered = check::register_property<Qkn005>();
+  static inline const bool registered = property::register_property<Qkn005>();
 };
 
 struct Qkn007 {
@@ -213,7 +213,7 @@ struct Qkn007 {
               .input("x", x).kernel(all[j * d + i]).line("Head alone: " + bits_of(one[i]) + "  " + decimal(to_double(one[i]))).raise();
     }
   }
-  static inline const bool registered = check::register_property<Qkn007>();
+  static inline const bool registered = property::register_property<Qkn007>();
 };
 
 }  // namespace

@@ -158,7 +158,7 @@ const char* kind(bool adversarial) { return adversarial ? "adversarial" : "rando
 
 // One per-case ratio measured/bound of a stage, for the HTML report's tightness distribution.
 void sample_tightness(const char* stage, double r, bool adversarial) {
-  check::sample("tightness", stage, {"ratio", "adversarial"}, {r, adversarial ? 1.0 : 0.0});
+  property::sample("tightness", stage, {"ratio", "adversarial"}, {r, adversarial ? 1.0 : 0.0});
 }
 
 const std::vector<Dtype> sfb_dtypes = {Dtype::f32, Dtype::f64};
@@ -179,7 +179,7 @@ struct Sfb001 {
       head_report(id, "softmax<" + scalar_name<T>() + "> rows", h).line("‖ΔA‖_F = " + decimal(static_cast<double>(da)) + ", ‖Δ_S‖_F/2 = " + decimal(static_cast<double>(ds / 2)))
           .error(da - ds / 2, allowed - ds / 2).raise();
   }
-  static inline const bool registered = check::register_property<Sfb001>(sfb_dtypes);
+  static inline const bool registered = property::register_property<Sfb001>(sfb_dtypes);
 };
 
 struct Sfb002 {
@@ -207,7 +207,7 @@ struct Sfb002 {
           .line("ŝ_1(V) = " + decimal(static_cast<double>(nv)) + ", ŝ_1(W_O) = " + decimal(static_cast<double>(nwo)))
           .raise();
   }
-  static inline const bool registered = check::register_property<Sfb002>(sfb_dtypes);
+  static inline const bool registered = property::register_property<Sfb002>(sfb_dtypes);
 };
 
 struct Sfb003 {
@@ -227,7 +227,7 @@ struct Sfb003 {
           .line("‖ΔY‖_F = " + decimal(static_cast<double>(c.dy)) + ", bound ‖Δ_S‖_F‖V‖₂‖W_O‖₂/2 = " + decimal(static_cast<double>(c.bound)))
           .error(c.dy - c.bound, allowed - c.bound).raise();
   }
-  static inline const bool registered = check::register_property<Sfb003>(sfb_dtypes);
+  static inline const bool registered = property::register_property<Sfb003>(sfb_dtypes);
 };
 
 struct Sfb004 {
@@ -253,7 +253,7 @@ struct Sfb004 {
       sample_tightness("Weyl", ratio(worst, c.bound), h.adversarial);
     }
   }
-  static inline const bool registered = check::register_property<Sfb004>(sfb_dtypes);
+  static inline const bool registered = property::register_property<Sfb004>(sfb_dtypes);
 };
 
 // The source derivation calls the stage-1 bound tight for uniform attention. Two-point rows reach it; uniform
@@ -296,7 +296,7 @@ struct Sfb005 {
       }
     }
   }
-  static inline const bool registered = check::register_property<Sfb005>(sfb_dtypes);
+  static inline const bool registered = property::register_property<Sfb005>(sfb_dtypes);
 };
 
 }  // namespace

@@ -75,7 +75,7 @@ struct Sjvp001 {
       expect_near<T>(id, call<T>("softmax_jvp", x.size()) + ", element " + std::to_string(i), dp[i], ex[i], allowed[i],
                      [&](Report<T>& r) { r.input("x", x).input("ṡ", ds); });
   }
-  static inline const bool registered = check::register_property<Sjvp001>();
+  static inline const bool registered = property::register_property<Sjvp001>();
 };
 
 // (b) Σ_i ṗ_i = Σ_i p_i(ṡ_i − ⟨ṡ⟩_p) = 0: the exact sum of the kernel's outputs is within Σ_i bound_i.
@@ -96,7 +96,7 @@ struct Sjvp002 {
     expect_within<T>(id, call<T>("softmax_jvp", x.size()) + ", Σṗ", std::abs(s), allowed, "Σ_i ṗ_i = " + decimal(static_cast<double>(s)) + " (exactly 0 in exact arithmetic)",
                      [&](Report<T>& r) { r.input("x", x).input("ṡ", ds); });
   }
-  static inline const bool registered = check::register_property<Sjvp002>();
+  static inline const bool registered = property::register_property<Sjvp002>();
 };
 
 // (c) Linearity. a, b ∈ {±1, ±2, ±4}: aṡ₁ and bṡ₂ are exact in T (no overflow for |ṡ| <= 4).
@@ -138,7 +138,7 @@ struct Sjvp003 {
                        [&](Report<T>& r) { r.input("x", x).input("ṡ₁", ds1).input("ṡ₂", ds2); });
     }
   }
-  static inline const bool registered = check::register_property<Sjvp003>();
+  static inline const bool registered = property::register_property<Sjvp003>();
 };
 
 // (d) ‖Jṡ‖₂ <= ‖J‖₂‖ṡ‖₂ <= ‖ṡ‖₂/2 (J = Diag(p) − ppᵀ: vᵀJv = Var_p(v) <= ‖v‖²/2, Popoviciu), so the
@@ -164,7 +164,7 @@ struct Sjvp004 {
                      "‖ṗ‖₂ = " + decimal(static_cast<double>(lhs)) + ", ‖ṡ‖₂/2 = " + decimal(static_cast<double>(half)),
                      [&](Report<T>& r) { r.input("x", x).input("ṡ", ds); });
   }
-  static inline const bool registered = check::register_property<Sjvp004>();
+  static inline const bool registered = property::register_property<Sjvp004>();
 };
 
 // ---- attention ------------------------------------------------------------------------------
@@ -246,7 +246,7 @@ struct Sjvp005 {
       expect_near<T>(id, "scores_jvp<" + scalar_name<T>() + ">, Ṡ[" + std::to_string(ij / c.m) + "][" + std::to_string(ij % c.m) + "]",
                      ds[ij], oracle::dbl(st.ds[ij]), st.b[ij], [&](Report<T>& r) { add_attention_inputs(r, c); });
   }
-  static inline const bool registered = check::register_property<Sjvp005>(in_storage);
+  static inline const bool registered = property::register_property<Sjvp005>(in_storage);
 };
 
 // (e2) Ȯ by the chain rule over the kernel set's scores, softmax and softmax JVP
@@ -329,7 +329,7 @@ struct Sjvp006 {
       }
     }
   }
-  static inline const bool registered = check::register_property<Sjvp006>(in_storage);
+  static inline const bool registered = property::register_property<Sjvp006>(in_storage);
 };
 
 // ---- second order ---------------------------------------------------------------------------
@@ -387,7 +387,7 @@ struct Sjvp007 {
                      "vᵀṗ = " + decimal(static_cast<double>(oracle::dbl(q))) + ", d²/dt² lse(x + tv) = " + decimal(static_cast<double>(oracle::dbl(d2))),
                      [&](Report<T>& r) { r.input("x", x).input("v", v); });
   }
-  static inline const bool registered = check::register_property<Sjvp007>(in_storage);
+  static inline const bool registered = property::register_property<Sjvp007>(in_storage);
 };
 
 }  // namespace

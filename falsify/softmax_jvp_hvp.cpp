@@ -139,7 +139,7 @@ struct Sjvp008 {
     const real exact = oracle::dbl(hvp_exact(c));
     expect_within<T>(id, call<T>("aᵀ∇²L b"), c, got, exact, reference_bound(c, c.a, c.b), hvp_oracle);
   }
-  static inline const bool registered = check::register_property<Sjvp008>(in_storage);
+  static inline const bool registered = property::register_property<Sjvp008>(in_storage);
 };
 
 // (h) ∇²L is symmetric: |ĥ(a, b) − ĥ(b, a)| <= bound(a, b) + bound(b, a) (both are within their
@@ -157,7 +157,7 @@ struct Sjvp009 {
     expect_within<T>(id, call<T>("aᵀ∇²L b against bᵀ∇²L a"), c, ab, static_cast<real>(to_double(ba)), allowed,
                      "the kernel's own bᵀ∇²L a");
   }
-  static inline const bool registered = check::register_property<Sjvp009>(in_storage);
+  static inline const bool registered = property::register_property<Sjvp009>(in_storage);
 };
 
 // (i) O is linear in V, so ∇²_VV L = 0: along two V-only directions the exact value is 0, the
@@ -176,7 +176,7 @@ struct Sjvp010 {
     expect_within<T>(id, call<T>("aᵀ∇²_VV L b"), c, hvp(k, c, c.a, c.b), 0, reference_bound(c, c.a, c.b),
                      "0: attention is linear in V");
   }
-  static inline const bool registered = check::register_property<Sjvp010>(in_storage);
+  static inline const bool registered = property::register_property<Sjvp010>(in_storage);
 };
 
 // (j) Null directions. Adding one vector c to every key adds q_i·c/√d to every visible score of
@@ -204,7 +204,7 @@ struct Sjvp011 {
     expect_within<T>(id, call<T>(kind == 0 ? "a = keys shifted by c" : kind == 1 ? "a = values shifted by c" : "a = keys and values shifted"),
                      c, hvp(k, c, c.a, c.b), 0, reference_bound(c, c.a, c.b), "0: a null direction");
   }
-  static inline const bool registered = check::register_property<Sjvp011>(in_storage);
+  static inline const bool registered = property::register_property<Sjvp011>(in_storage);
 };
 
 }  // namespace

@@ -40,7 +40,7 @@ struct Sm001 {
       Report<T>(id, "softmax<" + scalar_name<T>() + ">, sum of " + std::to_string(x.size()) + " outputs")
           .input("Input", x).input("Output", y).exact(s, "exact sum of the outputs").error(err, allowed).raise();
   }
-  static inline const bool registered = check::register_property<Sm001>();
+  static inline const bool registered = property::register_property<Sm001>();
 };
 
 struct Sm002 {
@@ -62,7 +62,7 @@ struct Sm002 {
             .line("Zero, but the derived lower bound " + decimal(b.lo[i], 6) + " is positive: the exact value cannot round to 0.").raise();
     }
   }
-  static inline const bool registered = check::register_property<Sm002>();
+  static inline const bool registered = property::register_property<Sm002>();
 };
 
 struct Sm003 {
@@ -83,7 +83,7 @@ struct Sm003 {
               .raise();
       }
   }
-  static inline const bool registered = check::register_property<Sm003>();
+  static inline const bool registered = property::register_property<Sm003>();
 };
 
 struct Sm004 {
@@ -94,7 +94,7 @@ struct Sm004 {
     const auto x = draw_row<T>();
     expect_softmax_accurate(id, k, x);
   }
-  static inline const bool registered = check::register_property<Sm004>();
+  static inline const bool registered = property::register_property<Sm004>();
 };
 
 struct Sm005 {
@@ -107,7 +107,7 @@ struct Sm005 {
     if (!(to_double(y[0]) == 1.0))
       Report<T>(id, "softmax<" + scalar_name<T>() + "> of one element").input("Input", x).kernel(y[0]).exact(1.0, "exp(0)/exp(0)").raise();
   }
-  static inline const bool registered = check::register_property<Sm005>();
+  static inline const bool registered = property::register_property<Sm005>();
 };
 
 struct Sm006 {
@@ -129,7 +129,7 @@ struct Sm006 {
             .line("Row: " + std::to_string(n) + " copies of " + bits_of(c) + " (" + decimal(to_double(c)) + ")")
             .kernel(y[i]).exact(1.0 / n, "1/n").line("Expected RN(1/n) = " + bits_of(expect)).raise();
   }
-  static inline const bool registered = check::register_property<Sm006>();
+  static inline const bool registered = property::register_property<Sm006>();
 };
 
 // Shift invariance needs an exact shift (then x and x + c have the same exact softmax), and a
@@ -184,8 +184,8 @@ struct Sm007 {
     // Length 1 and spread 0 are excluded above: not regions this check can reach. Subnormal
     // entries are multiples of g only when max|x_i| < 2^(emin + p), so they are rare here.
     auto regions = gen::row_regions(x, {.max_length = 512});
-    std::erase_if(regions, [](const check::Region& r) { return r.name == "length 1" || r.name == "spread 0"; });
-    check::cover("row rounded to the grid of its maximum", regions);
+    std::erase_if(regions, [](const property::Region& r) { return r.name == "length 1" || r.name == "spread 0"; });
+    property::cover("row rounded to the grid of its maximum", regions);
     std::vector<T> xc(x.size());
     for (std::size_t i = 0; i < x.size(); ++i) {
       xc[i] = T(x[i] + c);
@@ -208,7 +208,7 @@ struct Sm007 {
             .error(err, allowed).raise();
     }
   }
-  static inline const bool registered = check::register_property<Sm007>();
+  static inline const bool registered = property::register_property<Sm007>();
 };
 
 struct Sm008 {
@@ -255,7 +255,7 @@ struct Sm008 {
             .input("Softmax of the finite entries", yf).line("A -inf entry must give exactly 0 and leave the rest unchanged.").raise();
     }
   }
-  static inline const bool registered = check::register_property<Sm008>();
+  static inline const bool registered = property::register_property<Sm008>();
 };
 
 struct Sm009 {
@@ -281,7 +281,7 @@ struct Sm009 {
                       "Input", x, y[i], ex.logp[i], allowed[i], &ex.logp_ref[i], base, top - to_double(x[i]));
     }
   }
-  static inline const bool registered = check::register_property<Sm009>();
+  static inline const bool registered = property::register_property<Sm009>();
 };
 
 }  // namespace

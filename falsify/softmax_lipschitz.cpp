@@ -28,7 +28,7 @@ struct Slip001 {
       expect_close<T>(id, "softmax_jvp<" + scalar_name<T>() + ">, element " + std::to_string(i) + " of " + std::to_string(dy.size()),
                       "x", x, dy[i], ex[i], allowed[i], &ex.ref[i], base, top - to_double(x[i]));
   }
-  static inline const bool registered = check::register_property<Slip001>();
+  static inline const bool registered = property::register_property<Slip001>();
 };
 
 struct Slip002 {
@@ -45,7 +45,7 @@ struct Slip002 {
       expect_close<T>(id, "softmax_jvp<" + scalar_name<T>() + ">(x, c·1), element " + std::to_string(i) + ", c = " + decimal(to_double(c)),
                       "x", x, dy[i], 0.0, allowed[i]);
   }
-  static inline const bool registered = check::register_property<Slip002>();
+  static inline const bool registered = property::register_property<Slip002>();
 };
 
 // vᵀJv = Var_p(v) ∈ [0, (max v - min v)²/4] ⊆ [0, ‖v‖²/2] (Popoviciu); the computed vᵀ·dŷ may
@@ -72,7 +72,7 @@ struct Slip003 {
       Report<T>(id, "softmax_jvp<" + scalar_name<T>() + ">, n = " + std::to_string(x.size())).input("x", x).input("v", v)
           .line("vᵀJv = " + decimal(quad) + ", ‖v‖²/2 = " + decimal(half)).error(excess, slack).raise();
   }
-  static inline const bool registered = check::register_property<Slip003>();
+  static inline const bool registered = property::register_property<Slip003>();
 };
 
 // Lipschitz 1/2 in the 2-norm, for the computed rows: ‖ŷ(x') - ŷ(x)‖ <= ‖x' - x‖/2 + ‖A(x)‖ + ‖A(x')‖.
@@ -108,12 +108,12 @@ struct Slip004 {
     const double excess = lhs - half;
     observe(ratio(std::max(0.0, excess), allowed), "‖Δsoftmax‖ - ‖δ‖/2, n = " + std::to_string(x.size()));
     // The HTML report's "double cone": every point lies below the line ‖δ‖/2 (plus the allowance).
-    check::sample("lipschitz", "softmax", {"delta_norm", "change_norm", "allowance"}, {2 * half, lhs, allowed});
+    property::sample("lipschitz", "softmax", {"delta_norm", "change_norm", "allowance"}, {2 * half, lhs, allowed});
     if (!(excess <= allowed))
       Report<T>(id, "softmax<" + scalar_name<T>() + ">, n = " + std::to_string(x.size())).input("x", x).input("x + δ", x2)
           .line("‖Δsoftmax‖₂ = " + decimal(lhs) + ", ‖δ‖₂/2 = " + decimal(half)).error(excess, allowed).raise();
   }
-  static inline const bool registered = check::register_property<Slip004>();
+  static inline const bool registered = property::register_property<Slip004>();
 };
 
 // Where the constant 1/2 is reached, and where it is not (the softmax-filtering-bound derivation claims uniform attention):
@@ -157,7 +157,7 @@ struct Slip005 {
           .input("v", v).line("‖Jv‖ = " + decimal(lhs) + ", ‖v‖/n = " + decimal(bound) + " (1/2·‖v‖ = " + decimal(std::sqrt(vn) / 2) + ")")
           .error(lhs - bound, allowed).raise();
   }
-  static inline const bool registered = check::register_property<Slip005>();
+  static inline const bool registered = property::register_property<Slip005>();
 };
 
 }  // namespace

@@ -71,7 +71,7 @@ struct Spec001 {
           .line("s = " + values(c.d.s) + ", Σs² = " + decimal(static_cast<double>(val(e2))) + ", ‖A‖_F² = " + decimal(static_cast<double>(fa2)))
           .error(err, allowed).raise();
   }
-  static inline const bool registered = check::register_property<Spec001>(svd_dtypes);
+  static inline const bool registered = property::register_property<Spec001>(svd_dtypes);
 };
 
 // ---- SPEC-EQV-003: the kernel's singular values against the reference ---------------------------
@@ -95,7 +95,7 @@ struct Spec002 {
             .error(err, allowed).raise();
     }
   }
-  static inline const bool registered = check::register_property<Spec002>(svd_dtypes);
+  static inline const bool registered = property::register_property<Spec002>(svd_dtypes);
 };
 
 // ---- SPEC-BND-001: σ_k <= ‖A‖_F/√k ----------------------------------------------------------------
@@ -119,7 +119,7 @@ struct Spec003 {
             .error(excess, allowed).raise();
     }
   }
-  static inline const bool registered = check::register_property<Spec003>(svd_dtypes);
+  static inline const bool registered = property::register_property<Spec003>(svd_dtypes);
 };
 
 // ---- SPEC-EQV-002: the rank-(k−1) truncation ------------------------------------------------------
@@ -180,7 +180,7 @@ struct Spec004 {
                 decimal(static_cast<double>(fro_hi)) + "] around √(Σ_{i>=k}σ_i²) = " + decimal(static_cast<double>(tail)))
           .raise();
   }
-  static inline const bool registered = check::register_property<Spec004>(svd_dtypes);
+  static inline const bool registered = property::register_property<Spec004>(svd_dtypes);
 };
 
 // ---- SPEC-BND-002: Weyl ---------------------------------------------------------------------------
@@ -216,7 +216,7 @@ struct Spec005 {
             .error(diff, allowed).raise();
     }
   }
-  static inline const bool registered = check::register_property<Spec005>(svd_dtypes);
+  static inline const bool registered = property::register_property<Spec005>(svd_dtypes);
 };
 
 // ---- SPEC-BND-003: ‖M‖₂ <= ‖M‖_F, ‖MN‖_F <= ‖M‖₂‖N‖_F, ‖MN‖_F <= ‖M‖_F‖N‖₂, ‖MN‖₂ <= ‖M‖₂‖N‖₂ --------
@@ -252,7 +252,7 @@ struct Spec006 {
             .raise();
     }
   }
-  static inline const bool registered = check::register_property<Spec006>(svd_dtypes);
+  static inline const bool registered = property::register_property<Spec006>(svd_dtypes);
 };
 
 }  // namespace

@@ -1,7 +1,7 @@
 // attncheck: the linear-algebra kernels under test (Jacobi SVD and its truncation) and their
-// mutants. check::KernelSet holds the attention kernels; the SVD is selected here by the kernel
+// mutants. property::KernelSet holds the attention kernels; the SVD is selected here by the kernel
 // set's name, which the registry sets to the mutant's name: a mutant registered with
-// register_linalg_mutant<M>() is a regular check::register_mutant<M>() (so falsify_test and the
+// register_linalg_mutant<M>() is a regular property::register_mutant<M>() (so falsify_test and the
 // gate run it and demand that its caught_by tests fail) whose effect lives in LinalgKernels.
 // (If KernelSet gains svd/truncate slots, these move there and this header goes away.)
 #pragma once
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "attncheck/check/registry.hpp"
+#include "attncheck/property/registry.hpp"
 #include "attncheck/linalg/svd.hpp"
 
 namespace attncheck::falsify {
@@ -44,12 +44,12 @@ LinalgKernels<T> linalg_for(const KernelSet<T>& k) {
   return l;
 }
 
-// M: as for check::register_mutant, plus `template <class T> static void apply_linalg(LinalgKernels<T>&)`.
+// M: as for property::register_mutant, plus `template <class T> static void apply_linalg(LinalgKernels<T>&)`.
 template <class M>
 bool register_linalg_mutant() {
   linalg_mutants().push_back({M::name, [](LinalgKernels<float>& l) { M::template apply_linalg<float>(l); },
                               [](LinalgKernels<double>& l) { M::template apply_linalg<double>(l); }});
-  return check::register_mutant<M>();
+  return property::register_mutant<M>();
 }
 
 }  // namespace attncheck::falsify

@@ -65,7 +65,7 @@ Certified<T> run_svd(const Fn& svd, const Matrix<T>& a) {
     c.col.push_back(oracle::dbl(mpfr200(sqrt(q))));
   }
   c.b = bounds::svd_bound(c.d.m, c.d.n, c.d.rotations, linalg::jacobi_tolerance<T>(c.d.m), c.frob_a, c.col, bounds::model_of<T>());
-  if (!c.b.bounded) check::note_unbounded();
+  if (!c.b.bounded) property::note_unbounded();
   return c;
 }
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "attncheck/check/tolerance.hpp"
+#include "attncheck/property/tolerance.hpp"
 #include "cli/audit.hpp"
 #include "cli/cli.hpp"
 
@@ -40,7 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)attncheck::audit::parse_kernel_spec(a, true, b);
     (void)attncheck::audit::parse_kernel_spec(a, false, b);
     std::string why;
-    (void)attncheck::check::parse_tolerance(a, why);
+    (void)attncheck::property::parse_tolerance(a, why);
     (void)attncheck::closest(a, names);
   }
   return 0;

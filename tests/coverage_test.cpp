@@ -1,4 +1,4 @@
-// attncheck: the generator coverage figure: the recorder (check::cover) counts every draw of a
+// attncheck: the generator coverage figure: the recorder (property::cover) counts every draw of a
 // run and each region named, and gen::row_regions classifies rows as the reports name them.
 #include <cstdint>
 #include <functional>
@@ -10,7 +10,7 @@
 #include <doctest/doctest.h>
 #include <rapidcheck.h>
 
-#include "attncheck/check/registry.hpp"
+#include "attncheck/property/registry.hpp"
 #include "attncheck/property/gen/regions.hpp"
 #include "tests/run_rapidcheck_body.hpp"
 
@@ -21,13 +21,13 @@ using testing::run_body;
 
 TEST_CASE("coverage: the recorder counts every draw of the run, each region it names, and no shrink step") {
   int drawn = 0;
-  const check::Outcome pass = run_body(
+  const property::Outcome pass = run_body(
       [&] {
-        check::cover("g", {{"even draw", drawn % 2 == 0}, {"never", false}});
+        property::cover("g", {{"even draw", drawn % 2 == 0}, {"never", false}});
         ++drawn;
       },
       200);
-  REQUIRE(pass.verdict == check::Verdict::pass);
+  REQUIRE(pass.verdict == property::Verdict::pass);
   REQUIRE(pass.coverage.size() == 1);
   CHECK(pass.coverage[0].generator == "g");
   CHECK(pass.coverage[0].draws == 200);
@@ -35,23 +35,23 @@ TEST_CASE("coverage: the recorder counts every draw of the run, each region it n
   CHECK(pass.coverage[0].counts == std::vector<std::uint64_t>{100, 0});
 
   // A failing run: the failing case is counted, the shrink steps after it are not.
-  const check::Outcome fail = run_body(
+  const property::Outcome fail = run_body(
       [&] {
         const int v = *rc::gen::inRange(0, 100);
-        check::cover("g", {{"v >= 90", v >= 90}});
+        property::cover("g", {{"v >= 90", v >= 90}});
         RC_ASSERT(v < 90);
       },
       200);
-  REQUIRE(fail.verdict == check::Verdict::fail);
+  REQUIRE(fail.verdict == property::Verdict::fail);
   REQUIRE(fail.coverage.size() == 1);
   CHECK(fail.coverage[0].draws == static_cast<std::uint64_t>(fail.cases));
   CHECK(fail.coverage[0].counts == std::vector<std::uint64_t>{1});
 }
 
 TEST_CASE("coverage: row_regions classifies rows as the coverage figure names them") {
-  const auto names = [](const std::vector<check::Region>& rs) {
+  const auto names = [](const std::vector<property::Region>& rs) {
     std::vector<std::string> out;
-    for (const check::Region& r : rs)
+    for (const property::Region& r : rs)
       if (r.reached) out.emplace_back(r.name);
     return out;
   };
@@ -68,7 +68,7 @@ TEST_CASE("coverage: row_regions classifies rows as the coverage figure names th
   CHECK(names(row_regions(V{-inf, 0.5f}, {.max_length = 101, .masked = true, .nan_or_inf = true})) ==
         std::vector<std::string>{"length 2-16", "spread 0", "masked (-inf) entry"});
   // A generator that cannot draw long rows does not name that region.
-  for (const check::Region& r : row_regions(V{0.f}, {.max_length = 101})) CHECK(r.name != std::string_view("length 257-4096"));
+  for (const property::Region& r : row_regions(V{0.f}, {.max_length = 101})) CHECK(r.name != std::string_view("length 257-4096"));
 }
 
 }  // namespace

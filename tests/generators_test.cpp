@@ -11,7 +11,7 @@
 #include <doctest/doctest.h>
 #include <rapidcheck.h>
 
-#include "attncheck/check/registry.hpp"
+#include "attncheck/property/registry.hpp"
 #include "attncheck/property/gen/values.hpp"
 #include "tests/run_rapidcheck_body.hpp"
 
@@ -192,12 +192,12 @@ TEST_CASE("generators: a property's own gen::inRange draws span their whole rang
   constexpr int cases = 200, per_case = 10, n = cases * per_case;
   const double t = frequency_tolerance(n, 1) + modulo_bias(1000);
   int upper = 0;
-  const check::Outcome out = run_body(
+  const property::Outcome out = run_body(
       [&] {
         for (int i = 0; i < per_case; ++i) upper += *rc::gen::inRange(0, 1000) >= 500;
       },
       cases);
-  REQUIRE(out.verdict == check::Verdict::pass);
+  REQUIRE(out.verdict == property::Verdict::pass);
   CHECK(std::abs(static_cast<double>(upper) / n - 0.5) <= t);
 }
 

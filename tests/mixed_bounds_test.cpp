@@ -15,7 +15,7 @@
 #include "attncheck/bounds/rmsnorm.hpp"
 #include "attncheck/bounds/scores.hpp"
 #include "attncheck/bounds/softmax.hpp"
-#include "attncheck/check/kernel_set.hpp"
+#include "attncheck/kernels/kernel_set.hpp"
 #include "attncheck/oracle/certified.hpp"
 #include "attncheck/oracle/exact.hpp"
 #include "attncheck/oracle/ulp.hpp"

@@ -1,4 +1,4 @@
-// attncheck: the worker processes behind `gate -j N` (src/attncheck/check/parallel.hpp).
+// attncheck: the worker processes behind `gate -j N` (src/attncheck/property/parallel.hpp).
 #include <cmath>
 #include <signal.h>
 #include <unistd.h>
@@ -10,9 +10,9 @@
 
 #include <doctest/doctest.h>
 
-#include "attncheck/check/parallel.hpp"
+#include "attncheck/property/parallel.hpp"
 
-namespace attncheck::check {
+namespace attncheck::property {
 namespace {
 
 Outcome sample(std::size_t i) {
@@ -138,4 +138,4 @@ TEST_CASE("parallel: a worker that crashes turns its check into an ERROR and the
 }
 
 }  // namespace
-}  // namespace attncheck::check
+}  // namespace attncheck::property

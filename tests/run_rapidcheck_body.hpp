@@ -1,21 +1,21 @@
-// attncheck tests: runs a property body under check::detail::run_rapidcheck with a fixed seed, as
+// attncheck tests: runs a property body under property::detail::run_rapidcheck with a fixed seed, as
 // the gate does, for tests of the generators and of what a run records (tests/generators_test.cpp,
 // tests/coverage_test.cpp).
 #pragma once
 
 #include <functional>
 
-#include "attncheck/check/registry.hpp"
+#include "attncheck/property/registry.hpp"
 
 namespace attncheck::testing {
 
-inline check::Outcome run_body(const std::function<void()>& body, int cases) {
-  check::RunParams params;
+inline property::Outcome run_body(const std::function<void()>& body, int cases) {
+  property::RunParams params;
   params.cases = cases;
-  check::Outcome out;
+  property::Outcome out;
   out.test_id = "GENERATORS-TEST";
   out.seed = 0x5eed5000u;
-  check::detail::run_rapidcheck(body, params, out);
+  property::detail::run_rapidcheck(body, params, out);
   return out;
 }
 

@@ -4,9 +4,9 @@
 
 #include <doctest/doctest.h>
 
-#include "attncheck/check/registry.hpp"
+#include "attncheck/property/registry.hpp"
 
-namespace attncheck::check {
+namespace attncheck::property {
 namespace {
 
 // Runs a passing body under RapidCheck with the given seed: each case offers per_case points
@@ -66,4 +66,4 @@ TEST_CASE("samples: outside a check, sample() records nothing and does not fail"
 }
 
 }  // namespace
-}  // namespace attncheck::check
+}  // namespace attncheck::property

@@ -1,12 +1,12 @@
-// attncheck: the accuracy tolerance modes (check/tolerance.hpp): parsing, spelling, scoping.
+// attncheck: the accuracy tolerance modes (property/tolerance.hpp): parsing, spelling, scoping.
 #include <doctest/doctest.h>
 
 #include <string>
 
-#include "attncheck/check/tolerance.hpp"
+#include "attncheck/property/tolerance.hpp"
 
-using attncheck::check::parse_tolerance;
-using attncheck::check::Tolerance;
+using attncheck::property::parse_tolerance;
+using attncheck::property::Tolerance;
 
 TEST_CASE("Tolerance: every mode parses and spells itself back") {
   std::string why;
@@ -38,15 +38,15 @@ TEST_CASE("Tolerance: malformed modes are refused with the accepted spellings") 
 TEST_CASE("Tolerance: a scope installs a mode for the current thread and restores the outer one") {
   std::string why;
   const Tolerance ulp = *parse_tolerance("ulp:2", why), base = *parse_tolerance("baseline:2", why);
-  CHECK(attncheck::check::current_tolerance().mode == Tolerance::Mode::derived);
+  CHECK(attncheck::property::current_tolerance().mode == Tolerance::Mode::derived);
   {
-    attncheck::check::tolerance_scope a(ulp);
-    CHECK(attncheck::check::current_tolerance().mode == Tolerance::Mode::ulp);
+    attncheck::property::tolerance_scope a(ulp);
+    CHECK(attncheck::property::current_tolerance().mode == Tolerance::Mode::ulp);
     {
-      attncheck::check::tolerance_scope b(base);
-      CHECK(attncheck::check::current_tolerance().mode == Tolerance::Mode::baseline);
+      attncheck::property::tolerance_scope b(base);
+      CHECK(attncheck::property::current_tolerance().mode == Tolerance::Mode::baseline);
     }
-    CHECK(attncheck::check::current_tolerance().mode == Tolerance::Mode::ulp);
+    CHECK(attncheck::property::current_tolerance().mode == Tolerance::Mode::ulp);
   }
-  CHECK(attncheck::check::current_tolerance().mode == Tolerance::Mode::derived);
+  CHECK(attncheck::property::current_tolerance().mode == Tolerance::Mode::derived);
 }

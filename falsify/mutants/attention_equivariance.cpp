@@ -4,12 +4,12 @@
 #include <limits>
 #include <vector>
 
-#include "attncheck/check/registry.hpp"
+#include "attncheck/property/registry.hpp"
 #include "attncheck/kernels/broken.hpp"
 
 namespace attncheck::mutants {
 namespace {
-using check::register_mutant;
+using property::register_mutant;
 
 // A "learned bias" left in the softmax: entry i gets +i/8 before normalising, so the result
 // depends on where an entry sits, not only on its value.

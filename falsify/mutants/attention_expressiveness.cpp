@@ -4,7 +4,7 @@
 // only by the least-length (tightness) tests; a flatter one fails the lower bounds.
 #include <vector>
 
-#include "attncheck/check/registry.hpp"
+#include "attncheck/property/registry.hpp"
 
 namespace attncheck::mutants {
 namespace {
@@ -79,8 +79,8 @@ struct AttentionDropsLastKey {
   }
 };
 
-const bool registered = check::register_mutant<AttentionUnscaled>() && check::register_mutant<AttentionHotTemperature>() &&
-                        check::register_mutant<AttentionMean>() && check::register_mutant<AttentionDropsLastKey>();
+const bool registered = property::register_mutant<AttentionUnscaled>() && property::register_mutant<AttentionHotTemperature>() &&
+                        property::register_mutant<AttentionMean>() && property::register_mutant<AttentionDropsLastKey>();
 
 }  // namespace
 }  // namespace attncheck::mutants

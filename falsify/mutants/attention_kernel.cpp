@@ -3,12 +3,12 @@
 #include <string>
 #include <vector>
 
-#include "attncheck/check/registry.hpp"
+#include "attncheck/property/registry.hpp"
 #include "attncheck/kernels/broken_attention.hpp"
 
 namespace attncheck::mutants {
 namespace {
-using check::register_mutant;
+using property::register_mutant;
 namespace broken = kernels::broken;
 
 // One registration per broken step set: name, description, the tests that must catch it.

@@ -3,12 +3,12 @@
 #include <vector>
 
 #include "attncheck/bounds/entropy.hpp"
-#include "attncheck/check/registry.hpp"
+#include "attncheck/property/registry.hpp"
 #include "attncheck/kernels/broken.hpp"
 
 namespace attncheck::mutants {
 namespace {
-using check::register_mutant;
+using property::register_mutant;
 
 template <class T, class Scale>
 void scores_with(const T* q, const T* k, std::size_t n, std::size_t m, std::size_t d, T* s, Scale scale) {

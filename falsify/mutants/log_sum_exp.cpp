@@ -1,7 +1,7 @@
 // attncheck: a wrong log-softmax that the log-sum-exp-v1 tests must catch.
 #include <vector>
 
-#include "attncheck/check/registry.hpp"
+#include "attncheck/property/registry.hpp"
 
 namespace attncheck::mutants {
 namespace {
@@ -22,7 +22,7 @@ struct LogSoftmaxForgetsMax {
   }
 };
 
-const bool registered = check::register_mutant<LogSoftmaxForgetsMax>();
+const bool registered = property::register_mutant<LogSoftmaxForgetsMax>();
 
 }  // namespace
 }  // namespace attncheck::mutants

@@ -1,12 +1,12 @@
 // attncheck: wrong RMSNorm kernels that qk-norm-v1's tests must catch.
 #include <vector>
 
-#include "attncheck/check/registry.hpp"
+#include "attncheck/property/registry.hpp"
 #include "attncheck/kernels/broken.hpp"
 
 namespace attncheck::mutants {
 namespace {
-using check::register_mutant;
+using property::register_mutant;
 
 template <class T, class Den>
 void rmsnorm_with(const T* x, const T* w, std::size_t d, T eps, T* y, Den den) {

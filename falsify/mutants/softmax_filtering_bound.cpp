@@ -4,7 +4,7 @@
 // reach the stage-1 bound within 1%) can tell.
 #include <vector>
 
-#include "attncheck/check/registry.hpp"
+#include "attncheck/property/registry.hpp"
 
 namespace attncheck::mutants {
 namespace {
@@ -36,7 +36,7 @@ struct SoftmaxFlattened {
   }
 };
 
-const bool registered = check::register_mutant<SoftmaxSharpened>() && check::register_mutant<SoftmaxFlattened>();
+const bool registered = property::register_mutant<SoftmaxSharpened>() && property::register_mutant<SoftmaxFlattened>();
 
 }  // namespace
 }  // namespace attncheck::mutants

@@ -4,13 +4,13 @@
 #include <cmath>
 #include <vector>
 
-#include "attncheck/check/registry.hpp"
+#include "attncheck/property/registry.hpp"
 #include "attncheck/kernels/broken.hpp"
 #include "attncheck/kernels/attention_hvp.hpp"
 
 namespace attncheck::mutants {
 namespace {
-using check::register_mutant;
+using property::register_mutant;
 
 // dy_i = p_i · combine(dx_i, <dx>_p): the reference's shape with the centring step swapped out.
 template <class T, class Combine>

@@ -3,12 +3,12 @@
 #include <limits>
 #include <vector>
 
-#include "attncheck/check/registry.hpp"
+#include "attncheck/property/registry.hpp"
 #include "attncheck/kernels/broken.hpp"
 
 namespace attncheck::mutants {
 namespace {
-using check::register_mutant;
+using property::register_mutant;
 
 // The textbook formula without max subtraction: exp overflows for x > 88.7 (f32), inf/inf = NaN.
 struct NoMaxSubtraction {

@@ -1,11 +1,11 @@
 // attncheck: wrong softmax JVP kernels that softmax-lipschitz-v1's tests must catch.
 #include <vector>
 
-#include "attncheck/check/registry.hpp"
+#include "attncheck/property/registry.hpp"
 
 namespace attncheck::mutants {
 namespace {
-using check::register_mutant;
+using property::register_mutant;
 
 // Forgets the -ppᵀ term: dy = Diag(p) dx, so J1 = p != 0.
 struct DiagOnly {

@@ -16,16 +16,16 @@
 #include <iostream>
 #include <string>
 
-#include "attncheck/check/format.hpp"
-#include "attncheck/check/registry.hpp"
+#include "attncheck/text/numbers.hpp"
+#include "attncheck/property/registry.hpp"
 
 namespace attncheck::falsify {
 namespace {
 
 // The suite's run parameters: fixed defaults, overridable for a replay or a longer soak with
 // ATTNCHECK_SEED / ATTNCHECK_CASES (the gate prints both in every replay line).
-check::RunParams suite_params() {
-  check::RunParams p;
+property::RunParams suite_params() {
+  property::RunParams p;
   if (const char* s = std::getenv("ATTNCHECK_SEED")) p.seed = std::strtoull(s, nullptr, 0);
   // Same range as `attncheck gate --cases`: the χ² tests' false-alarm budget assumes <= 10^4.
   if (const char* c = std::getenv("ATTNCHECK_CASES")) p.cases = std::clamp(std::atoi(c), 1, 10000);
@@ -37,31 +37,31 @@ check::RunParams suite_params() {
 // catches anything is not evidence). Each mutant needs to be caught at one format at least: some
 // bugs only show where a format's range or precision exposes them.
 int falsify_test(const std::string& id) {
-  const check::PropertyInfo* p = check::find_property(id);
+  const property::PropertyInfo* p = property::find_property(id);
   if (p == nullptr) {
     std::cout << id << " has no registered property\n";
     return 1;
   }
   int failures = 0;
-  const check::RunParams params = suite_params();
+  const property::RunParams params = suite_params();
   std::cout << id << ": seed " << hex_u64(params.seed) << ", " << params.cases << " cases per format\n";
   for (Dtype d : p->dtypes) {
-    const check::Outcome o = check::run_property(*p, d, params);
+    const property::Outcome o = property::run_property(*p, d, params);
     const std::string tag = id + " [" + std::string(dtype_name(d)) + "]";
-    std::cout << tag << ": " << check::verdict_name(o.verdict) << "\n";
-    if (o.verdict != check::Verdict::pass) {
+    std::cout << tag << ": " << property::verdict_name(o.verdict) << "\n";
+    if (o.verdict != property::Verdict::pass) {
       ++failures;
       std::cout << o.counterexample << o.message << "  Largest error seen: ratio " << o.worst_ratio << " at "
                 << o.worst_case << "\n  Replay: " << o.replay << "\n";
     }
     for (const std::string& f : o.findings) std::cout << tag << ": " << f << "\n";
   }
-  for (const check::MutantInfo& m : check::mutants()) {
+  for (const property::MutantInfo& m : property::mutants()) {
     if (std::find(m.caught_by.begin(), m.caught_by.end(), id) == m.caught_by.end()) continue;
-    check::RunParams mp = params;
+    property::RunParams mp = params;
     mp.mutant = m.name;
     const auto caught_at = std::find_if(p->dtypes.begin(), p->dtypes.end(), [&](Dtype d) {
-      return check::run_property(*p, d, mp).verdict == check::Verdict::fail;
+      return property::run_property(*p, d, mp).verdict == property::Verdict::fail;
     });
     if (caught_at != p->dtypes.end()) {
       std::cout << id << " catches mutant " << m.name << " [" << dtype_name(*caught_at) << "]\n";
@@ -80,7 +80,7 @@ int falsify_test(const std::string& id) {
 int main(int argc, char** argv) {
   using namespace attncheck;
   if (argc == 2 && std::strcmp(argv[1], "--list") == 0) {
-    for (const check::PropertyInfo& p : check::properties()) std::cout << p.id << "\t" << p.title << "\n";
+    for (const property::PropertyInfo& p : property::properties()) std::cout << p.id << "\t" << p.title << "\n";
     return 0;
   }
   if (argc == 3 && std::strcmp(argv[1], "--property") == 0) return falsify::falsify_test(argv[2]);

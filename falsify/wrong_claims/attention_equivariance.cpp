@@ -7,7 +7,7 @@
 #include <doctest/doctest.h>
 
 #include "attncheck/bounds/softmax.hpp"
-#include "attncheck/check/format.hpp"
+#include "attncheck/text/numbers.hpp"
 #include "attncheck/kernels/position_encoding.hpp"
 #include "attncheck/kernels/softmax.hpp"
 #include "attncheck/oracle/exact.hpp"

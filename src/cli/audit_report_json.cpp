@@ -1,7 +1,7 @@
 // attncheck CLI: the JSON report of `attncheck audit --json FILE` (schema "attncheck-audit/1",
 // schema_version 5; docs/audit.md and docs/report-schema.json). Fixed key order and number
 // formatting, like the gate's report, whose run metadata and per-obligation summary it shares.
-#include "attncheck/check/format.hpp"
+#include "attncheck/text/numbers.hpp"
 #include "cli/audit.hpp"
 #include "cli/gate.hpp"
 #include "cli/json.hpp"
@@ -16,11 +16,11 @@ std::string string_list(const std::vector<std::string>& items) {
 }
 
 std::string verdict(const audit::AuditRow& r) {
-  return r.state == audit::RowState::not_applicable ? "N/A" : std::string(check::verdict_name(r.outcome.verdict));
+  return r.state == audit::RowState::not_applicable ? "N/A" : std::string(property::verdict_name(r.outcome.verdict));
 }
 
 std::string result(const audit::AuditRow& r, const GateReport& report) {
-  const check::Outcome& o = r.outcome;
+  const property::Outcome& o = r.outcome;
   const bool ran = r.state == audit::RowState::ran;
   std::string s = "    {";
   s += "\"contract\": " + json_quoted(r.contract);
@@ -56,7 +56,7 @@ std::string render_audit_json(const AuditReportInfo& info, const std::vector<aud
   int passed = 0, failed = 0, na = 0;
   for (const auto& r : rows) {
     if (r.state == audit::RowState::not_applicable) ++na;
-    else if (r.outcome.verdict == check::Verdict::pass) ++passed;
+    else if (r.outcome.verdict == property::Verdict::pass) ++passed;
     else ++failed;
   }
   std::string s = "{\n";

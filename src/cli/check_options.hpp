@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "attncheck/check/dtype.hpp"
+#include "attncheck/scalar/dtype.hpp"
 
 namespace CLI {
 class App;
@@ -21,7 +21,7 @@ struct CheckSelectionOptions {
   std::vector<std::string> contracts, tests, dtypes;
   std::string seed = "0x5eed2026";
   int cases = 200;
-  int jobs = 0;  // 0: one worker per core (check/parallel.hpp)
+  int jobs = 0;  // 0: one worker per core (property/parallel.hpp)
 };
 
 // Where the two commands' help texts differ.

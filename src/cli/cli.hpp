@@ -11,7 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "attncheck/check/dtype.hpp"
+#include "attncheck/scalar/dtype.hpp"
 #include "attncheck/contract/loader.hpp"
 #include "attncheck/text/words.hpp"
 

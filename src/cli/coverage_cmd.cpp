@@ -20,7 +20,7 @@
 #include "attncheck/audit/properties.hpp"
 #include "attncheck/bmc/gappa_harness.hpp"
 #include "attncheck/bmc/harness.hpp"
-#include "attncheck/check/registry.hpp"
+#include "attncheck/property/registry.hpp"
 #include "cli/cli.hpp"
 #include "cli/table.hpp"
 
@@ -159,7 +159,7 @@ Coverage coverage_of(const contract::Contract& c, const contract::Obligation& o,
   for (const auto& t : c.tests)
     if (std::find(t.obligations.begin(), t.obligations.end(), o.id) != t.obligations.end()) {
       v.tests.push_back(t.id);
-      v.tests_with_property += check::find_property(t.id) ? 1 : 0;
+      v.tests_with_property += property::find_property(t.id) ? 1 : 0;
     }
   if (v.tests_with_property == 0)
     v.missing.push_back(v.tests.empty() ? "falsification test (none attacks it)"
@@ -190,7 +190,7 @@ std::vector<std::string> registry_mismatches(const std::vector<contract::Contrac
     registered.insert(id);
     if (!yaml.count(id)) out.push_back(what + " " + id + " is registered but no contract has an entry for it");
   };
-  for (const auto& p : check::properties()) need_yaml(p.id, "property");
+  for (const auto& p : property::properties()) need_yaml(p.id, "property");
   for (const auto& a : audit::audit_properties()) need_yaml(a.id, "audit property");
   for (const auto& h : bmc::harnesses()) need_yaml(h.id, h.lemma ? "lemma" : "harness");
   for (const auto& g : bmc::gappa_harnesses()) need_yaml(g.id, "Gappa harness");
@@ -223,7 +223,7 @@ std::vector<std::string> registry_mismatches(const std::vector<contract::Contrac
   // caught_by; the two must say the same.
   std::map<std::string, std::set<std::string>> caught;  // test or harness ID -> mutants naming it
   std::set<std::string> mutant_names;
-  for (const auto& m : check::mutants()) {
+  for (const auto& m : property::mutants()) {
     mutant_names.insert(m.name);
     for (const auto& id : m.caught_by) caught[id].insert(m.name);
   }

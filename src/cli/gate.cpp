@@ -12,7 +12,7 @@
 #include <optional>
 #include <set>
 
-#include "attncheck/check/parallel.hpp"
+#include "attncheck/property/parallel.hpp"
 #include "cli/check_options.hpp"
 #include "cli/cli.hpp"
 #include "cli/progress.hpp"
@@ -50,7 +50,7 @@ std::optional<std::pair<std::size_t, std::size_t>> parse_shard(const std::string
 }
 
 int list_mutants() {
-  const auto& ms = check::mutants();
+  const auto& ms = property::mutants();
   if (ms.empty()) {
     std::cout << "no mutants are registered in this build\n";
     return exit_pass;
@@ -64,12 +64,12 @@ int list_mutants() {
 
 std::vector<std::string> mutant_names() {
   std::vector<std::string> names;
-  for (const auto& m : check::mutants()) names.push_back(m.name);
+  for (const auto& m : property::mutants()) names.push_back(m.name);
   return names;
 }
 
 // Checks every argument that needs no contracts; prints the problem and its fix on failure.
-bool validate(const GateOptions& o, check::RunParams& params, std::vector<Dtype>& dtypes) {
+bool validate(const GateOptions& o, property::RunParams& params, std::vector<Dtype>& dtypes) {
   const auto seed = checked_seed(o);
   if (!seed) return false;
   // The statistical tests split their false-alarm budget (1e-9 per run) over at most 10^4
@@ -81,7 +81,7 @@ bool validate(const GateOptions& o, check::RunParams& params, std::vector<Dtype>
   for (Dtype d : *chosen)
     if (std::find(dtypes.begin(), dtypes.end(), d) == dtypes.end()) dtypes.push_back(d);
   std::string why;
-  const auto tolerance = check::parse_tolerance(o.tolerance, why);
+  const auto tolerance = property::parse_tolerance(o.tolerance, why);
   if (!tolerance) {
     std::cerr << "error: --tolerance: " << why << "\n";
     return false;
@@ -90,7 +90,7 @@ bool validate(const GateOptions& o, check::RunParams& params, std::vector<Dtype>
   params.seed = *seed;
   params.cases = o.cases;
   params.mutant = o.mutant == "reference" ? "" : o.mutant;
-  if (!params.mutant.empty() && !check::find_mutant(params.mutant)) {
+  if (!params.mutant.empty() && !property::find_mutant(params.mutant)) {
     const auto names = mutant_names();
     std::cerr << "error: unknown mutant '" << params.mutant << "'; "
               << (names.empty() ? "this build has no mutants" : "known mutants: " + join(names, ", "))
@@ -154,7 +154,7 @@ bool check_test_ids(const std::vector<contract::Contract>& all, const std::vecto
 // The (test, dtype) checks to run, in contract and file order; a test without a property is
 // one ERROR row, never skipped.
 std::vector<GateRow> plan(const std::vector<const contract::Contract*>& selected, const GateOptions& o,
-                          const std::vector<Dtype>& dtypes, const check::RunParams& params) {
+                          const std::vector<Dtype>& dtypes, const property::RunParams& params) {
   std::vector<GateRow> rows;
   for (const auto* c : selected) {
     for (const auto& t : c->tests) {
@@ -164,10 +164,10 @@ std::vector<GateRow> plan(const std::vector<const contract::Contract*>& selected
       base.obligations = t.obligations;
       base.outcome.test_id = t.id;
       base.outcome.kernels = params.mutant.empty() ? "reference" : params.mutant;
-      const check::PropertyInfo* p = check::find_property(t.id);
+      const property::PropertyInfo* p = property::find_property(t.id);
       if (!p || p->dtypes.empty()) {
         base.has_property = false;
-        base.outcome.verdict = check::Verdict::error;
+        base.outcome.verdict = property::Verdict::error;
         base.outcome.message = p ? "the property registers no dtypes" : "no executable property in this build";
         base.outcome.replay = "attncheck gate --test " + t.id;
         rows.push_back(base);
@@ -189,12 +189,12 @@ std::vector<GateRow> plan(const std::vector<const contract::Contract*>& selected
   return rows;
 }
 
-// Fills in each planned row's outcome, in `jobs` worker processes (check/parallel.hpp: the same
+// Fills in each planned row's outcome, in `jobs` worker processes (property/parallel.hpp: the same
 // outcomes as one process, since each check's seed depends only on the run seed, test and dtype),
 // until done or interrupted; returns which rows ran (all of them unless interrupted: checks
 // already running then still finish). Shows a progress line on a terminal (stderr only, so
 // stdout stays identical between runs).
-std::vector<bool> run_all(std::vector<GateRow>& rows, const check::RunParams& params, const Global& global, bool timings,
+std::vector<bool> run_all(std::vector<GateRow>& rows, const property::RunParams& params, const Global& global, bool timings,
                           bool quiet, int jobs) {
   Progress progress(quiet, rows.size(), static_cast<std::size_t>(params.cases));
   std::vector<std::size_t> todo;
@@ -203,26 +203,26 @@ std::vector<bool> run_all(std::vector<GateRow>& rows, const check::RunParams& pa
     if (rows[i].has_property) todo.push_back(i);
     else ran[i] = true;  // an ERROR row with nothing to run is already complete
   }
-  check::ParallelHooks hooks;
+  property::ParallelHooks hooks;
   hooks.on_start = [&](std::size_t k) {
     const GateRow& row = rows[todo[k]];
     progress.show(todo[k], row.contract + " " + (row.obligations.empty() ? "-" : join(row.obligations, ",")) + " " +
                                row.outcome.test_id + " [" + std::string(dtype_name(row.outcome.dtype)) + "]");
   };
-  hooks.on_done = [&](std::size_t, const check::Outcome& o) { progress.finished(static_cast<std::size_t>(o.cases)); };
+  hooks.on_done = [&](std::size_t, const property::Outcome& o) { progress.finished(static_cast<std::size_t>(o.cases)); };
   hooks.stop = [] { return interrupted() != 0; };
   hooks.error_outcome = [&](std::size_t k, const std::string& why) {
-    check::Outcome o = rows[todo[k]].outcome;
-    o.verdict = check::Verdict::error;
+    property::Outcome o = rows[todo[k]].outcome;
+    o.verdict = property::Verdict::error;
     o.message = why;
-    o.replay = check::replay_command(o, params);
+    o.replay = property::replay_command(o, params);
     return o;
   };
-  const auto outcomes = check::run_parallel(
+  const auto outcomes = property::run_parallel(
       todo.size(), jobs,
       [&](std::size_t k) {
         const GateRow& row = rows[todo[k]];
-        return check::run_property(*check::find_property(row.outcome.test_id), row.outcome.dtype, params);
+        return property::run_property(*property::find_property(row.outcome.test_id), row.outcome.dtype, params);
       },
       hooks);
   for (std::size_t k = 0; k < todo.size(); ++k)
@@ -240,12 +240,12 @@ std::vector<bool> run_all(std::vector<GateRow>& rows, const check::RunParams& pa
 // For a mutant run: was it caught, and by the tests that are supposed to catch it?
 std::vector<std::string> mutant_notes(const GateReport& r, const std::string& mutant) {
   if (mutant.empty()) return {};
-  const check::MutantInfo* m = check::find_mutant(mutant);
+  const property::MutantInfo* m = property::find_mutant(mutant);
   std::set<std::string> failed, ran;
   for (const GateRow& row : r.rows) {
     if (!row.has_property) continue;
     ran.insert(row.outcome.test_id);
-    if (row.outcome.verdict == check::Verdict::fail) failed.insert(row.outcome.test_id);
+    if (row.outcome.verdict == property::Verdict::fail) failed.insert(row.outcome.test_id);
   }
   std::vector<std::string> notes;
   notes.push_back(failed.empty() ? "mutant " + mutant + " was NOT caught: no check failed"
@@ -269,7 +269,7 @@ std::string utc_now() {
 
 int run_gate(const GateOptions& o, const Global& global) {
   if (o.list_mutants) return list_mutants();
-  check::RunParams params;
+  property::RunParams params;
   std::vector<Dtype> dtypes;
   if (!validate(o, params, dtypes)) return exit_usage;
 
@@ -325,7 +325,7 @@ int run_gate(const GateOptions& o, const Global& global) {
   }
   stop_on_interrupt();
   const std::vector<bool> ran = run_all(report.rows, params, global, report.timings, o.quiet,
-                                        o.jobs > 0 ? o.jobs : check::default_jobs());
+                                        o.jobs > 0 ? o.jobs : property::default_jobs());
   report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (interrupted()) {
     // Print what finished; write no report file: a report of part of a run would read as the run.

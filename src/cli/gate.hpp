@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "attncheck/check/registry.hpp"
+#include "attncheck/property/registry.hpp"
 #include "attncheck/contract/model.hpp"
 
 namespace attncheck::cli {
@@ -18,10 +18,10 @@ struct GateRow {
   std::string contract;
   std::vector<std::string> obligations;
   bool has_property = true;  // false: the test ID has no property in this build (verdict ERROR)
-  check::Outcome outcome;
+  property::Outcome outcome;
 
   std::string dtype() const;  // "f32", or "-" when there was no property to run at any dtype
-  bool passed() const { return outcome.verdict == check::Verdict::pass; }
+  bool passed() const { return outcome.verdict == property::Verdict::pass; }
 };
 
 // A contract as the run metadata names it.
@@ -42,7 +42,7 @@ struct GateReport {
   std::uint64_t seed = 0;
   int cases = 0;
   std::string kernels;   // "reference" or the mutant's name
-  std::string tolerance = "derived";  // the accuracy tolerance mode (check/tolerance.hpp)
+  std::string tolerance = "derived";  // the accuracy tolerance mode (property/tolerance.hpp)
   bool timings = true;   // false with --no-timings: seconds are 0 and the table has no time column
   std::vector<GateRow> rows;
   std::vector<std::string> notes;  // printed just before the summary (e.g. whether a mutant was caught)
@@ -99,11 +99,11 @@ std::string render_run_json(const GateReport& report);            // the "run" o
 std::string render_obligations_json(const GateReport& report, const std::vector<std::pair<std::string, std::string>>& na);
 std::string render_timings_json(const GateReport& report);        // the "timings" object
 std::string render_row_extras_json(const GateReport& report, const GateRow& row);  // ", \"location\": ..."
-std::string render_samples_json(const std::vector<check::SampleSeries>& samples);   // a row's "samples" list
+std::string render_samples_json(const std::vector<property::SampleSeries>& samples);   // a row's "samples" list
 
 // Generator coverage (report_coverage.cpp): a row's JSON "coverage" list; the `--coverage` text
 // block; one note per passed check and generator that named a region it never reached.
-std::string render_coverage_json(const std::vector<check::CoverageSeries>& coverage);
+std::string render_coverage_json(const std::vector<property::CoverageSeries>& coverage);
 std::string render_coverage_text(const GateReport& report);
 std::vector<std::string> coverage_notes(const std::vector<GateRow>& rows);
 

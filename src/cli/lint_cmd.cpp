@@ -4,7 +4,7 @@
 #include <iostream>
 #include <memory>
 
-#include "attncheck/check/registry.hpp"
+#include "attncheck/property/registry.hpp"
 #include "attncheck/contract/lint.hpp"
 #include "cli/cli.hpp"
 
@@ -20,7 +20,7 @@ int run_lint(const Global& global) {
   }
   const contract::LoadResult loaded = contract::load_directory(global.contracts_dir);
   contract::LintOptions options;
-  options.has_property = [](std::string_view id) { return check::find_property(id) != nullptr; };
+  options.has_property = [](std::string_view id) { return property::find_property(id) != nullptr; };
   options.repo_root = repo_root_of(global.contracts_dir);
 
   // Load problems first (they explain lint problems that follow from them), then lint's own.

@@ -3,7 +3,7 @@
 #include <iostream>
 #include <memory>
 
-#include "attncheck/check/registry.hpp"
+#include "attncheck/property/registry.hpp"
 #include "cli/cli.hpp"
 #include "cli/table.hpp"
 
@@ -35,7 +35,7 @@ void print_contract(const contract::Contract& c) {
   if (!c.tests.empty()) {
     Table t{{"test", "obligations", "property"}, {}, {}};
     for (const auto& test : c.tests) {
-      const check::PropertyInfo* p = check::find_property(test.id);
+      const property::PropertyInfo* p = property::find_property(test.id);
       t.rows.push_back({test.id, test.obligations.empty() ? "-" : join(test.obligations, ","),
                         p ? "registered" : "NONE (gate reports ERROR)"});
     }

@@ -41,7 +41,7 @@ Progress::Progress(bool quiet, std::size_t total_checks, std::size_t cases_per_c
       delay_(progress_delay()) {}
 
 // The ticker thread starts here, at the first check, and not in the constructor: the gate's
-// check::run_parallel forks its workers before it hands out the first check, and a process must
+// property::run_parallel forks its workers before it hands out the first check, and a process must
 // not fork while another of its threads may hold a lock the child needs. Found by the sanitized
 // suite: the ticker, allocating in draw(), held ASan's allocator lock at the fork, and the worker
 // (GCC 12's libasan has no fork handler for it) waited on that lock forever in its first malloc.

@@ -1,4 +1,4 @@
-// attncheck CLI: the generator coverage figure of a run (check::cover): the `--coverage` text,
+// attncheck CLI: the generator coverage figure of a run (property::cover): the `--coverage` text,
 // each result's JSON "coverage" list, and the notes for regions a generator named but never reached.
 #include "cli/cli.hpp"
 #include "cli/gate.hpp"
@@ -10,10 +10,10 @@ namespace {
 std::string check_name(const GateRow& row) { return row.outcome.test_id + " [" + row.dtype() + "]"; }
 }  // namespace
 
-std::string render_coverage_json(const std::vector<check::CoverageSeries>& coverage) {
+std::string render_coverage_json(const std::vector<property::CoverageSeries>& coverage) {
   std::string s = "[";
   for (std::size_t i = 0; i < coverage.size(); ++i) {
-    const check::CoverageSeries& c = coverage[i];
+    const property::CoverageSeries& c = coverage[i];
     s += (i ? ", " : "") + std::string("{\"generator\": ") + json_quoted(c.generator) + ", \"draws\": " + std::to_string(c.draws) +
          ", \"regions\": [";
     for (std::size_t k = 0; k < c.regions.size(); ++k)
@@ -29,7 +29,7 @@ std::string render_coverage_text(const GateReport& r) {
                   "(0: the generator can produce it for this check, but this run never did):\n";
   bool any = false;
   for (const GateRow& row : r.rows)
-    for (const check::CoverageSeries& c : row.outcome.coverage) {
+    for (const property::CoverageSeries& c : row.outcome.coverage) {
       any = true;
       std::string line = check_name(row) + " " + c.generator + ", " + std::to_string(c.draws) + " drawn:";
       for (std::size_t k = 0; k < c.regions.size(); ++k) {
@@ -48,7 +48,7 @@ std::vector<std::string> coverage_notes(const std::vector<GateRow>& rows) {
   for (const GateRow& row : rows) {
     // A check that failed stopped drawing at its counterexample: its unreached regions say nothing.
     if (!row.passed()) continue;
-    for (const check::CoverageSeries& c : row.outcome.coverage) {
+    for (const property::CoverageSeries& c : row.outcome.coverage) {
       std::vector<std::string> never;
       for (std::size_t k = 0; k < c.regions.size(); ++k)
         if (c.counts[k] == 0) never.push_back(c.regions[k]);

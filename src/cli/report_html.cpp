@@ -12,7 +12,7 @@
 #include <map>
 #include <set>
 
-#include "attncheck/check/format.hpp"
+#include "attncheck/text/numbers.hpp"
 #include "cli/cli.hpp"
 #include "cli/plot_gnuplot.hpp"
 

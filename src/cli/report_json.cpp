@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "attncheck/check/format.hpp"
+#include "attncheck/text/numbers.hpp"
 #include "cli/gate.hpp"
 #include "cli/json.hpp"
 
@@ -50,13 +50,13 @@ std::string string_list(const std::vector<std::string>& items) {
 }
 
 std::string result(const GateRow& row) {
-  const check::Outcome& o = row.outcome;
+  const property::Outcome& o = row.outcome;
   std::string s = "    {";
   s += "\"contract\": " + quoted(row.contract);
   s += ", \"obligations\": " + string_list(row.obligations);
   s += ", \"test\": " + quoted(o.test_id);
   s += ", \"dtype\": " + quoted(row.dtype());
-  s += ", \"verdict\": " + quoted(check::verdict_name(o.verdict));
+  s += ", \"verdict\": " + quoted(property::verdict_name(o.verdict));
   s += ", \"cases\": " + std::to_string(o.cases);
   s += ", \"seconds\": " + number(o.seconds);
   s += ", \"seed\": " + (row.has_property ? quoted(hex_u64(o.seed)) : std::string("null"));
@@ -97,17 +97,17 @@ int severity(const std::string& verdict) {
 
 // The shortest decimal that reads back as exactly this double (std::to_chars): exact, and about
 // a third shorter than %.17g, which matters at a few hundred points per check. Only finite values
-// are ever sampled (check::sample drops the others), so no "inf" is needed here.
+// are ever sampled (property::sample drops the others), so no "inf" is needed here.
 std::string sample_number(double v) {
   char buf[32];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
 }
 
-std::string render_samples_json(const std::vector<check::SampleSeries>& samples) {
+std::string render_samples_json(const std::vector<property::SampleSeries>& samples) {
   std::string s = "[";
   for (std::size_t i = 0; i < samples.size(); ++i) {
-    const check::SampleSeries& x = samples[i];
+    const property::SampleSeries& x = samples[i];
     s += (i ? ", " : "") + std::string("{\"series\": ") + quoted(x.name) + ", \"subject\": " + quoted(x.subject) +
          ", \"columns\": " + string_list(x.columns) + ", \"offered\": " + std::to_string(x.offered) +
          ", \"nonfinite\": " + std::to_string(x.nonfinite) + ", \"points\": [";
@@ -122,7 +122,7 @@ std::string render_samples_json(const std::vector<check::SampleSeries>& samples)
   return s + "]";
 }
 
-std::string verdict_text(const GateRow& row) { return std::string(check::verdict_name(row.outcome.verdict)); }
+std::string verdict_text(const GateRow& row) { return std::string(property::verdict_name(row.outcome.verdict)); }
 
 std::string render_row_extras_json(const GateReport& r, const GateRow& row) {
   const auto at = r.test_locations.find(row.outcome.test_id);

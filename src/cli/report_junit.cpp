@@ -3,7 +3,7 @@
 // dashboards show which format failed; checks that did not apply are <skipped/> with the reason.
 #include <cstdio>
 
-#include "attncheck/check/format.hpp"
+#include "attncheck/text/numbers.hpp"
 #include "cli/cli.hpp"
 #include "cli/gate.hpp"
 
@@ -40,20 +40,20 @@ std::string first_line(const std::string& s) { return s.substr(0, s.find('\n'));
 
 // The one-line summary CI dashboards show; the full text goes in the element body.
 std::string summary(const GateRow& row) {
-  const check::Outcome& o = row.outcome;
-  const std::string what = o.test_id + "[" + row.dtype() + "] " + std::string(check::verdict_name(o.verdict));
-  if (o.verdict == check::Verdict::fail)
+  const property::Outcome& o = row.outcome;
+  const std::string what = o.test_id + "[" + row.dtype() + "] " + std::string(property::verdict_name(o.verdict));
+  if (o.verdict == property::Verdict::fail)
     return what + ": counterexample after " + std::to_string(o.cases) + " cases; replay: " + o.replay;
   return what + ": " + first_line(o.message);
 }
 
 std::string testcase(const GateRow& row) {
-  const check::Outcome& o = row.outcome;
+  const property::Outcome& o = row.outcome;
   std::string s = "    <testcase classname=\"" + xml(row.contract, true) + "\" name=\"" +
                   xml(o.test_id + "[" + row.dtype() + "]", true) + "\" time=\"" + seconds(o.seconds) + "\"";
   if (row.passed()) return s + "/>\n";
   // A wrong result is a <failure>; a check that could not judge (ERROR) is an <error>.
-  const bool is_error = o.verdict == check::Verdict::error;
+  const bool is_error = o.verdict == property::Verdict::error;
   const std::string tag = is_error ? "error" : "failure";
   std::string detail = o.counterexample.empty() ? o.message : o.counterexample;
   if (!detail.empty() && detail.back() != '\n') detail += '\n';
@@ -63,7 +63,7 @@ std::string testcase(const GateRow& row) {
               (v.elided ? " (" + std::to_string(v.elided) + " more not shown)" : "") + "\n";
   const std::string body = detail + "Largest error seen: " + error_ratio_text(o.worst_ratio) +
                            (o.worst_case.empty() ? "" : " at " + o.worst_case) + "\nReplay: " + o.replay + "\n";
-  s += ">\n      <" + tag + " type=\"" + std::string(check::verdict_name(o.verdict)) + "\" message=\"" +
+  s += ">\n      <" + tag + " type=\"" + std::string(property::verdict_name(o.verdict)) + "\" message=\"" +
        xml(summary(row), true) + "\">" + xml(body, false) + "</" + tag + ">\n";
   return s + "    </testcase>\n";
 }
@@ -79,7 +79,7 @@ std::string render_junit(const GateReport& r) {
   int errors = 0;
   double total = 0;
   for (const GateRow& row : r.rows) {
-    errors += row.outcome.verdict == check::Verdict::error ? 1 : 0;
+    errors += row.outcome.verdict == property::Verdict::error ? 1 : 0;
     total += row.outcome.seconds;
   }
   const std::string counts = "tests=\"" + std::to_string(r.rows.size() + r.skipped_rows.size()) + "\" failures=\"" +

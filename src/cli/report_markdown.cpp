@@ -5,7 +5,7 @@
 // verdict table folded away under <details>.
 #include <cstdio>
 
-#include "attncheck/check/format.hpp"
+#include "attncheck/text/numbers.hpp"
 #include "cli/cli.hpp"
 #include "cli/gate.hpp"
 
@@ -47,7 +47,7 @@ std::string obligations_of(const GateReport& r, const GateRow& row) {
 }
 
 std::string table_row(const GateRow& row, bool timings) {
-  const check::Outcome& o = row.outcome;
+  const property::Outcome& o = row.outcome;
   std::string s = "| " + std::string(row.passed() ? "PASS" : "**" + verdict_text(row) + "**") + " | " + cell(row.contract) +
                   " | " + cell(row.obligations.empty() ? "-" : join(row.obligations, ", ")) + " | " + cell(o.test_id) + " | " +
                   row.dtype() + " | " + std::to_string(o.cases) + " | ";
@@ -80,7 +80,7 @@ std::string render_markdown(const GateReport& r) {
     s += "### Failures\n\n" + table(r, true) + "\n";
     for (const GateRow& row : r.rows) {
       if (row.passed()) continue;
-      const check::Outcome& o = row.outcome;
+      const property::Outcome& o = row.outcome;
       s += "#### " + verdict_text(row) + " " + o.test_id + " [" + row.dtype() + "] — " + row.contract + "\n\n";
       s += "Obligations: " + obligations_of(r, row) + "; kernels " + code(o.kernels) + "; cases " + std::to_string(o.cases) +
            (o.worst_ratio != 0 ? "; largest error seen " + error_ratio_text(o.worst_ratio) + " of the allowance" : std::string()) +

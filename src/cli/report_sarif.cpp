@@ -6,7 +6,7 @@
 #include <cctype>
 #include <cstdio>
 
-#include "attncheck/check/format.hpp"
+#include "attncheck/text/numbers.hpp"
 #include "cli/gate.hpp"
 #include "cli/json.hpp"
 
@@ -61,9 +61,9 @@ std::string physical_location(const GateReport& r, const contract::Location& whe
 }
 
 std::string message(const GateRow& row) {
-  const check::Outcome& o = row.outcome;
+  const property::Outcome& o = row.outcome;
   std::string m = o.test_id + " [" + row.dtype() + "] " + verdict_text(row) + " on " + o.kernels;
-  if (o.verdict == check::Verdict::fail)
+  if (o.verdict == property::Verdict::fail)
     m += ": counterexample after " + std::to_string(o.cases) + " cases.\n" + o.counterexample;
   else
     m += ": " + o.message + "\n";
@@ -118,7 +118,7 @@ std::string render_sarif(const GateReport& r) {
   for (std::size_t i = 0; i < results.size(); ++i) {
     const GateRow& row = *results[i].first;
     const Target& t = results[i].second;
-    const check::Outcome& o = row.outcome;
+    const property::Outcome& o = row.outcome;
     const auto rule_index = std::find(rules.begin(), rules.end(), t.rule) - rules.begin();
     s += (i ? ",\n" : "\n") + std::string("      {\"ruleId\": ") + json_quoted(t.rule) + ", \"ruleIndex\": " +
          std::to_string(rule_index) + ", \"level\": \"error\", \"kind\": \"fail\", \"message\": " + text(message(row));

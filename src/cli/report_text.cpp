@@ -8,7 +8,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "attncheck/check/format.hpp"
+#include "attncheck/text/numbers.hpp"
 #include "cli/cli.hpp"
 #include "cli/gate.hpp"
 #include "cli/table.hpp"
@@ -33,9 +33,9 @@ bool use_color(int fd) {
 
 namespace {
 // SGR colours: green for a pass, red for a failure, yellow for a check that could not judge.
-std::string paint(const GateReport& r, const std::string& text, check::Verdict v) {
+std::string paint(const GateReport& r, const std::string& text, property::Verdict v) {
   if (!r.color) return text;
-  const char* code = v == check::Verdict::pass ? "32" : v == check::Verdict::fail ? "1;31" : "1;33";
+  const char* code = v == property::Verdict::pass ? "32" : v == property::Verdict::fail ? "1;31" : "1;33";
   return std::string("\033[") + code + "m" + text + "\033[0m";
 }
 
@@ -54,9 +54,9 @@ std::string indented(const std::string& text, const std::string& indent) {
 }
 
 std::string problem_block(const GateReport& r, const GateRow& row) {
-  const check::Outcome& o = row.outcome;
+  const property::Outcome& o = row.outcome;
   std::string s = "\n";
-  s += paint(r, std::string(check::verdict_name(o.verdict)), o.verdict) + " " + o.test_id + " [" + row.dtype() + "]  contract " +
+  s += paint(r, std::string(property::verdict_name(o.verdict)), o.verdict) + " " + o.test_id + " [" + row.dtype() + "]  contract " +
        row.contract + ", obligations " + (row.obligations.empty() ? "-" : join(row.obligations, ", ")) +
        ", kernels " + o.kernels + "\n";
   if (!o.counterexample.empty()) s += "  Counterexample:\n" + indented(o.counterexample, "    ");
@@ -92,10 +92,10 @@ std::string render_text(const GateReport& r) {
   t.header.push_back("median");
   t.right_aligned.push_back(true);
   for (const GateRow& row : r.rows) {
-    const check::Outcome& o = row.outcome;
+    const property::Outcome& o = row.outcome;
     std::vector<std::string> cells = {row.contract, row.obligations.empty() ? "-" : join(row.obligations, ","),
                                       o.test_id,    row.dtype(),
-                                      paint(r, std::string(check::verdict_name(o.verdict)), o.verdict), std::to_string(o.cases)};
+                                      paint(r, std::string(property::verdict_name(o.verdict)), o.verdict), std::to_string(o.cases)};
     if (r.timings) cells.push_back(row.has_property ? seconds_text(o.seconds) : "-");
     cells.push_back(error_ratio_text(o.worst_ratio));
     cells.push_back(error_ratio_text(o.median_ratio));
@@ -131,7 +131,7 @@ std::string render_text(const GateReport& r) {
   // CI parsers read this exact line; keep it last and keep its wording.
   const std::string summary = std::to_string(r.passed()) + " passed, " + std::to_string(r.failed()) + " failed, " +
                               std::to_string(r.skipped) + " skipped";
-  s += "\n" + paint(r, summary, r.failed() == 0 ? check::Verdict::pass : check::Verdict::fail) + "\n";
+  s += "\n" + paint(r, summary, r.failed() == 0 ? property::Verdict::pass : property::Verdict::fail) + "\n";
   return s;
 }
 

@@ -1,5 +1,5 @@
 // attncheck CLI: the values of a counterexample as exact hex floats. The properties print every
-// scalar as its bit pattern first (check/format.hpp: zero-padded to the format's width), so the
+// scalar as its bit pattern first (text/numbers.hpp: zero-padded to the format's width), so the
 // bit patterns in the text ARE the counterexample; decoding them gives its exact values, which
 // the machine-readable reports carry as C99 hex floats (%a of the value widened to double, which
 // is exact for every format attncheck checks).
@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "attncheck/check/format.hpp"
+#include "attncheck/text/numbers.hpp"
 #include "cli/gate.hpp"
 
 namespace attncheck::cli {

@@ -12,7 +12,7 @@
 #include "attncheck/bmc/gappa_harness.hpp"
 #include "attncheck/audit/properties.hpp"
 #include "attncheck/bmc/harness.hpp"
-#include "attncheck/check/registry.hpp"
+#include "attncheck/property/registry.hpp"
 #include "cli/cli.hpp"
 #include "cli/coverage.hpp"
 
@@ -76,7 +76,7 @@ void show_test(const Contract& c, const contract::FalsificationTest& t, const st
   field("prediction", t.prediction);
   field("test", t.test);
   field("if it fails", t.if_fails);
-  const check::PropertyInfo* p = check::find_property(t.id);
+  const property::PropertyInfo* p = property::find_property(t.id);
   if (p) {
     field("property", p->title);
     field("dtypes", dtype_list(p->dtypes));
@@ -243,7 +243,7 @@ struct WhereBlock {
 };
 
 void where_property(WhereBlock& w, const std::string& id) {
-  if (const check::PropertyInfo* p = check::find_property(id)) return w.registered("property", p->where, id);
+  if (const property::PropertyInfo* p = property::find_property(id)) return w.registered("property", p->where, id);
   for (const auto& a : audit::audit_properties())
     if (a.id == id) {
       for (const char* f : {"src/attncheck/audit/properties.cpp", "src/attncheck/audit/rounding_bias.hpp"})
@@ -268,7 +268,7 @@ void where_mutants(WhereBlock& w, const std::vector<std::string>& ids) {
       if (std::find(ids.begin(), ids.end(), c) != ids.end()) hit.push_back(c);
     return hit;
   };
-  for (const auto& m : check::mutants())
+  for (const auto& m : property::mutants())
     if (const auto hit = names_one(m.caught_by); !hit.empty())
       w.registered("mutant", m.where, m.name, m.name + " (must be caught by " + join(hit, ", ") + ")");
   for (const auto& m : bmc::mutants())
@@ -430,7 +430,7 @@ int run_show(const std::string& id, const Global& global) {
   const auto loaded = load_or_report(global.contracts_dir, false);
   if (!loaded) return exit_usage;
   if (show(loaded->contracts, id, repo_root_of(global.contracts_dir))) return exit_pass;
-  if (const check::PropertyInfo* p = check::find_property(id)) {
+  if (const property::PropertyInfo* p = property::find_property(id)) {
     std::cout << "property " << p->id << ": " << p->title << "\n  dtypes: " << dtype_list(p->dtypes)
               << "\n  no contract under " << global.contracts_dir << " lists this test, so the gate does not run it\n";
     return exit_pass;

@@ -16,7 +16,7 @@ TEST_CASE("an audit row round-trips through its wire form, every field, and a da
   r.reason = "needs kind scores at f32";
   r.outcome.test_id = "AUDIT-MASK-001";
   r.outcome.dtype = Dtype::bf16;
-  r.outcome.verdict = check::Verdict::fail;
+  r.outcome.verdict = property::Verdict::fail;
   r.outcome.worst_ratio = 0.25;
   r.outcome.counterexample = "n = 3";
   r.outcome.findings = {"a", "b"};

@@ -11,9 +11,9 @@
 #include <rapidcheck.h>
 
 #include "attncheck/audit/call.hpp"
-#include "attncheck/check/dtype.hpp"
-#include "attncheck/check/format.hpp"
-#include "attncheck/check/kernel_set.hpp"
+#include "attncheck/scalar/dtype.hpp"
+#include "attncheck/text/numbers.hpp"
+#include "attncheck/kernels/kernel_set.hpp"
 
 namespace attncheck::audit {
 

@@ -8,7 +8,7 @@
 
 #include "attncheck/audit/bindings.hpp"
 
-#include "attncheck/check/tolerance.hpp"
+#include "attncheck/property/tolerance.hpp"
 #include "attncheck/contract/yaml_documents.hpp"
 #include "attncheck/text/words.hpp"
 
@@ -134,10 +134,10 @@ static std::string parse_bindings(const YAML::Node& root, const std::string& pat
     if (auto e = parse_masked(root["masked"].as<std::string>(), out.masked); !e.empty())
       return path + ":" + std::to_string(root["masked"].Mark().line + 1) + ": " + e;
   }
-  // One tolerance mode per audit (check/tolerance.hpp): at the top, or on kernels, all the same.
+  // One tolerance mode per audit (property/tolerance.hpp): at the top, or on kernels, all the same.
   auto take_tolerance = [&](const std::string& at, const std::string& t) -> std::string {
     std::string why;
-    if (!check::parse_tolerance(t, why)) return at + ": " + why;
+    if (!property::parse_tolerance(t, why)) return at + ": " + why;
     if (!out.tolerance.empty() && out.tolerance != t)
       return at + ": tolerance '" + t + "' differs from '" + out.tolerance +
              "' given before; one audit judges every kernel with one tolerance mode (run separate audits)";

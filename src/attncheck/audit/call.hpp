@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "attncheck/check/dtype.hpp"
+#include "attncheck/scalar/dtype.hpp"
 #include "attncheck/kernels/attention_problem.hpp"
 
 namespace attncheck::audit {

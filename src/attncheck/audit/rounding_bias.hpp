@@ -35,9 +35,9 @@
 
 #include "attncheck/audit/call.hpp"
 #include "attncheck/bounds/softmax.hpp"
-#include "attncheck/check/kernel_set.hpp"
-#include "attncheck/check/registry.hpp"
-#include "attncheck/check/format.hpp"
+#include "attncheck/kernels/kernel_set.hpp"
+#include "attncheck/property/registry.hpp"
+#include "attncheck/text/numbers.hpp"
 #include "attncheck/property/gen/normal.hpp"
 
 namespace attncheck::audit {
@@ -127,12 +127,12 @@ void rounding_bias(Kind k, const KernelSet<T>& ks, const Policy&) {
   // arbitrary<uint64_t> would give 0 whatever the run seed).
   const auto seed = *rc::gen::noShrink(rc::gen::resize(rc::kNominalSize, rc::gen::arbitrary<std::uint64_t>()));
   const BiasOutcome b = measure_bias<T>(k, ks, seed);
-  check::observe(b.threshold > 0 ? std::abs(b.mean) / b.threshold : 0, "mean signed error over " + std::to_string(b.rows) + " rows");
-  check::note_finding("mean signed error " + decimal(b.mean, 3) + " of the allowance over " + std::to_string(b.rows) +
+  property::observe(b.threshold > 0 ? std::abs(b.mean) / b.threshold : 0, "mean signed error over " + std::to_string(b.rows) + " rows");
+  property::note_finding("mean signed error " + decimal(b.mean, 3) + " of the allowance over " + std::to_string(b.rows) +
                       " rows (false-alarm threshold ±" + decimal(b.threshold, 3) + " at 1e-9)");
-  if (b.rows < 100) check::fail("AUDIT-BIAS-001: only " + std::to_string(b.rows) + " rows had a finite allowance: no verdict");
+  if (b.rows < 100) property::fail("AUDIT-BIAS-001: only " + std::to_string(b.rows) + " rows had a finite allowance: no verdict");
   if (std::abs(b.mean) > b.threshold)
-    check::fail("AUDIT-BIAS-001 failed: " + std::string(kind_name(k)) + "<" + std::string(format_of<T>.name) + ">, " +
+    property::fail("AUDIT-BIAS-001 failed: " + std::string(kind_name(k)) + "<" + std::string(format_of<T>.name) + ">, " +
                 std::to_string(b.rows) + " rows drawn from row seed " + hex_u64(seed) + " (the replay line re-draws them)\n" +
                 "  Mean signed error: " + decimal(b.mean, 3) + " of the derived allowance (sample variance " +
                 decimal(b.variance, 3) + ")\n" + "  Allowed:           |mean| <= " + decimal(b.threshold, 3) +

@@ -1,5 +1,5 @@
 // attncheck audit: the runner. A registered property runs unchanged against the audited kernels,
-// which travel on check::RunParams::kernels in place of the reference, so seeds, shrinking budget
+// which travel on property::RunParams::kernels in place of the reference, so seeds, shrinking budget
 // and reports are the gate's own.
 #include "attncheck/audit/runner.hpp"
 
@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "attncheck/check/parallel.hpp"
+#include "attncheck/property/parallel.hpp"
 
 namespace attncheck::audit {
 
@@ -16,15 +16,15 @@ namespace {
 
 constexpr int probe_cases = 10;  // cases used to see which kernel kinds a property calls
 
-// Runs a registered property at T against ks, handed over on RunParams (check/registry.hpp), so
+// Runs a registered property at T against ks, handed over on RunParams (property/registry.hpp), so
 // seeds, shrinking budget and reports are the gate's own.
 template <class T>
-check::Outcome run_with(const check::PropertyInfo& p, KernelSet<T> ks, check::RunParams params) {
+property::Outcome run_with(const property::PropertyInfo& p, KernelSet<T> ks, property::RunParams params) {
   auto sets = std::make_shared<KernelSets>();
   sets->name = ks.name;
   sets->set<T>(std::move(ks));
   params.kernels = std::move(sets);
-  return check::run_property(p, dtype_of<T>(), params);
+  return property::run_property(p, dtype_of<T>(), params);
 }
 
 // Bit i: Kind with value i (1..8, attention_v2 = KernelSet::attention_batched); bit 16:
@@ -43,7 +43,7 @@ F recorded(F f, unsigned& used, unsigned b) {
 
 // Which kernel kinds p calls: run it briefly on the reference kernels with a recorder.
 template <class T>
-unsigned probe(const check::PropertyInfo& p, check::RunParams params) {
+unsigned probe(const property::PropertyInfo& p, property::RunParams params) {
   unsigned used = 0;
   KernelSet<T> k = current_reference_kernels<T>();
   k.softmax = recorded(k.softmax, used, bit(Kind::softmax));
@@ -70,12 +70,12 @@ std::vector<std::string> used_names(unsigned used) {
   return v;
 }
 
-bool mentions_absent(const check::Outcome& o) {
+bool mentions_absent(const property::Outcome& o) {
   return o.counterexample.find(KindAbsent::marker) != std::string::npos || o.message.find(KindAbsent::marker) != std::string::npos;
 }
 
 template <class T>
-void run_contract_test(Backend& b, const check::PropertyInfo& p, const AuditRequest& req, AuditRow& row) {
+void run_contract_test(Backend& b, const property::PropertyInfo& p, const AuditRequest& req, AuditRow& row) {
   const unsigned used = probe<T>(p, req.params);
   row.kinds = used_names(used);
   std::vector<std::string> missing;
@@ -96,7 +96,7 @@ void run_contract_test(Backend& b, const check::PropertyInfo& p, const AuditRequ
   if (req.full_inputs) row.stats.shown_elements = static_cast<std::size_t>(-1);
   const KernelSet<T> ks = audited_kernels<T>(b, row.stats, req.policy_for(Kind::attention_v2, dtype_of<T>()).returns_lse);
   row.outcome = run_with<T>(p, ks, req.params);
-  if (row.outcome.verdict != check::Verdict::pass && mentions_absent(row.outcome)) {
+  if (row.outcome.verdict != property::Verdict::pass && mentions_absent(row.outcome)) {
     row.state = RowState::not_applicable;
     row.reason = "needs a kernel kind that was not provided (seen while running)";
   }
@@ -113,9 +113,9 @@ void run_audit_property(Backend& b, const AuditProperty& ap, Kind kind, const Au
     else return ap.f64;
   }();
   const Policy policy = req.policy_for(kind, dtype_of<T>());
-  check::RunParams params = req.params;
+  property::RunParams params = req.params;
   if (ap.one_shot) params.cases = 1;
-  check::detail::run_rapidcheck([&] { body(kind, ks, policy); }, params, row.outcome);
+  property::detail::run_rapidcheck([&] { body(kind, ks, policy); }, params, row.outcome);
 }
 
 bool selected(const std::vector<std::string>& only, const std::string& id) {
@@ -148,7 +148,7 @@ std::vector<AuditRow> run_audit(Backend& backend, const AuditRequest& req, const
   // Plan first, so progress can say "i of n".
   struct Item {
     AuditRow row;
-    const check::PropertyInfo* prop = nullptr;
+    const property::PropertyInfo* prop = nullptr;
     const AuditProperty* audit = nullptr;
     Kind kind = Kind::softmax;
   };
@@ -162,7 +162,7 @@ std::vector<AuditRow> run_audit(Backend& backend, const AuditRequest& req, const
       it.row.outcome.test_id = t.test_id;
       it.row.outcome.dtype = d;
       const auto rep = std::find_if(replaced_tests().begin(), replaced_tests().end(), [&](const auto& r) { return r.first == t.test_id; });
-      it.prop = check::find_property(t.test_id);
+      it.prop = property::find_property(t.test_id);
       if (rep != replaced_tests().end()) {
         it.row.state = RowState::not_applicable;
         it.row.reason = rep->second;
@@ -202,11 +202,11 @@ std::vector<AuditRow> run_audit(Backend& backend, const AuditRequest& req, const
       if (it.prop) {
         visit_dtype(d, [&]<class T>() { run_contract_test<T>(b, *it.prop, req, row); });
       } else if (!req.plan_only) {
-        row.outcome.seed = check::derive_seed(req.params.seed, row.outcome.test_id + ":" + row.kinds[0], d);
+        row.outcome.seed = property::derive_seed(req.params.seed, row.outcome.test_id + ":" + row.kinds[0], d);
         visit_dtype(d, [&]<class T>() { run_audit_property<T>(b, *it.audit, it.kind, req, row); });
       }
     } catch (const std::exception& e) {
-      row.outcome.verdict = check::Verdict::error;
+      row.outcome.verdict = property::Verdict::error;
       row.outcome.message = e.what();
     }
     row.outcome.test_id = it.prop ? it.prop->id : it.audit->id;
@@ -233,7 +233,7 @@ std::vector<AuditRow> run_audit(Backend& backend, const AuditRequest& req, const
     if (!own) own = req.worker_backend();
     return *own;
   };
-  check::ParallelBytesHooks hooks;
+  property::ParallelBytesHooks hooks;
   hooks.on_start = [&](std::size_t k) {
     if (progress.started) progress.started(todo[k], plan.size(), label(todo[k]));
   };
@@ -248,21 +248,21 @@ std::vector<AuditRow> run_audit(Backend& backend, const AuditRequest& req, const
   hooks.valid = [](std::string_view b) { return decode_row(b).has_value(); };
   hooks.error_result = [&](std::size_t k, const std::string& why) {
     AuditRow row = plan[todo[k]].row;
-    row.outcome.verdict = check::Verdict::error;
+    row.outcome.verdict = property::Verdict::error;
     row.outcome.message = why;
     row.outcome.kernels = backend.describe();
     return encode_row(row);
   };
   hooks.worker_exit = [&] { own.reset(); };
   const int jobs = req.worker_backend ? req.jobs : 1;
-  check::run_parallel_bytes(
+  property::run_parallel_bytes(
       todo.size(), jobs,
       [&](std::size_t k) {
         try {
           return encode_row(run_item(backend_here(), todo[k]));
         } catch (const std::exception& e) {  // the worker could not start its backend
           AuditRow row = plan[todo[k]].row;
-          row.outcome.verdict = check::Verdict::error;
+          row.outcome.verdict = property::Verdict::error;
           row.outcome.message = e.what();
           return encode_row(row);
         }
@@ -287,10 +287,10 @@ std::vector<AuditRow> run_audit(Backend& backend, const AuditRequest& req, const
 
 namespace {
 void put_strings(std::string& s, const std::vector<std::string>& v) {
-  check::wire::put_u64(s, v.size());
-  for (const auto& x : v) check::wire::put_string(s, x);
+  property::wire::put_u64(s, v.size());
+  for (const auto& x : v) property::wire::put_string(s, x);
 }
-std::vector<std::string> get_strings(check::wire::Reader& r) {
+std::vector<std::string> get_strings(property::wire::Reader& r) {
   std::vector<std::string> v;
   const std::uint64_t n = r.u64();
   for (std::uint64_t i = 0; r.ok && i < n; ++i) v.push_back(r.str());
@@ -299,7 +299,7 @@ std::vector<std::string> get_strings(check::wire::Reader& r) {
 }  // namespace
 
 // A field added to AuditRow or CallStats and forgotten here would vanish under -j N (while -j 1
-// kept it); check/parallel.cpp guards Outcome the same way. When this fires, put the new field on
+// kept it); property/parallel.cpp guards Outcome the same way. When this fires, put the new field on
 // the wire below and update the number.
 #if defined(__x86_64__) && defined(__GLIBCXX__)
 static_assert(sizeof(AuditRow) == 584 && sizeof(CallStats) == 64,
@@ -307,14 +307,14 @@ static_assert(sizeof(AuditRow) == 584 && sizeof(CallStats) == 64,
 #endif
 
 std::string encode_row(const AuditRow& r) {
-  using namespace check::wire;
+  using namespace property::wire;
   std::string s;
   put_string(s, r.contract);
   put_strings(s, r.obligations);
   put_strings(s, r.kinds);
   put_u64(s, static_cast<std::uint64_t>(r.state));
   put_string(s, r.reason);
-  put_string(s, check::encode_outcome(r.outcome));
+  put_string(s, property::encode_outcome(r.outcome));
   put_u64(s, static_cast<std::uint64_t>(static_cast<std::int64_t>(r.stats.calls)));
   put_u64(s, static_cast<std::uint64_t>(static_cast<std::int64_t>(r.stats.timeouts)));
   put_u64(s, static_cast<std::uint64_t>(static_cast<std::int64_t>(r.stats.declines)));
@@ -326,14 +326,14 @@ std::string encode_row(const AuditRow& r) {
 }
 
 std::optional<AuditRow> decode_row(std::string_view bytes) {
-  check::wire::Reader r{bytes};
+  property::wire::Reader r{bytes};
   AuditRow row;
   row.contract = r.str();
   row.obligations = get_strings(r);
   row.kinds = get_strings(r);
   row.state = static_cast<RowState>(r.u64());
   row.reason = r.str();
-  const auto outcome = check::decode_outcome(r.str());
+  const auto outcome = property::decode_outcome(r.str());
   row.stats.calls = static_cast<int>(static_cast<std::int64_t>(r.u64()));
   row.stats.timeouts = static_cast<int>(static_cast<std::int64_t>(r.u64()));
   row.stats.declines = static_cast<int>(static_cast<std::int64_t>(r.u64()));

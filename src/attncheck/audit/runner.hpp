@@ -14,7 +14,7 @@
 #include "attncheck/audit/audited_kernels.hpp"
 #include "attncheck/audit/call.hpp"
 #include "attncheck/audit/properties.hpp"
-#include "attncheck/check/registry.hpp"
+#include "attncheck/property/registry.hpp"
 
 namespace attncheck::audit {
 
@@ -29,7 +29,7 @@ struct AuditRequest {
   std::vector<ContractTest> tests;     // from the selected contracts, in order
   std::vector<std::string> only_tests; // --test filter (contract or AUDIT-* IDs); empty: all
   std::vector<Dtype> only_dtypes;      // --dtype filter; empty: every dtype provided
-  check::RunParams params;
+  property::RunParams params;
   Policy policy;                       // for every kernel without its own entry below
   std::map<std::pair<Kind, Dtype>, Policy> kernel_policies;  // per kernel (bindings file)
   Policy policy_for(Kind k, Dtype d) const {  // keyed by the kind as spelt (attention for attention_v2)
@@ -41,7 +41,7 @@ struct AuditRequest {
   // audited kernel: the rows that would run come back as ran with no verdict (`audit --list`).
   bool plan_only = false;
   std::function<bool()> stop;          // asked before each check; true: return the rows done so far
-  // Checks run in this many forked worker processes (check/parallel.hpp); each worker reaches the
+  // Checks run in this many forked worker processes (property/parallel.hpp); each worker reaches the
   // kernels through its own backend (its own fork server or program), made by worker_backend.
   // The rows are the same as with one process: each check's seed depends on (run seed, test,
   // dtype, kind) alone. Without worker_backend, everything runs here.
@@ -57,7 +57,7 @@ struct AuditRow {
   std::vector<std::string> kinds;       // the kernel kinds the check calls
   RowState state = RowState::ran;
   std::string reason;                   // why not applicable
-  check::Outcome outcome;               // test_id and dtype are set for every row
+  property::Outcome outcome;               // test_id and dtype are set for every row
   CallStats stats;
   std::string masked_policy;            // the policy judged (rows of AUDIT-MASK-001), else ""
 };
@@ -76,7 +76,7 @@ struct Progress {
 // was seen (a check that ends after it is dropped: its kernel process may have had the signal).
 std::vector<AuditRow> run_audit(Backend& backend, const AuditRequest& req, const Progress& progress);
 
-// The wire form of a row between a worker and the parent (every field; check/parallel.hpp).
+// The wire form of a row between a worker and the parent (every field; property/parallel.hpp).
 std::string encode_row(const AuditRow& r);
 std::optional<AuditRow> decode_row(std::string_view bytes);
 

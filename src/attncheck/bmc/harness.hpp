@@ -17,7 +17,7 @@
 #include "attncheck/bmc/kernel_slots.hpp"
 #include "attncheck/bmc/predicates.hpp"
 #include "attncheck/bmc/symbolic.hpp"
-#include "attncheck/check/dtype.hpp"
+#include "attncheck/scalar/dtype.hpp"
 #include "attncheck/scalar/fp8.hpp"
 
 namespace attncheck::bmc {
@@ -135,7 +135,7 @@ class concrete_run {
 };
 
 // The formats a harness runs at (all_formats()): the Dtypes whose arithmetic is their storage
-// (check/dtype.hpp), named by their storage alone ("f16": f16@f16), as --format and every bmc
+// (scalar/dtype.hpp), named by their storage alone ("f16": f16@f16), as --format and every bmc
 // report spell them. f64 is offered only for harnesses without exp/log (their axioms cannot be
 // validated on every binary64 input). The 8-bit formats E4M3 and E5M2 have no symbolic model (the
 // SMT theory has no format without infinities): they run on the concrete kernel only, by

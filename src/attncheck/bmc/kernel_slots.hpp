@@ -6,7 +6,7 @@
 #include <functional>
 #include <type_traits>
 
-#include "attncheck/check/kernel_set.hpp"
+#include "attncheck/kernels/kernel_set.hpp"
 #include "attncheck/kernels/attention.hpp"
 #include "attncheck/kernels/entropy.hpp"
 #include "attncheck/kernels/rmsnorm.hpp"
@@ -16,7 +16,7 @@
 
 namespace attncheck::bmc {
 
-// Why this is not KernelSet<T> (check/kernel_set.hpp), the gate's and audit's bundle. Measured
+// Why this is not KernelSet<T> (kernels/kernel_set.hpp), the gate's and audit's bundle. Measured
 // (g++ 12, -O2, the four symbolic formats): KernelSet of every kernel but position_encoding at
 // sym<C> compiles in 21.6 s against 19.7 s for these slots, so compile time is not the reason:
 //  - KernelSet<sym<C>> does not compile as it is: position_encoding needs sin and cos, which the

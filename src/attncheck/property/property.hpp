@@ -13,9 +13,9 @@
 
 #include <rapidcheck.h>
 
-#include "attncheck/check/format.hpp"
-#include "attncheck/check/registry.hpp"
-#include "attncheck/check/tolerance.hpp"
+#include "attncheck/text/numbers.hpp"
+#include "attncheck/property/registry.hpp"
+#include "attncheck/property/tolerance.hpp"
 #include "attncheck/oracle/certified.hpp"
 #include "attncheck/oracle/exact.hpp"
 #include "attncheck/oracle/tiered.hpp"
@@ -26,9 +26,6 @@
 #include "attncheck/property/gen/values.hpp"
 
 namespace attncheck::property {
-
-using check::fail;
-using check::observe;
 
 template <class T>
 std::string scalar_name() { return std::string(format_of<T>.name); }
@@ -111,7 +108,7 @@ bool is_correctly_rounded(T got, long double exact, const oracle::tiered::elemen
 inline double ratio(long double err, long double allowed) {
   if (err != err) return std::numeric_limits<double>::infinity();
   if (allowed <= 0) return err > 0 ? std::numeric_limits<double>::infinity() : 0.0;
-  if (allowed == std::numeric_limits<long double>::infinity()) check::note_unbounded();
+  if (allowed == std::numeric_limits<long double>::infinity()) property::note_unbounded();
   return static_cast<double>(err / allowed);
 }
 
@@ -163,22 +160,22 @@ struct Report {
 // against the exact values (ex[i], i < its length). Outside baseline mode: NaN (not needed).
 template <class T, class Run, class Exact>
 long double baseline_error(Run&& run, const Exact& ex) {
-  if (check::current_tolerance().mode != check::Tolerance::Mode::baseline) return std::numeric_limits<long double>::quiet_NaN();
+  if (property::current_tolerance().mode != property::Tolerance::Mode::baseline) return std::numeric_limits<long double>::quiet_NaN();
   const std::vector<T> b = run(current_reference_kernels<T>());
   long double worst = 0;
   for (std::size_t i = 0; i < b.size(); ++i) worst = std::max(worst, format_error(b[i], static_cast<long double>(ex[i])));
   return worst;
 }
 
-// The allowance of one accuracy comparison under the current tolerance mode (check/tolerance.hpp).
+// The allowance of one accuracy comparison under the current tolerance mode (property/tolerance.hpp).
 template <class T>
 long double mode_allowance(long double derived, long double exact, long double baseline_err) {
-  const check::Tolerance& t = check::current_tolerance();
+  const property::Tolerance& t = property::current_tolerance();
   switch (t.mode) {
-    case check::Tolerance::Mode::derived: return derived;
-    case check::Tolerance::Mode::ulp: return t.ulps * oracle::ulp_of(static_cast<double>(exact), format_of<T>);
-    case check::Tolerance::Mode::abs_rel: return t.abs + t.rel * std::abs(exact);
-    case check::Tolerance::Mode::baseline:
+    case property::Tolerance::Mode::derived: return derived;
+    case property::Tolerance::Mode::ulp: return t.ulps * oracle::ulp_of(static_cast<double>(exact), format_of<T>);
+    case property::Tolerance::Mode::abs_rel: return t.abs + t.rel * std::abs(exact);
+    case property::Tolerance::Mode::baseline:
       if (baseline_err != baseline_err) throw std::logic_error("tolerance baseline:K at a comparison that computes no baseline");
       return t.factor * baseline_err;
   }
@@ -207,9 +204,9 @@ void expect_close(const std::string& id, const std::string& what,
   // For the HTML report's per-kernel plots; the kernel is what `what` names first ("softmax<f32>, ...").
   const std::string_view kernel = std::string_view(what).substr(0, what.find_first_of("<,"));
   if (gap)
-    check::sample("error-vs-gap", kernel, {"gap", "error", "allowance"}, {*gap, static_cast<double>(err), static_cast<double>(allowed)});
+    property::sample("error-vs-gap", kernel, {"gap", "error", "allowance"}, {*gap, static_cast<double>(err), static_cast<double>(allowed)});
   else
-    check::sample("error", kernel, {"error", "allowance"}, {static_cast<double>(err), static_cast<double>(allowed)});
+    property::sample("error", kernel, {"error", "allowance"}, {static_cast<double>(err), static_cast<double>(allowed)});
   // The exact value is known to within ref->radius (below 2^-90 of it from the dd tier up; ~2^-40 from the double tier,
   // which decides most f16/bf16/f32 values): fail only when the error certainly exceeds the allowance, so an error within
   // the radius of the allowance passes. Never a false alarm; the benefit of the doubt is the radius (< 2^-16 f32 ulp).
@@ -222,7 +219,7 @@ void expect_close(const std::string& id, const std::string& what,
     rep.exact(exact, "tiered oracle, enclosure half-width " + decimal(ref->radius, 2)).rounded(*ref, got);
   else
     rep.exact(exact);
-  rep.error(err, allowed, ref ? check::current_tolerance().text() : "derived").raise();
+  rep.error(err, allowed, ref ? property::current_tolerance().text() : "derived").raise();
 }
 
 // The same for a call with one input row.

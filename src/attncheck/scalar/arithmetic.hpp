@@ -5,8 +5,8 @@
 // inputs to f32 (exactly), computes in f32 and rounds each output once to the storage format.
 // Others really compute in 16 bits (NumPy on float16 arrays). The two are judged by different
 // error models (bounds/error_model.hpp: model_of), and the gate runs the reference kernels in
-// both (check/kernel_set.hpp: reference_kernels). Which one applies is a property of the run,
-// not of the C++ storage type, so it is carried here, per thread, by check::visit_dtype.
+// both (kernels/kernel_set.hpp: reference_kernels). Which one applies is a property of the run,
+// not of the C++ storage type, so it is carried here, per thread, by property::visit_dtype.
 #pragma once
 
 namespace attncheck {

@@ -8,7 +8,7 @@
 
 #include <rapidcheck.h>
 
-#include "attncheck/check/kernel_set.hpp"
+#include "attncheck/kernels/kernel_set.hpp"
 #include "attncheck/property/gen/values.hpp"
 
 namespace attncheck::gen {

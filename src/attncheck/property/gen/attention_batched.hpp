@@ -11,7 +11,7 @@
 
 #include <rapidcheck.h>
 
-#include "attncheck/check/kernel_set.hpp"
+#include "attncheck/kernels/kernel_set.hpp"
 #include "attncheck/kernels/attention_problem.hpp"
 #include "attncheck/property/gen/attention.hpp"
 

@@ -1,5 +1,5 @@
 // attncheck: the input regions of a softmax-like row, for the generator coverage figure
-// (check::cover; `attncheck gate --coverage`, the JSON report's "coverage").
+// (property::cover; `attncheck gate --coverage`, the JSON report's "coverage").
 #pragma once
 
 #include <algorithm>
@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "attncheck/check/registry.hpp"
+#include "attncheck/property/registry.hpp"
 #include "attncheck/scalar/traits.hpp"
 
 namespace attncheck::gen {
@@ -33,7 +33,7 @@ struct RowCan {
 //  - a row spanning -max to +max (x_i - max overflows; log_softmax's exact value may overflow);
 //  - masked (-inf) entry, NaN or +inf entry, when the generator inserts them.
 template <class T>
-std::vector<check::Region> row_regions(const std::vector<T>& x, RowCan can = {}) {
+std::vector<property::Region> row_regions(const std::vector<T>& x, RowCan can = {}) {
   const format_info& f = format_of<T>;
   const double min_normal = std::ldexp(1.0, f.min_exponent);
   double top = -std::numeric_limits<double>::infinity(), bottom = std::numeric_limits<double>::infinity();
@@ -53,7 +53,7 @@ std::vector<check::Region> row_regions(const std::vector<T>& x, RowCan can = {})
   }
   const std::size_t n = x.size();
   const double spread = finite ? top - bottom : std::numeric_limits<double>::quiet_NaN();
-  std::vector<check::Region> r = {
+  std::vector<property::Region> r = {
       {"length 1", n == 1},
       {"length 2-16", n >= 2 && n <= 16},
       {"length 17-256", n >= 17 && n <= 256},
@@ -81,7 +81,7 @@ std::vector<check::Region> row_regions(const std::vector<T>& x, RowCan can = {})
 // Records the regions of row x for the generator coverage of the running check.
 template <class T>
 void cover_row(std::string_view generator, const std::vector<T>& x, RowCan can = {}) {
-  check::cover(generator, row_regions(x, can));
+  property::cover(generator, row_regions(x, can));
 }
 
 }  // namespace attncheck::gen

@@ -201,7 +201,7 @@ KernelSet<T> current_reference_kernels() {
 }
 
 // Kernel sets supplied by the caller for a run, at the scalar types it has them for (e.g. the
-// kernels under `attncheck audit`): check::RunParams::kernels carries them to the properties in
+// kernels under `attncheck audit`): property::RunParams::kernels carries them to the properties in
 // place of the reference or a mutant.
 struct KernelSets {
   std::string name;  // what the reports call them

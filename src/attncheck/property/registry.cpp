@@ -1,5 +1,5 @@
 // attncheck: property and mutant registries, and the RapidCheck runner behind `attncheck gate`.
-#include "attncheck/check/registry.hpp"
+#include "attncheck/property/registry.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -11,9 +11,9 @@
 #include <rapidcheck.h>
 #include <rapidcheck/Check.h>  // rc::detail::checkProperty: the entry point that does not print
 
-#include "attncheck/check/format.hpp"
+#include "attncheck/text/numbers.hpp"
 
-namespace attncheck::check {
+namespace attncheck::property {
 
 namespace {
 std::vector<PropertyInfo>& property_store() {
@@ -370,4 +370,4 @@ Outcome run_property(const PropertyInfo& p, Dtype d, const RunParams& params) {
   return out;
 }
 
-}  // namespace attncheck::check
+}  // namespace attncheck::property

@@ -12,12 +12,12 @@
 #include <string_view>
 #include <vector>
 
-#include "attncheck/check/dtype.hpp"
-#include "attncheck/check/kernel_set.hpp"
-#include "attncheck/check/tolerance.hpp"
+#include "attncheck/scalar/dtype.hpp"
+#include "attncheck/kernels/kernel_set.hpp"
+#include "attncheck/property/tolerance.hpp"
 #include "attncheck/oracle/tiered.hpp"
 
-namespace attncheck::check {
+namespace attncheck::property {
 
 struct RunParams {
   std::uint64_t seed = 0x5eed2026;  // the run's seed; each (test, dtype) derives its own from it
@@ -170,7 +170,7 @@ void run_rapidcheck(const std::function<void()>& body, const RunParams& params, 
 
 // P is a struct with `static constexpr const char* id, title;` and
 // `template <class T> static void check(const KernelSet<T>&);`, registered from inside itself:
-//   static inline const bool registered = check::register_property<P>();
+//   static inline const bool registered = property::register_property<P>();
 // so that a property is its struct and its YAML entry, and `where` points into the struct.
 template <class P>
 bool register_property(std::vector<Dtype> dtypes = {all_dtypes.begin(), all_dtypes.end()},
@@ -207,4 +207,4 @@ bool register_mutant(std::source_location where = std::source_location::current(
   return true;
 }
 
-}  // namespace attncheck::check
+}  // namespace attncheck::property

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace attncheck::check {
+namespace attncheck::property {
 
 // derived      |ŷ - y| <= the a-priori rounding-error bound of the operation (bounds/*.hpp) —
 //              the default, and the only mode in which every reference kernel must pass;
@@ -45,4 +45,4 @@ class tolerance_scope {
   const Tolerance* outer_;
 };
 
-}  // namespace attncheck::check
+}  // namespace attncheck::property

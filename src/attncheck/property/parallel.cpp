@@ -1,5 +1,5 @@
 // attncheck: parallel worker processes for independent checks (see parallel.hpp for why fork).
-#include "attncheck/check/parallel.hpp"
+#include "attncheck/property/parallel.hpp"
 
 #include <poll.h>
 #include <sched.h>
@@ -16,7 +16,7 @@
 #include <iostream>
 #include <thread>
 
-namespace attncheck::check {
+namespace attncheck::property {
 
 namespace wire {
 void put_u64(std::string& s, std::uint64_t v) {
@@ -404,4 +404,4 @@ std::vector<std::optional<Outcome>> run_parallel(std::size_t n, int jobs, const 
   return out;
 }
 
-}  // namespace attncheck::check
+}  // namespace attncheck::property

@@ -1,13 +1,13 @@
 // attncheck: parsing and scoping of the accuracy tolerance modes (tolerance.hpp).
-#include "attncheck/check/tolerance.hpp"
+#include "attncheck/property/tolerance.hpp"
 
 #include <cmath>
 #include <cstdlib>
 #include <string>
 
-#include "attncheck/check/format.hpp"
+#include "attncheck/text/numbers.hpp"
 
-namespace attncheck::check {
+namespace attncheck::property {
 
 namespace {
 const Tolerance derived_mode{};
@@ -75,4 +75,4 @@ const Tolerance& current_tolerance() { return *current; }
 tolerance_scope::tolerance_scope(const Tolerance& t) : outer_(current) { current = &t; }
 tolerance_scope::~tolerance_scope() { current = outer_; }
 
-}  // namespace attncheck::check
+}  // namespace attncheck::property

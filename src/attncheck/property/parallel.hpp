@@ -16,9 +16,9 @@
 #include <string_view>
 #include <vector>
 
-#include "attncheck/check/registry.hpp"
+#include "attncheck/property/registry.hpp"
 
-namespace attncheck::check {
+namespace attncheck::property {
 
 // The number of workers `-j` means by default: the cores this process may run on (at least 1).
 int default_jobs();
@@ -80,4 +80,4 @@ struct Reader {
 std::string encode_outcome(const Outcome& o);
 std::optional<Outcome> decode_outcome(std::string_view bytes);
 
-}  // namespace attncheck::check
+}  // namespace attncheck::property
