@@ -14,6 +14,7 @@
 #include <string>
 
 #include "attncheck/audit/attention_at_size.hpp"
+#include "attncheck/property/masked_rows.hpp"
 #include "bench/common.hpp"
 
 namespace attncheck::bench {
@@ -40,11 +41,8 @@ void bm_audit_attention(benchmark::State& state, kernels::AttentionShape shape) 
   double total_s = 0;
   for (auto _ : state) {
     const auto t0 = std::chrono::steady_clock::now();
-    audit::audit_attention_at_size<bf16>(ks, p, 0x5eed2026, [](const bf16* r, std::size_t dv) {
-      for (std::size_t c = 0; c < dv; ++c)
-        if (static_cast<float>(r[c]) != 0) return false;
-      return true;
-    }, st);
+    audit::audit_attention_at_size<bf16>(
+        ks, p, 0x5eed2026, [](const bf16* r, std::size_t dv) { return property::follows_masked_policy(r, dv, property::MaskedPolicy::zeros); }, st);
     total_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   state.counters["kernel_s"] = kernel_s;

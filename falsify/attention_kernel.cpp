@@ -13,6 +13,7 @@
 
 #include "attncheck/bounds/attention_batched.hpp"
 #include "attncheck/property/gen/attention_batched.hpp"
+#include "attncheck/property/masked_rows.hpp"
 #include "attncheck/property/property.hpp"
 
 namespace attncheck::falsify {
@@ -49,19 +50,6 @@ void each_row(const gen::BatchedCase<T>& c, F&& f) {
       for (std::size_t i = 0; i < s.n; ++i) f(b, h, i);
 }
 
-// A fully masked row: zeros (the reference's policy) or NaN (the other accepted one), every
-// column alike; its LSE is −inf.
-template <class T>
-bool masked_row_ok(const T* o, std::size_t dv) {
-  bool zeros = true, nans = true;
-  for (std::size_t c = 0; c < dv; ++c) {
-    const double x = to_double(o[c]);
-    zeros = zeros && x == 0;
-    nans = nans && x != x;
-  }
-  return zeros || nans;
-}
-
 // ---- ATTK-BND-001: O within the derived allowance of the exact attention ----------------------------
 struct Attk001 {
   static constexpr const char* id = "FALSIFY-ATTK-001";
@@ -76,7 +64,7 @@ struct Attk001 {
       const auto ex = bounds::attention_row_allowance(c.p, c.q, c.k, c.v, b, h, i, kb, md);
       const T* o = out.o.data() + c.p.shape.o_at(b, i, h);
       if (ex.keys.empty()) {
-        if (!masked_row_ok(o, c.p.shape.dv)) {
+        if (!follows_masked_policy(o, c.p.shape.dv, MaskedPolicy::either)) {
           Report<T> r(id, where(c, b, h, i) + ": the row sees no key");
           with_inputs(r, c).line("output row: " + row_values(std::vector<T>(o, o + c.p.shape.dv)) + " (must be all 0 or all NaN)").raise();
         }
@@ -85,7 +73,7 @@ struct Attk001 {
       for (std::size_t col = 0; col < c.p.shape.dv; ++col) {
         const long double err = format_error(o[col], ex.o[col]);
         observe(ratio(err, ex.o_allowance[col]), "O, " + std::string(dtype_name(dtype_of<T>())));
-        check::sample("error", "attention_batched", {"error", "allowance"}, {static_cast<double>(err), static_cast<double>(ex.o_allowance[col])});
+        property::sample("error", "attention_batched", {"error", "allowance"}, {static_cast<double>(err), static_cast<double>(ex.o_allowance[col])});
         if (!(err <= ex.o_allowance[col])) {
           Report<T> r(id, where(c, b, h, i) + ", column " + std::to_string(col));
           with_inputs(r, c).kernel(o[col]).exact(ex.o[col]).error(err, ex.o_allowance[col]).raise();
@@ -93,7 +81,7 @@ struct Attk001 {
       }
     });
   }
-  static inline const bool registered = check::register_property<Attk001>();
+  static inline const bool registered = property::register_property<Attk001>();
 };
 
 // ---- ATTK-BND-002: the LSE within the derived allowance of the exact log-sum-exp ------------------
@@ -128,7 +116,7 @@ struct Attk002 {
       }
     });
   }
-  static inline const bool registered = check::register_property<Attk002>();
+  static inline const bool registered = property::register_property<Attk002>();
 };
 
 // ---- ATTK-MSK-001: what a query's mask hides does not reach its output -----------------------------
@@ -167,7 +155,7 @@ struct Attk003 {
     const T* o1 = after.o.data() + s.o_at(b, i, h);
     for (std::size_t col = 0; col < s.dv; ++col) {
       if (vis.empty()) {
-        if (!masked_row_ok(o1, s.dv)) {
+        if (!follows_masked_policy(o1, s.dv, MaskedPolicy::either)) {
           Report<T> r(id, where(hidden, b, h, i) + ": the row sees no key, and its output changed");
           with_inputs(r, hidden).line("output row: " + row_values(std::vector<T>(o1, o1 + s.dv)) + " (must be all 0 or all NaN)").raise();
         }
@@ -192,7 +180,7 @@ struct Attk003 {
       }
     }
   }
-  static inline const bool registered = check::register_property<Attk003>();
+  static inline const bool registered = property::register_property<Attk003>();
 };
 
 // ---- ATTK-GQA-001: grouped heads = multi-head attention with each key/value head repeated ----------
@@ -237,7 +225,7 @@ struct Attk004 {
       }
     });
   }
-  static inline const bool registered = check::register_property<Attk004>();
+  static inline const bool registered = property::register_property<Attk004>();
 };
 
 // ---- ATTK-EQV-001: the tiled algorithm computes the plain one ----------------------------------------
@@ -275,7 +263,7 @@ struct Attk005 {
       }
     });
   }
-  static inline const bool registered = check::register_property<Attk005>();
+  static inline const bool registered = property::register_property<Attk005>();
 };
 
 }  // namespace

@@ -36,6 +36,15 @@ struct ScoreParams {
       : scale(lit<T>(p.scale)), softcap(lit<T>(p.softcap > 0 ? p.softcap : 1)), capped(p.softcap > 0) {}
 };
 
+// A score s of query head h at diagonal c against key j, with its ALiBi bias where the problem has
+// slopes: s − slope_h·|c − j|.
+template <Scalar T>
+T alibi_biased(const AttentionProblem& p, T s, std::size_t h, long long diag, std::size_t j) {
+  if (p.alibi_slopes.empty()) return s;
+  const double dist = static_cast<double>(std::llabs(diag - static_cast<long long>(j)));
+  return s - T(lit<T>(p.alibi_slopes[h]) * lit<T>(dist));
+}
+
 // The score of query row q against key row k (d entries), for query head h at diagonal c against
 // key j:  s = scale·(q·k);  s ← c·tanh(s/c) if soft-capped;  s ← s − slope_h·|c(i) − j| with ALiBi.
 template <Scalar T>
@@ -43,11 +52,7 @@ T attention_score(const AttentionProblem& p, const ScoreParams<T>& sp, const T* 
                   std::size_t j) {
   T s = T(dot(q, k, p.shape.d) * sp.scale);
   if (sp.capped) s = T(sp.softcap * tanh_via_exp(T(s / sp.softcap)));
-  if (!p.alibi_slopes.empty()) {
-    const double dist = static_cast<double>(std::llabs(diag - static_cast<long long>(j)));
-    s = s - T(lit<T>(p.alibi_slopes[h]) * lit<T>(dist));
-  }
-  return s;
+  return alibi_biased(p, s, h, diag, j);
 }
 
 // The steps of attention_batched, each a static function so that a broken kernel (kernels/

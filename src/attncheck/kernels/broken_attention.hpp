@@ -21,11 +21,7 @@ namespace attncheck::kernels::broken {
 struct AccumulatorNotRescaled : AttentionSteps {
   template <Scalar T, class ValueRow>
   static void update(OnlineRow<T>& st, const T* s, std::size_t len, ValueRow v_row, std::vector<T>& e) {
-    const std::vector<T> acc = st.acc;
-    const T alpha = shifted_exp_step(st.max, max_step(st.max, row_max(s, len)));
-    online_update(st, s, len, v_row, e);
-    // undo the rescaling of the old part: acc_new = acc_old + Σ e v instead of acc_old·α + Σ e v
-    for (std::size_t c = 0; c < acc.size(); ++c) st.acc[c] = st.acc[c] - T(acc[c] * alpha) + acc[c];
+    online_update(st, s, len, v_row, e, [](T, T, T) { return lit<T>(1); });
   }
 };
 
@@ -34,12 +30,8 @@ struct AccumulatorNotRescaled : AttentionSteps {
 struct RescaleInverted : AttentionSteps {
   template <Scalar T, class ValueRow>
   static void update(OnlineRow<T>& st, const T* s, std::size_t len, ValueRow v_row, std::vector<T>& e) {
-    if (st.keys == 0) return online_update(st, s, len, v_row, e);
-    const std::vector<T> acc = st.acc;
-    const T m_new = max_step(st.max, row_max(s, len));
-    const T alpha = shifted_exp_step(st.max, m_new), inverse = shifted_exp_step(m_new, st.max);
-    online_update(st, s, len, v_row, e);
-    for (std::size_t c = 0; c < acc.size(); ++c) st.acc[c] = st.acc[c] - T(acc[c] * alpha) + T(acc[c] * inverse);
+    const bool first = st.keys == 0;
+    online_update(st, s, len, v_row, e, [first](T alpha, T m_old, T m_new) { return first ? alpha : shifted_exp_step(m_new, m_old); });
   }
 };
 
@@ -100,16 +92,8 @@ struct SoftcapBeforeScale : AttentionSteps {
   static T score(const AttentionProblem& p, const ScoreParams<T>& sp, const T* q, const T* k, std::size_t h, std::size_t i,
                  std::size_t j) {
     if (!sp.capped) return AttentionSteps::score(p, sp, q, k, h, i, j);
-    AttentionProblem unscaled = p;
-    unscaled.scale = 1;
-    unscaled.alibi_slopes.clear();
-    ScoreParams<T> sp1(unscaled);
-    T s = T(attention_score(unscaled, sp1, q, k, h, 0, j) * sp.scale);
-    if (!p.alibi_slopes.empty()) {
-      const long long diag = p.mask.diagonal(i, p.shape.n, p.shape.m);
-      s = s - T(lit<T>(p.alibi_slopes[h]) * lit<T>(static_cast<double>(std::llabs(diag - static_cast<long long>(j)))));
-    }
-    return s;
+    const T capped = T(sp.softcap * tanh_via_exp(T(dot(q, k, p.shape.d) / sp.softcap)));
+    return alibi_biased(p, T(capped * sp.scale), h, p.mask.diagonal(i, p.shape.n, p.shape.m), j);
   }
 };
 

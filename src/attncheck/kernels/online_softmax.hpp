@@ -32,16 +32,24 @@ struct OnlineRow {
 //   sum ← sum·α + Σ_t exp(s_t − M'),   acc_c ← acc_c·α + Σ_t exp(s_t − M') v_tc.
 // The exps go through e[] so that the block's sum is softmax's row_sum, bit for bit. A NaN score
 // gives a NaN exp and so a NaN row; so does a row whose visible scores are all −inf (−inf − −inf).
-template <Scalar T, class ValueRow>
-void online_update(OnlineRow<T>& st, const T* s, std::size_t len, ValueRow v_row, std::vector<T>& e) {
+// acc_factor(α, M, M') is the accumulator's rescaling factor, α: a parameter only so that a broken
+// kernel (broken_attention.hpp) can rescale the accumulator wrongly without a copy of this loop.
+struct RescaleByAlpha {
+  template <Scalar T>
+  T operator()(T alpha, T /*m_old*/, T /*m_new*/) const { return alpha; }
+};
+
+template <Scalar T, class ValueRow, class AccFactor = RescaleByAlpha>
+void online_update(OnlineRow<T>& st, const T* s, std::size_t len, ValueRow v_row, std::vector<T>& e, AccFactor acc_factor = {}) {
   if (len == 0) return;
   const T m_new = max_step(st.max, row_max(s, len));
   const T alpha = shifted_exp_step(st.max, m_new);
+  const T acc_alpha = acc_factor(alpha, st.max, m_new);
   e.resize(len);
   for (std::size_t t = 0; t < len; ++t) e[t] = shifted_exp_step(s[t], m_new);
   st.sum = T(st.sum * alpha) + row_sum(e.data(), len);
   for (std::size_t c = 0; c < st.acc.size(); ++c) {
-    T a = st.acc[c] * alpha;
+    T a = st.acc[c] * acc_alpha;
     for (std::size_t t = 0; t < len; ++t) a = dot_step(a, e[t], v_row(t)[c]);
     st.acc[c] = a;
   }
