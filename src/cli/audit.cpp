@@ -12,10 +12,11 @@
 #include <iostream>
 #include <memory>
 
+#include "attncheck/audit/attention_shape.hpp"
 #include "attncheck/audit/exec_backend.hpp"
 #include "attncheck/audit/library_backend.hpp"
-#include "attncheck/check/format.hpp"
-#include "attncheck/check/parallel.hpp"
+#include "attncheck/text/numbers.hpp"
+#include "attncheck/property/parallel.hpp"
 #include "cli/check_options.hpp"
 #include "cli/cli.hpp"
 #include "cli/gate.hpp"
@@ -36,6 +37,7 @@ struct AuditOptions : ReportFileOptions, CheckSelectionOptions {
   std::string tolerance;  // "" = not given: the bindings file's, else derived
   int abi = 0;            // --abi: 0 = not given
   bool no_lse = false;
+  std::vector<std::string> attention_shapes;  // --attention-shape, as given
   bool replay = false;
   bool list = false;
 };
@@ -208,7 +210,7 @@ bool plan_audit(const AuditOptions& o, const contract::LoadResult& loaded, const
   req.only_tests = o.tests;
   const std::string tolerance_text = !o.tolerance.empty() ? o.tolerance : !src.tolerance.empty() ? src.tolerance : "derived";
   std::string why;
-  const auto tolerance = check::parse_tolerance(tolerance_text, why);
+  const auto tolerance = property::parse_tolerance(tolerance_text, why);
   if (!tolerance) {
     std::cerr << "error: --tolerance: " << why << "\n";
     return false;
@@ -216,6 +218,14 @@ bool plan_audit(const AuditOptions& o, const contract::LoadResult& loaded, const
   req.params.tolerance = *tolerance;
   req.policy.masked = src.masked;
   req.policy.returns_lse = src.lse;
+  for (const auto& spec : o.attention_shapes) {
+    kernels::AttentionProblem p;
+    if (const std::string why = audit::parse_attention_shape(spec, p); !why.empty()) {
+      std::cerr << "error: --attention-shape '" << spec << "': " << why << "\n";
+      return false;
+    }
+    req.policy.attention_shapes.push_back(std::move(p));
+  }
   for (const auto& [kernel, p] : src.kernel_masked) req.kernel_policies.emplace(kernel, req.policy).first->second.masked = p;
   for (const auto& [kernel, l] : src.kernel_lse) req.kernel_policies.emplace(kernel, req.policy).first->second.returns_lse = l;
   req.full_inputs = o.replay;
@@ -253,6 +263,7 @@ void add_replay_lines(std::vector<audit::AuditRow>& rows, const AuditOptions& o,
     if (!o.tolerance.empty()) r.outcome.replay += " --tolerance " + req.params.tolerance.text();
     if (src.masked != audit::MaskedPolicy::either && o.bindings.empty())
       r.outcome.replay += " --masked " + std::string(audit::masked_policy_name(src.masked));
+    for (const auto& p : req.policy.attention_shapes) r.outcome.replay += " --attention-shape " + audit::attention_shape_spec(p);
     r.outcome.replay += " --replay";
     if (o.no_timings) r.outcome.seconds = 0;
   }
@@ -401,7 +412,7 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
     std::cerr << "error: " << e.what() << "\n";
     return exit_usage;
   }
-  req.jobs = o.jobs > 0 ? o.jobs : check::default_jobs();
+  req.jobs = o.jobs > 0 ? o.jobs : property::default_jobs();
   req.worker_backend = make_backend;
 
   const auto t0 = std::chrono::steady_clock::now();
@@ -469,6 +480,10 @@ Command setup_audit(CLI::App& parent, const Global& global) {
   app->add_flag("--no-lse", o->no_lse,
                 "Attention of ABI version 2: the kernels return no log-sum-exp (they are never asked for one); "
                 "replaces the bindings file's lse: entries");
+  app->add_option("--attention-shape", o->attention_shapes,
+                  "Attention of ABI version 2: a shape AUDIT-ATTB-002 audits instead of its three defaults (repeatable), "
+                  "e.g. B=1,H=32,Hkv=8,n=4096,m=4096,d=128,causal=br; keys B H Hkv n m d dv scale causal=off|tl|br "
+                  "align=tl|br window=L:R softcap=C alibi=geo|S1/S2/.. (docs/audit.md)");
   add_report_options(*app, *o,
                      {"schema attncheck-audit/1, schema_version 5: docs/audit.md, docs/report-schema.json",
                       "one testcase per check and dtype; N/A ones skipped", " (AUDIT-* obligations: docs/audit.md)",

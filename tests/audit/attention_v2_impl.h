@@ -138,7 +138,7 @@ static int V2_FN(v2_attention)(const attncheck_attention_problem* p, const F* q,
           const int undivided = bug == BUG_LAST_BLOCK_UNDIVIDED && i1 == n; /* the rows of the last query tile */
           for (size_t cc = 0; cc < dv; ++cc) oi[cc] = none ? (F)0 : undivided ? r->acc[cc] : (F)(r->acc[cc] / r->sum);
           if (lse) {
-            F l = none ? neg_inf : (F)(r->max + LOG(r->sum));
+            F l = none ? (bug == BUG_LSE_PLUS_INF ? -neg_inf : neg_inf) : (F)(r->max + LOG(r->sum));
             if (!none && bug == BUG_LSE_LOG2) l = (F)(r->max * (F)1.4426950408889634) + (F)(LOG(r->sum) * (F)1.4426950408889634);
             if (!none && bug == BUG_LSE_NO_SCALE) l = (F)(r->max / (F)p->scale) + LOG(r->sum);
             lse[(b * H + h) * n + i] = l;

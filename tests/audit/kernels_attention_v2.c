@@ -28,6 +28,7 @@
  *   bug_v2_lse_log2_f32              LSE in log2 units
  *   bug_v2_lse_no_scale_f32          LSE with the running maximum in unscaled units (max / scale)
  *   bug_v2_last_block_undivided_f32  the rows of the last query tile are not divided by the normaliser
+ *   bug_v2_lse_plus_inf_f32          LSE +inf for a row that sees no key (FlashAttention 2's convention)
  */
 #include <math.h>
 #include <stdint.h>
@@ -51,7 +52,8 @@ enum v2_bug {
   BUG_GQA_MODULO,
   BUG_LSE_LOG2,
   BUG_LSE_NO_SCALE,
-  BUG_LAST_BLOCK_UNDIVIDED
+  BUG_LAST_BLOCK_UNDIVIDED,
+  BUG_LSE_PLUS_INF
 };
 
 #define F float
@@ -176,6 +178,7 @@ BROKEN(gqa_modulo, BUG_GQA_MODULO)
 BROKEN(lse_log2, BUG_LSE_LOG2)
 BROKEN(lse_no_scale, BUG_LSE_NO_SCALE)
 BROKEN(last_block_undivided, BUG_LAST_BLOCK_UNDIVIDED)
+BROKEN(lse_plus_inf, BUG_LSE_PLUS_INF)
 
 /* ---- stray writes the library backend must see (AUDIT-SAFE-001): one LSE element past the end
  * (the canary after lse) and 4 KiB past it (the guard page after lse) ---------------------------- */

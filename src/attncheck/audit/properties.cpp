@@ -418,7 +418,7 @@ void attention_range(Kind, const KernelSet<T>& ks, const Policy&) {
       const long double outside = got < lo ? lo - got : got > hi ? got - hi : (got == got ? 0 : INFINITY);
       const std::string where = what<T>(Kind::attention) + (causal ? " causal" : "") + ", output [" + std::to_string(i) + "][" +
                                 std::to_string(col) + "], " + c.shape();
-      check::observe(property::ratio(outside, allowed), where);
+      property::observe(property::ratio(outside, allowed), where);
       if (!(outside <= allowed))
         Report<T>("AUDIT-ATT-001", where).input("q", c.q).input("k", c.k).input("v", c.v).kernel(o[i * c.dv + col])
             .line("Visible values of this column lie in [" + decimal(static_cast<double>(lo)) + ", " + decimal(static_cast<double>(hi)) + "]")
@@ -507,7 +507,7 @@ void attention_key_permutation(Kind, const KernelSet<T>& ks, const Policy&) {
     const real allowed = 2 * b[e];
     const std::string where = what<T>(Kind::attention) + ", output [" + std::to_string(e / c.dv) + "][" + std::to_string(e % c.dv) +
                               "] after permuting keys and values, " + c.shape();
-    check::observe(property::ratio(diff, allowed), where);
+    property::observe(property::ratio(diff, allowed), where);
     if (!(diff <= allowed))
       Report<T>("AUDIT-ATT-004", where).input("q", c.q).input("k", c.k).input("v", c.v)
           .line("Permutation: key j of the second call is key " + std::string("[") + order + "][j] of the first")
@@ -516,13 +516,6 @@ void attention_key_permutation(Kind, const KernelSet<T>& ks, const Policy&) {
   }
 }
 
-// Whether a row that sees no key follows the masked-row policy: all zeros, all NaN, or either.
-template <class T>
-bool follows_masked_policy(const T* row, std::size_t dv, MaskedPolicy pol) {
-  bool zeros = true, nans = true;
-  for (std::size_t c = 0; c < dv; ++c) zeros &= to_double(row[c]) == 0.0, nans &= is_nan(row[c]);
-  return pol == MaskedPolicy::zeros ? zeros : pol == MaskedPolicy::nan ? nans : (zeros || nans);
-}
 
 // AUDIT-ATTB-001: rows that see no key (bottom-right alignment with n > m, a window past the
 // keys) give what the masked-row policy accepts, and LSE −inf (the log of an empty sum).
@@ -548,22 +541,27 @@ void attention_v2_masked_rows(Kind k, const KernelSet<T>& ks, const Policy& pol)
         if (!follows_masked_policy(row, sh.dv, pol.masked))
           Report<T>("AUDIT-ATTB-001", at).input("q", c.q).input("k", c.k).input("v", c.v).input("Output row", std::vector<T>(row, row + sh.dv))
               .line("Policy '" + std::string(masked_policy_name(pol.masked)) + "' (--masked, or masked: in the bindings file).").raise();
-        if (!l.empty() && !(std::isinf(l[sh.lse_at(b, h, i)]) && l[sh.lse_at(b, h, i)] < 0))
-          Report<T>("AUDIT-ATTB-001", at + ", LSE").input("q", c.q).input("k", c.k).input("v", c.v)
-              .line("LSE = " + decimal(static_cast<double>(l[sh.lse_at(b, h, i)])) + " (must be −inf: the log of an empty sum)").raise();
+        const double lse = l.empty() ? -INFINITY : static_cast<double>(l[sh.lse_at(b, h, i)]);
+        if (!(std::isinf(lse) && lse < 0)) {
+          auto r = Report<T>("AUDIT-ATTB-001", at + ", LSE");
+          r.input("q", c.q).input("k", c.k).input("v", c.v).line("LSE = " + decimal(lse) + " (must be −inf: the log of an empty sum)");
+          if (lse > 0)  // FlashAttention 2's convention, so that its backward's exp(s − LSE) is 0
+            r.line("FlashAttention 2 stores +inf there for its backward pass; the ABI's LSE is the log of the normaliser: convert +inf to −inf.");
+          r.raise();
+        }
       }
 }
 
-// AUDIT-ATTB-002: the shipped shapes of default_sized_problems() (audit/attention_at_size.hpp),
-// once per check: every output structurally, sampled rows against the exact row.
+// AUDIT-ATTB-002: the shipped shapes of default_sized_problems() (audit/attention_at_size.hpp), or
+// those of --attention-shape, once per check: every output structurally, sampled rows against the exact row.
 template <class T>
 void attention_v2_at_size(Kind, const KernelSet<T>& ks, const Policy& pol) {
   // Not shrunk: a smaller seed is not a simpler case, and each try re-runs every shape.
   const std::uint64_t seed = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
   SizedAuditStats st;
-  for (const auto& p : default_sized_problems())
+  for (const auto& p : pol.attention_shapes.empty() ? default_sized_problems() : pol.attention_shapes)
     audit_attention_at_size<T>(ks, p, seed, [&](const T* row, std::size_t dv) { return follows_masked_policy(row, dv, pol.masked); }, st);
-  check::observe(st.worst_sampled, "sampled rows");
+  property::observe(st.worst_sampled, "sampled rows");
 }
 
 #define ATTNCHECK_AUDIT_PROPERTY(ID, TITLE, KINDS, FN)                                             \

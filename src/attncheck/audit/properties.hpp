@@ -8,13 +8,15 @@
 #include <vector>
 
 #include "attncheck/audit/call.hpp"
-#include "attncheck/check/kernel_set.hpp"
+#include "attncheck/kernels/kernel_set.hpp"
+#include "attncheck/property/masked_rows.hpp"
 
 namespace attncheck::audit {
 
 // What a fully masked row (every entry -inf) must give: softmax all zeros (log_softmax all -inf,
-// log 0), all NaN, or either. Set per kernel (bindings file) or for all (--masked).
-enum class MaskedPolicy { zeros, nan, either };
+// log 0), all NaN, or either (property/masked_rows.hpp). Set per kernel (bindings file) or for all
+// (--masked).
+using property::MaskedPolicy;
 std::string_view masked_policy_name(MaskedPolicy p);
 std::optional<MaskedPolicy> parse_masked_policy(std::string_view s);
 
@@ -22,6 +24,8 @@ std::optional<MaskedPolicy> parse_masked_policy(std::string_view s);
 struct Policy {
   MaskedPolicy masked = MaskedPolicy::either;  // attention_v2: the policy of its fully masked rows (O)
   bool returns_lse = true;  // attention_v2: whether the kernel computes the LSE (false: never asked)
+  // attention_v2: the shapes AUDIT-ATTB-002 audits (--attention-shape); empty: default_sized_problems().
+  std::vector<kernels::AttentionProblem> attention_shapes;
 };
 
 // One audit obligation, checked once per applicable kind: body(kind) draws an input for that
