@@ -82,3 +82,59 @@ def test_without_the_cli_the_error_says_how_to_install_it(monkeypatch, tmp_path)
 def test_list_checks(cli):
     checks = attncheck.list_checks("softmax", "f32")
     assert ("FALSIFY-SM-004", "f32") in checks and ("AUDIT-MASK-001", "f32") in checks
+
+
+def attention_v2(q, k, v, p):
+    """A user's NumPy attention of ABI version 2 (q B n H d, k B m H_kv d, v B m H_kv dv; float64 inside)."""
+    B, n, H, d = q.shape
+    m, Hkv, dv = k.shape[1], k.shape[2], v.shape[3]
+    i, j = np.arange(n)[:, None], np.arange(m)[None, :]
+    diag = i + (m - n if p.alignment == "bottom_right" else 0)
+    vis = np.ones((n, m), dtype=bool)
+    if p.causal:
+        vis &= j <= diag
+    if p.window_left >= 0:
+        vis &= j >= diag - p.window_left
+    if p.window_right >= 0:
+        vis &= j <= diag + p.window_right
+    o = np.zeros((B, n, H, dv))
+    lse = np.full((B, H, n), -np.inf)
+    for b in range(B):
+        for h in range(H):
+            g = h // (H // Hkv)
+            s = q[b, :, h].astype(np.float64) @ k[b, :, g].astype(np.float64).T * p.scale
+            if p.softcap > 0:
+                s = p.softcap * np.tanh(s / p.softcap)
+            if p.alibi_slopes is not None:
+                s = s - p.alibi_slopes[h] * np.abs(diag - j)
+            s = np.where(vis, s, -np.inf)
+            seen = vis.any(axis=1)
+            mx = np.where(seen, s.max(axis=1, initial=-np.inf), 0.0)
+            e = np.exp(s - mx[:, None])
+            total = e.sum(axis=1)
+            o[b, :, h] = np.where(seen[:, None], (e @ v[b, :, g].astype(np.float64)) / np.where(seen, total, 1.0)[:, None], 0.0)
+            lse[b, h] = np.where(seen, mx + np.log(np.where(seen, total, 1.0)), -np.inf)
+    return o.astype(q.dtype), (lse.astype(q.dtype) if p.want_lse else None)
+
+
+def test_attention_of_abi_version_2(cli):
+    attention = attention_v2
+    shape = "B=1,H=4,Hkv=2,n=40,m=70,d=16,causal=br,window=20:0"
+    tests = ["AUDIT-SAFE-001", "AUDIT-ATTB-001", "AUDIT-ATTB-002", "FALSIFY-ATTK-002"]
+    result = attncheck.audit(attention, kind="attention_v2", dtype="f32", masked="zeros", cases=10, tests=tests,
+                             attention_shapes=[shape])
+    assert result.passed, result.summary()
+    assert {c.test for c in result.ran} == set(tests)
+    assert "--abi" in result.command and "--attention-shape" in result.command
+
+    def lse_in_log2(q, k, v, p):  # FlashAttention 3 works in base 2 inside; the ABI's LSE is natural
+        o, lse = attention(q, k, v, p)
+        return o, (None if lse is None else lse * np.log2(np.e))
+
+    bad = attncheck.audit(lse_in_log2, kind="attention_v2", dtype="f32", masked="zeros", cases=10,
+                          tests=["FALSIFY-ATTK-002"], attention_shapes=[shape])
+    check = bad.check("FALSIFY-ATTK-002", "f32")
+    assert check.verdict == "FAIL", bad.summary()
+    assert "attention_shapes=['%s']" % shape in check.replay
+    with pytest.raises(TypeError, match="cannot be audited in one run"):
+        attncheck.audit(kernels={"attention_v2:f32": attention, "attention:f32": attention})

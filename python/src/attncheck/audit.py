@@ -226,16 +226,23 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
           masked: Optional[str] = None, tolerance: Optional[str] = None, tests: Optional[Iterable[str]] = None,
           contracts: Optional[Iterable[str]] = None, dtypes: Optional[Iterable[str]] = None,
           timeout: Optional[float] = None, jobs: int = 1, cli: Optional[str] = None,
-          contracts_dir: Optional[str] = None, extra_args: Sequence[str] = ()) -> AuditResult:
+          contracts_dir: Optional[str] = None, attention_shapes: Optional[Iterable[str]] = None,
+          no_lse: bool = False, extra_args: Sequence[str] = ()) -> AuditResult:
     """Audits fn as the kernel KIND:DTYPE (or every kernel of ``kernels={"softmax:f32": fn, ...}``)
     with ``attncheck audit --exec`` and returns the verdicts of its JSON report.
 
     cases, seed, masked ("zeros", "nan" or "either"), tolerance, tests, contracts, dtypes, timeout
-    and jobs are the CLI's options of the same names. Raises CLINotFoundError without the CLI and
-    AttncheckError when attncheck refuses the run (exit status 2)."""
+    and jobs are the CLI's options of the same names. kind "attention_v2" is the batched attention
+    of ABI version 2 (the CLI's ``--kernel attention:DTYPE --abi 2``; fn(q, k, v, problem) returns
+    (o, lse), see attncheck.protocol); attention_shapes are its ``--attention-shape`` words and
+    no_lse its ``--no-lse``. Raises CLINotFoundError without the CLI and AttncheckError when
+    attncheck refuses the run (exit status 2)."""
     if (fn is None) == (kernels is None):
         raise TypeError("audit() takes a kernel function or kernels={...}, not both or neither")
     table = normalise_table(kernels) if kernels is not None else {kernel_key((kind, dtype)): fn}
+    kinds = {k for k, _ in table}
+    if "attention_v2" in kinds and "attention" in kinds:
+        raise TypeError("attention (ABI version 1) and attention_v2 (version 2) cannot be audited in one run")
     exe = find_cli(cli)
     server = _Server(table)
     workdir = tempfile.mkdtemp(prefix="attncheck-report-")
@@ -245,8 +252,14 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
         if contracts_dir:
             cmd += ["--contracts", contracts_dir]
         cmd += ["audit", "--exec", server.exec_command()]
-        for kd in table:
-            cmd += ["--kernel", "%s:%s" % kd]
+        for k, d in table:  # ABI version 2's attention is the CLI's kind attention under --abi 2
+            cmd += ["--kernel", "%s:%s" % ("attention" if k == "attention_v2" else k, d)]
+        if "attention_v2" in kinds:
+            cmd += ["--abi", "2"]
+        for shape in attention_shapes or ():
+            cmd += ["--attention-shape", str(shape)]
+        if no_lse:
+            cmd += ["--no-lse"]
         for flag, values in (("--test", tests), ("--contract", contracts), ("--dtype", dtypes)):
             for v in values or ():
                 cmd += [flag, str(v)]
@@ -269,6 +282,10 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
     if not name.isidentifier():  # a lambda
         name = "fn"
     extra = "".join(", %s=%r" % (k, v) for k, v in (("masked", masked), ("tolerance", tolerance)) if v is not None)
+    if attention_shapes:
+        extra += ", attention_shapes=%r" % [str(a) for a in attention_shapes]
+    if no_lse:
+        extra += ", no_lse=True"
     checks = []
     for row in report.get("results", []):
         values = {}
