@@ -115,11 +115,11 @@ GATE_SM = ["gate", "--contract", "softmax-kernel-v1", "--no-timings"]
 GATE_MUTANT = ["gate", "--test", "FALSIFY-SM-001", "--mutant", "softmax_no_max_subtraction", "--no-timings"]
 AUDIT_BUG = ["audit", "--lib", "build/libattncheck_audit_testkernels.so", "--kernel",
              "softmax:f32:bug_softmax_no_max_f32", "--test", "FALSIFY-ASCL-004", "--no-timings"]
-BMC_PROVED = ["bmc", "--harness", "KANI-ASCL-002", "--format", "f16"]
+BMC_PROVED = ["bmc", "--harness", "KANI-ASCL-002", "--format", "f16", "--timeout", "300"]  # a loaded CI machine
 BMC_MUTANT = ["bmc", "--harness", "KANI-SM-002", "--format", "f16", "--bound", "1", "--no-lemmas",
               "--mutant", "softmax_no_max_subtraction"]
 # bmc has no --no-timings: its time cells are masked before comparing (and kept as measured).
-TIME_CELL = re.compile(r"(?<= )\d+\.\d\ds(?=  )")
+TIME_CELL = re.compile(r" +\d+\.\d\ds(?=  )")  # with its padding: the column is right-aligned
 
 # (file, figure name, fenced-block language, [(command, its exit status, excerpt rule)], mask):
 # a block with several commands shows them one after the other, separated by a blank line.
@@ -162,7 +162,7 @@ def main():
         if not m:
             sys.exit(f"readme-figures: {path} has no figures block {name}")
         committed = m.group(2)
-        same = (mask.sub("<time>", committed) == mask.sub("<time>", block)) if mask else committed == block
+        same = (mask.sub(" <time>", committed) == mask.sub(" <time>", block)) if mask else committed == block
         if same:
             continue
         if a.update:
