@@ -14,11 +14,13 @@ Each transcript sits between two marker comments in its Markdown file:
 For each NAME below, this script runs the real command (from a scratch directory in which `build`
 is the build tree, so the paths printed are the ones the documents show), cuts the excerpt the
 document shows by a fixed rule, and compares it with the committed block. Without --update it
-prints a diff and exits 1 when any block differs; with --update it rewrites the blocks. Every
-command runs with its seed fixed (the default seed, printed in the transcript) and --no-timings,
-so the text compared holds no time and no absolute path (bmc has no --no-timings: its time cells
-are masked in the comparison, and --update leaves a block alone when only they differ). Run by CTest as docs.figures (label
-docs, ~15 s on one core). To refresh after a change: build, then `tools/readme-figures.py --update`.
+prints a diff and exits 1 when any block differs; with --update it rewrites the blocks. Nothing
+compared is a time or an absolute path (it does depend on Debian 12's libm and Z3, as the
+verdicts do): gate and audit run with the default seed (printed in the transcript) and
+--no-timings, paths are relative to the scratch directory, and bmc (which has no --no-timings) has
+its time cells masked in the comparison (--update leaves a block alone when only they differ). A command that exits with another status than the one listed fails the script.
+Run by CTest as docs.figures (labels docs and cli; ~5 s CPU, 12-20 s wall on a loaded 2-core
+machine). To refresh after a change: build, then `tools/readme-figures.py --update --build DIR`.
 """
 import argparse
 import difflib
@@ -97,7 +99,8 @@ def audit_failure(lines, argv):
 
 
 def gate_count(lines, argv):
-    """The README's one-line gate example, with the number of checks the run made."""
+    """The README's gate examples: the number of checks the run made; the mutant line's "must FAIL"
+    is the gate-mutant figure's run, which must exit 1."""
     s = summary(lines)
     passed, failed = (int(x) for x in re.match(r"^(\d+) passed, (\d+) failed", s).groups())
     if failed:
