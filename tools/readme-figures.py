@@ -100,15 +100,24 @@ def audit_failure(lines, argv):
             summary(lines)])
 
 
+def shown_argv(argv):
+    return " ".join(a for a in argv if a != "--no-timings")
+
+
 def gate_count(lines, argv):
-    """The README's gate examples: the number of checks the run made; the mutant line's "must FAIL"
-    is the gate-mutant figure's run, which must exit 1."""
+    """The README's gate example with the number of checks the run made, every one passed."""
     s = summary(lines)
     passed, failed = (int(x) for x in re.match(r"^(\d+) passed, (\d+) failed", s).groups())
     if failed:
         sys.exit(f"readme-figures: `{command_line(argv)}` had failures: {s}")
-    return [f"build/attncheck {' '.join(argv[:-1]).ljust(50)}  # {passed} checks, every one PASS",
-            "build/attncheck gate --test FALSIFY-SM-001 --mutant softmax_no_max_subtraction   # must FAIL"]
+    return [f"build/attncheck {shown_argv(argv).ljust(50)}  # {passed} checks, every one PASS"]
+
+
+def must_fail(lines, argv):
+    """The README's mutant example: the run exited 1 (checked by run) and says the mutant was caught."""
+    if not any(re.match(r"^mutant \S+ was caught by ", l) for l in lines):
+        sys.exit(f"readme-figures: `{command_line(argv)}` does not say the mutant was caught")
+    return [f"build/attncheck {shown_argv(argv)}   # must FAIL"]
 
 
 def full(lines, argv):
@@ -126,14 +135,15 @@ BMC_MUTANT = ["bmc", "--harness", "KANI-SM-002", "--format", "f16", "--bound", "
 # bmc has no --no-timings: its time cells are masked before comparing (and kept as measured).
 TIME_CELL = re.compile(r" +\d+\.\d\ds(?=  )")  # with its padding: the column is right-aligned
 
-# (file, figure name, fenced-block language, [(command, its exit status, excerpt rule)], mask):
-# a block with several commands shows them one after the other, separated by a blank line.
+# (file, figure name, fenced-block language, [(command, its exit status, excerpt rule)], mask,
+# separator): a block with several commands shows them one after the other, with the separator
+# lines between them.
 FIGURES = [
-    ("README.md", "gate-count", "sh", [(GATE_SM, 0, gate_count)], None),
-    ("README.md", "audit-failure", "", [(AUDIT_BUG, 1, audit_failure)], None),
-    ("docs/gate.md", "gate-contract", "", [(GATE_SM, 0, gate_contract)], None),
-    ("docs/gate.md", "gate-mutant", "", [(GATE_MUTANT, 1, gate_mutant)], None),
-    ("docs/bmc.md", "bmc-examples", "", [(BMC_PROVED, 0, full), (BMC_MUTANT, 1, full)], TIME_CELL),
+    ("README.md", "gate-count", "sh", [(GATE_SM, 0, gate_count), (GATE_MUTANT, 1, must_fail)], None, []),
+    ("README.md", "audit-failure", "", [(AUDIT_BUG, 1, audit_failure)], None, []),
+    ("docs/gate.md", "gate-contract", "", [(GATE_SM, 0, gate_contract)], None, []),
+    ("docs/gate.md", "gate-mutant", "", [(GATE_MUTANT, 1, gate_mutant)], None, []),
+    ("docs/bmc.md", "bmc-examples", "", [(BMC_PROVED, 0, full), (BMC_MUTANT, 1, full)], TIME_CELL, [""]),
 ]
 
 
@@ -151,7 +161,7 @@ def main():
                     help="the checkout whose documents are compared (default: this script's)")
     a = ap.parse_args()
     outputs, differs = {}, False
-    for path, name, lang, parts, mask in FIGURES:
+    for path, name, lang, parts, mask, separator in FIGURES:
         if a.only and name not in a.only:
             continue
         shown = []
@@ -159,7 +169,7 @@ def main():
             key = tuple(argv)
             if key not in outputs:
                 outputs[key] = run(a.build, argv, status)
-            shown += ([""] if shown else []) + rule(outputs[key], argv)
+            shown += (separator if shown else []) + rule(outputs[key], argv)
         block = "```" + lang + "\n" + "\n".join(shown) + "\n```\n"
         full_path = os.path.join(a.root, path)
         text = open(full_path, encoding="utf-8").read()
