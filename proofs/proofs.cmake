@@ -13,8 +13,20 @@ add_custom_command(
   COMMAND softmax_bound_table ${ATTNCHECK_PROOFS_OUT}/generated/softmax_bound_tightness.tex
   DEPENDS softmax_bound_table
   COMMENT "Measuring the softmax-filtering bound's tightness (proofs/softmax_filtering_bound.tex)")
-add_custom_target(proofs_generated ALL DEPENDS ${ATTNCHECK_PROOFS_OUT}/generated/softmax_bound_tightness.tex)
-# The LaTeX tests need the table even in a build that made only some targets (--target ...):
+# The smallest distances between position-encoding rows that attention_equivariance.tex argues from:
+# the exhaustive search of falsify/position_rows.hpp on kernels::position_encoding (f32, f64; ~6 s).
+add_executable(position_rows_table tools/position_rows_table.cpp)
+target_include_directories(position_rows_table PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+target_link_libraries(position_rows_table PRIVATE attncheck::core)
+add_custom_command(
+  OUTPUT ${ATTNCHECK_PROOFS_OUT}/generated/position_rows_minima.tex
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${ATTNCHECK_PROOFS_OUT}/generated
+  COMMAND position_rows_table ${ATTNCHECK_PROOFS_OUT}/generated/position_rows_minima.tex
+  DEPENDS position_rows_table
+  COMMENT "Searching the closest position-encoding rows (proofs/attention_equivariance.tex)")
+add_custom_target(proofs_generated ALL DEPENDS ${ATTNCHECK_PROOFS_OUT}/generated/softmax_bound_tightness.tex
+                                               ${ATTNCHECK_PROOFS_OUT}/generated/position_rows_minima.tex)
+# The LaTeX tests need the tables even in a build that made only some targets (--target ...):
 # this fixture builds it first (a no-op after a full build).
 add_test(NAME proofs.generated-tables
          COMMAND ${CMAKE_COMMAND} --build ${CMAKE_CURRENT_BINARY_DIR} --target proofs_generated)

@@ -102,3 +102,20 @@ add_test(NAME docs.links COMMAND ${ATTNCHECK_DOCS_PYTHON3} ${CMAKE_CURRENT_SOURC
 add_test(NAME docs.links-catch-faults COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/docs/check_docs_catches.sh
          ${ATTNCHECK_DOCS_PYTHON3})
 set_tests_properties(docs.links docs.links-catch-faults PROPERTIES LABELS docs)
+
+# The command transcripts in README.md, docs/gate.md and docs/bmc.md are what the commands print:
+# the test runs them (tools/readme-figures.py: two gate runs, one audit, two bmc runs; seeds fixed,
+# --no-timings, bmc's times masked; ~5 s CPU, 12-20 s wall when loaded) and fails with the diff
+# when a committed block differs. Refresh: tools/readme-figures.py --update --build BUILD_DIR.
+# The check must be able to fail: a planted copy with one figure changed must be reported (only
+# the audit figure runs, ~1 s).
+add_test(NAME docs.figures COMMAND ${ATTNCHECK_DOCS_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/tools/readme-figures.py
+         --build ${CMAKE_BINARY_DIR})
+add_test(NAME docs.figures-catch-drift
+         COMMAND bash -c "work=$(mktemp -d); trap 'rm -rf \"$work\"' EXIT; mkdir -p \"$work/docs\"; \
+sed 's/^0 passed, 1 failed, 0 skipped$/1 passed, 0 failed, 0 skipped/' README.md > \"$work/README.md\"; \
+cmp -s README.md \"$work/README.md\" && { echo 'the plant did not change README.md'; exit 1; }; \
+out=$('${ATTNCHECK_DOCS_PYTHON3}' tools/readme-figures.py --build '${CMAKE_BINARY_DIR}' --root \"$work\" --only audit-failure); rc=$?; \
+echo \"$out\"; [ $rc -eq 1 ] && echo \"$out\" | grep -q '^-1 passed, 0 failed, 0 skipped' && echo \"$out\" | grep -q -- '--update'"
+         WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(docs.figures docs.figures-catch-drift PROPERTIES LABELS "docs;cli")
