@@ -72,7 +72,14 @@ add_test(NAME proofs.links-catches-broken
          COMMAND bash -c "out=$(bash tools/check-proof-links.sh tests/fixtures/proof-links); rc=$?; echo \"$out\"; \
 [ $rc -eq 1 ] && [ $(echo \"$out\" | grep -cE 'not_bundled|no .label.MINI-INV-002|absent.tex does not exist') -eq 4 ]"
          WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
-set_tests_properties(proofs.links proofs.links-catches-broken PROPERTIES LABELS proofs)
+# A harness's `lift:` (the Coq theorem of its all-d composition) that the Coq file no longer
+# declares (renamed) or that neither declares nor bundles (missing) fails the check.
+add_test(NAME proofs.links-catches-missing-lift
+         COMMAND bash -c "out=$(bash tools/check-proof-links.sh tests/fixtures/proof-links); rc=$?; echo \"$out\"; \
+[ $rc -eq 1 ] && [ $(echo \"$out\" | grep -cE 'lift Mini.lift_(renamed is not declared|missing is not (bundled|declared))') -eq 3 ] \
+&& ! echo \"$out\" | grep -q lift_ok"
+         WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(proofs.links proofs.links-catches-broken proofs.links-catches-missing-lift PROPERTIES LABELS proofs)
 
 # `attncheck coverage` reads what the tests above recorded (build-latex.sh and build-coq.sh copy
 # the sources they built to pdf/checked and coq/checked): this build's proofs/ (ATTNCHECK_PROOFS_OUT)
