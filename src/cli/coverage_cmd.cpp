@@ -288,10 +288,10 @@ std::string coq_bundle(const std::vector<contract::Contract>& contracts) {
       "    fields (contracts/*.yaml); do not edit: the test proofs.coq.all-v-generated fails when this\n"
       "    file differs from what the contracts say. Not in _CoqProject: tools/build-coq.sh compiles it\n"
       "    last, once. [all_theorems] bundles every theorem an obligation names (coq:) and every lift of\n"
-      "    a harness's lemmas to all d (lift:), and [Print Assumptions]\n"
-      "    lists every axiom any of them depends on (one traversal for all: it is the slow part of the\n"
-      "    build). tools/build-coq.sh fails if one is not among the standard axioms of Coq's real\n"
-      "    numbers and classical logic (the list is in tools/check-coq-assumptions.sh). *)\n";
+      "    a harness's lemmas to all d (lift:), and [Print Assumptions] lists every axiom any of them\n"
+      "    depends on (one traversal for all: it is the slow part of the build). tools/build-coq.sh\n"
+      "    fails if one is not among the standard axioms of Coq's real numbers and classical logic (the\n"
+      "    list is in tools/check-coq-assumptions.sh). *)\n";
   if (theorems.empty()) return s;
   std::string line = "From Attncheck Require Export";
   for (const auto& m : modules) {
