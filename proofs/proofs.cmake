@@ -109,7 +109,7 @@ add_test(NAME proofs.coverage-catches-unproved-harness
          COMMAND bash -c "out=$('$<TARGET_FILE:attncheck_cli>' --contracts contracts coverage --bmc-report tests/fixtures/bmc/one-unproved.json 2>&1); rc=$?; \
 echo \"$out\" | grep -E 'KANI-SM-001|bmc report'; [ $rc -eq 1 ] && \
 echo \"$out\" | grep -q 'SM-INV-001: missing harness KANI-SM-001 proved (the bmc report tests/fixtures/bmc/one-unproved.json says: f16 d=2 counterexample)' && \
-echo \"$out\" | grep -q 'KANI-SM-002 (proved 2/2)' || exit 1; \
+echo \"$out\" | grep -q 'KANI-SM-002 (proved 2/2; all d: lemmas LEM-ASCL-001, .* + Coq lift SoftmaxKernelLift.kani_sm_002_all_d checked)' || exit 1; \
 '$<TARGET_FILE:attncheck_cli>' --contracts contracts coverage --bmc-report contracts/softmax-kernel-v1.yaml; [ $? -eq 2 ]"
          WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
 set_tests_properties(proofs.coverage-catches-unproved-harness PROPERTIES LABELS proofs)

@@ -325,6 +325,7 @@ void where_test(WhereBlock& w, const Contract& c, const contract::FalsificationT
 void where_harness_entry(WhereBlock& w, const Contract& c, const contract::Harness& h) {
   w.yaml("yaml", h.where, h.id);
   where_harness(w, h.id);
+  if (!h.lift.empty()) w.coq(h.lift);  // the Coq lift of its all-d composition
   for (const auto& o : c.obligations)
     if (o.id == h.obligation) {
       w.yaml("obligation", o.where, o.id);
