@@ -84,7 +84,14 @@ add_test(NAME proofs.links-catches-broken
          COMMAND bash -c "out=$(bash tools/check-proof-links.sh tests/fixtures/proof-links); rc=$?; echo \"$out\"; \
 [ $rc -eq 1 ] && [ $(echo \"$out\" | grep -cE 'not_bundled|no .label.MINI-INV-002|absent.tex does not exist') -eq 4 ]"
          WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
-set_tests_properties(proofs.links proofs.links-catches-broken PROPERTIES LABELS proofs)
+# A harness's `lift:` (the Coq theorem of its all-d composition) that the Coq file no longer
+# declares (renamed) or that neither declares nor bundles (missing) fails the check.
+add_test(NAME proofs.links-catches-missing-lift
+         COMMAND bash -c "out=$(bash tools/check-proof-links.sh tests/fixtures/proof-links); rc=$?; echo \"$out\"; \
+[ $rc -eq 1 ] && [ $(echo \"$out\" | grep -cE 'lift Mini.lift_(renamed is not declared|missing is not (bundled|declared))') -eq 3 ] \
+&& ! echo \"$out\" | grep -q lift_ok"
+         WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(proofs.links proofs.links-catches-broken proofs.links-catches-missing-lift PROPERTIES LABELS proofs)
 
 # `attncheck coverage` reads what the tests above recorded (build-latex.sh and build-coq.sh copy
 # the sources they built to pdf/checked and coq/checked): this build's proofs/ (ATTNCHECK_PROOFS_OUT)
@@ -114,7 +121,7 @@ add_test(NAME proofs.coverage-catches-unproved-harness
          COMMAND bash -c "out=$('$<TARGET_FILE:attncheck_cli>' --contracts contracts coverage --bmc-report tests/fixtures/bmc/one-unproved.json 2>&1); rc=$?; \
 echo \"$out\" | grep -E 'KANI-SM-001|bmc report'; [ $rc -eq 1 ] && \
 echo \"$out\" | grep -q 'SM-INV-001: missing harness KANI-SM-001 proved (the bmc report tests/fixtures/bmc/one-unproved.json says: f16 d=2 counterexample)' && \
-echo \"$out\" | grep -q 'KANI-SM-002 (proved 2/2)' || exit 1; \
+echo \"$out\" | grep -q 'KANI-SM-002 (proved 2/2; all d: lemmas LEM-ASCL-001, .* + Coq lift SoftmaxKernelLift.kani_sm_002_all_d checked)' || exit 1; \
 '$<TARGET_FILE:attncheck_cli>' --contracts contracts coverage --bmc-report contracts/softmax-kernel-v1.yaml; [ $? -eq 2 ]"
          WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
 set_tests_properties(proofs.coverage-catches-unproved-harness PROPERTIES LABELS proofs)

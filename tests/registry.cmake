@@ -15,7 +15,16 @@ out=$('$<TARGET_FILE:attncheck_cli>' --contracts \"$tmp\"/contracts coverage --r
 echo \"$out\" | grep -q 'harness BMC-SLIP-001 records reached at f64, a format it cannot run at' && \
 echo \"$out\" | grep -q 'mutant softmax_negated names FALSIFY-SM-003 in caught_by, but FALSIFY-SM-003.s catches: omits it'"
          WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
-set_tests_properties(coverage.registry-matches-yaml coverage.registry-catches-mismatch PROPERTIES LABELS registry)
+# A composed (all-d) harness whose lift: is removed, and a lift: on a harness that composes nothing.
+add_test(NAME coverage.registry-catches-lift
+         COMMAND bash -c "tmp=$(mktemp -d); trap 'rm -rf $tmp' EXIT; cp -r contracts \"$tmp\"/; \
+sed -i '/^    lift: SoftmaxKernelLift.kani_sm_002_all_d$/d; s/^    harness: bmc_sm_001$/&\\n    lift: SoftmaxKernelLift.kani_sm_002_all_d/' \"$tmp\"/contracts/softmax-kernel-v1.yaml; \
+out=$('$<TARGET_FILE:attncheck_cli>' --contracts \"$tmp\"/contracts coverage --registry 2>&1); rc=$?; echo \"$out\"; \
+[ $rc -eq 1 ] && echo \"$out\" | grep -q 'harness KANI-SM-002 composes lemmas for all d but names no Coq theorem' && \
+echo \"$out\" | grep -q 'harness KANI-SM-001 names lift: SoftmaxKernelLift.kani_sm_002_all_d but composes no lemmas'"
+         WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(coverage.registry-matches-yaml coverage.registry-catches-mismatch coverage.registry-catches-lift
+                     PROPERTIES LABELS registry)
 
 # attncheck show ID prints file:line of every artefact: the YAML entry, the property, the harness,
 # the proof's \label, the Coq theorem and the mutants to be caught; tests/show_where.sh checks that

@@ -55,6 +55,7 @@ struct Row {
   bmc::run_result r;
   std::string bound_text;  // "d=8" (KANI-AEQ-002: "m=3", its bound counts keys), "all d", "scalar"
   std::string lemmas;      // for "all d" rows
+  std::string lift;        // for "all d" rows: the Coq theorem that lifts the lemmas (contract's lift:)
 };
 
 bool row_passed(const Row& row) {
@@ -96,11 +97,13 @@ std::string render_json(const std::vector<Row>& rows, const BmcOptions& o, const
     s += fmt::format(
         "    {{\"harness\": {}, \"format\": {}, \"bound\": {}, \"verdict\": {}, \"passed\": {}, \"reason\": {}, "
         "\"solver\": {}, \"seconds\": {:.3f}, \"assertions\": {}, \"axioms\": {}, \"assumptions_satisfiable\": {}, "
-        "\"reachable_assertions\": {}, \"lemmas\": {}, \"counterexample_bits\": [{}]}}{}\n",
+        "\"reachable_assertions\": {}, \"lemmas\": {}, \"lift\": {}, \"counterexample_bits\": [{}]}}{}\n",
         json_quoted(r.id), json_quoted(bmc::name_of(r.format)), json_quoted(rows[i].bound_text),
         json_quoted(bmc::name_of(r.v)), row_passed(rows[i]) ? "true" : "false", json_quoted(r.reason),
         json_quoted(r.solver), r.seconds, r.assertions, r.axioms, r.assumptions_satisfiable ? "true" : "false",
-        r.reachable_assertions, json_quoted(rows[i].lemmas), join(bits, ", "), i + 1 < rows.size() ? "," : "");
+        r.reachable_assertions, json_quoted(rows[i].lemmas),
+        rows[i].lift.empty() ? std::string("null") : json_quoted(rows[i].lift), join(bits, ", "),
+        i + 1 < rows.size() ? "," : "");
   }
   return s + "  ]\n}\n";
 }
@@ -109,7 +112,8 @@ int list_harnesses() {
   for (const auto& h : bmc::harnesses()) {
     std::cout << h.id << (h.lemma ? "  (lemma)" : "") << "\n  " << h.property << "\n";
     if (!h.lemmas.empty())
-      std::cout << "  all d from: " << join(h.lemmas, ", ") << "\n  composition: " << h.composition << "\n";
+      std::cout << "  all d from: " << join(h.lemmas, ", ") << "\n  composition: " << h.composition
+                << "\n  (machine-checked by the Coq theorem its contract names under lift:)\n";
   }
   for (const auto& h : bmc::gappa_harnesses())
     std::cout << h.id << "  (gappa)\n  " << h.property << "\n  inputs: " << h.ranges << "\n";
@@ -200,6 +204,7 @@ struct BmcPlan {
   bool formats_given = false;
   std::optional<contract::LoadResult> loaded;  // `recorded` points into it
   std::map<std::string, const contract::Harness*> recorded;
+  std::map<std::string, std::string> lifts;  // harness ID -> its contract's `lift:` (Coq theorem)
   std::string solver_text;
 };
 
@@ -315,11 +320,20 @@ bool plan_mutant_and_formats(const BmcOptions& o, BmcPlan& p) {
 // The bound per (harness, format): --bound, else the contract's `reached`, else its `bound`,
 // else the harness's default. The contracts are read only for that.
 bool plan_recorded_bounds(const Global& global, const BmcOptions& o, BmcPlan& p) {
-  if (o.bound) return true;
+  if (o.bound) {
+    // --bound: the contracts only name the Coq lifts of the all-d rows (none readable: none named).
+    std::error_code ec;
+    if (std::filesystem::is_directory(global.contracts_dir, ec))
+      if (const auto loaded = contract::load_directory(global.contracts_dir); loaded.ok())
+        for (const auto& c : loaded.contracts)
+          for (const auto& h : c.harnesses) p.lifts[h.id] = h.lift;
+    return true;
+  }
   p.loaded = load_or_report(global.contracts_dir, false);
   if (!p.loaded) return false;
   for (const auto& c : p.loaded->contracts)
     for (const auto& h : c.harnesses) {
+      p.lifts[h.id] = h.lift;
       p.recorded[h.id] = &h;
       std::vector<int> bounds{h.bound};
       for (const auto& [f, b] : h.reached) bounds.push_back(b);
@@ -525,6 +539,19 @@ class BmcRun {
     }
     all.lemmas = join(status, ", ");
     all.r.solver = answered.empty() ? p_.solver_text : join(answered, " + ");
+    const auto lift = p_.lifts.find(h.id);
+    all.lift = lift != p_.lifts.end() ? lift->second : "";
+    if (all.r.v != bmc::verdict::proved) return all;
+    // The lemmas hold; "all d" also needs the induction, machine-checked: a Coq theorem over
+    // IEEE-754 binary formats (Flocq) that CI builds (proofs.coq.build, proofs.links).
+    if (all.lift.empty()) {
+      all.r.v = bmc::verdict::unknown;
+      all.r.reason = "the lemmas hold, but no Coq theorem lifts them to every d (its contract names no lift:)";
+    } else if (f == Dtype::e4m3 || f == Dtype::e4m3sat) {
+      all.r.v = bmc::verdict::unsupported;
+      all.r.reason = fmt::format("the lemmas hold, but {} lifts them over IEEE-754 binary formats, and {}'s values are "
+                                 "not one (no infinities): no all-d claim", all.lift, bmc::name_of(f));
+    }
     return all;
   }
 
@@ -537,6 +564,7 @@ class BmcRun {
     std::cout << fmt::format("{:<14} {:<5} {:<6} {:<40} {:>7.2f}s  {}\n", row.r.id, bmc::name_of(row.r.format),
                              row.bound_text, verdict_text(row), row.r.seconds, row.r.solver);
     if (!row.lemmas.empty()) std::cout << "    lemmas: " << row.lemmas << "\n";
+    if (!row.lift.empty()) std::cout << "    lift (Coq): " << row.lift << "\n";
     if (!row_passed(row) && !row.r.reason.empty() && row.r.v != bmc::verdict::counterexample)
       std::cout << "    " << row.r.reason << "\n";
     if (row.r.v == bmc::verdict::counterexample || row.r.v == bmc::verdict::stub_artefact ||

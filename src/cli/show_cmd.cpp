@@ -133,6 +133,9 @@ void show_harness(const Contract& c, const contract::Harness& h) {
   field("strategy", h.strategy);
   field("solver", h.solver);
   field("function", h.harness);
+  if (const bmc::harness_def* smt = bmc::find_harness(h.id); smt && !smt->lemmas.empty())
+    field("all d from", join(smt->lemmas, ", ") + " (the solver's lemmas)");
+  field("lift (Coq)", h.lift);
   std::string reached;
   for (const auto& [format, bound] : h.reached) reached += (reached.empty() ? "" : ", ") + format + " " + std::to_string(bound);
   field("reached (recorded)", reached);
@@ -322,6 +325,7 @@ void where_test(WhereBlock& w, const Contract& c, const contract::FalsificationT
 void where_harness_entry(WhereBlock& w, const Contract& c, const contract::Harness& h) {
   w.yaml("yaml", h.where, h.id);
   where_harness(w, h.id);
+  if (!h.lift.empty()) w.coq(h.lift);  // the Coq lift of its all-d composition
   for (const auto& o : c.obligations)
     if (o.id == h.obligation) {
       w.yaml("obligation", o.where, o.id);

@@ -95,14 +95,29 @@ add_test(NAME bmc.exhaustive-e4m3-overflow
 set_tests_properties(bmc.exhaustive-e4m3-overflow PROPERTIES
                      PASS_REGULAR_EXPRESSION "exhaustive-fail.*x_i - max <= 0 \\(not NaN\\)")
 # E4M3 with OCP's saturating conversion (e4m3sat): x - max clamps to -448 instead of NaN, so the
-# harnesses that fail in E4M3 pass on every row, and the all-d compositions on every lemma input.
+# harnesses that fail in E4M3 pass on every row. No all-d claim (--no-lemmas): the Coq lifts of the
+# compositions are over IEEE-754 binary formats, and E4M3's values are not one (bmc prints the
+# all-d row as unsupported; bmc.no-all-d-e4m3sat).
 add_test(NAME bmc.exhaustive-e4m3sat-d2
-         COMMAND attncheck_cli bmc --format e4m3sat --bound 2 --harness KANI-SM-001 --harness KANI-SM-002
+         COMMAND attncheck_cli bmc --format e4m3sat --bound 2 --no-lemmas --harness KANI-SM-001 --harness KANI-SM-002
                  --harness KANI-ASCL-002 --harness BMC-ASCL-003 --harness KANI-AEQ-001)
 set_tests_properties(bmc.exhaustive-e4m3sat-d2 PROPERTIES PASS_REGULAR_EXPRESSION "exhaustive: passed on every input \\(64516\\)"
                      FAIL_REGULAR_EXPRESSION "exhaustive-fail|unknown|[1-9][0-9]* not proved")
 set_tests_properties(bmc.exhaustive-e5m2-d2 bmc.exhaustive-e4m3-d2 bmc.exhaustive-e4m3-overflow bmc.exhaustive-e4m3sat-d2
                      PROPERTIES LABELS bmc)
+add_test(NAME bmc.no-all-d-e4m3sat
+         COMMAND attncheck_cli bmc --format e4m3sat --bound 1 --harness KANI-ASCL-002)
+set_tests_properties(bmc.no-all-d-e4m3sat PROPERTIES LABELS bmc
+                     PASS_REGULAR_EXPRESSION "all d +unsupported.*lemmas hold, but AttentionScalingLift.kani_ascl_002_all_d lifts them over IEEE-754")
+# "all d" needs the machine-checked lift: with contracts that name no lift: the lemmas still hold,
+# but the all-d row is unknown (about 1 s: KANI-ASCL-002 at f16, d = 1, and two lemmas).
+add_test(NAME bmc.all-d-needs-lift
+         COMMAND bash -c "tmp=$(mktemp -d); cp contracts/*.yaml \"$tmp\"/; sed -i '/^    lift: /d' \"$tmp\"/*.yaml; \
+out=$('$<TARGET_FILE:attncheck_cli>' --contracts \"$tmp\" bmc --harness KANI-ASCL-002 --format f16 --bound 1); rc=$?; \
+rm -rf \"$tmp\"; echo \"$out\"; [ $rc -eq 1 ] && echo \"$out\" | grep -q 'all d  *unknown' && \
+echo \"$out\" | grep -q 'no Coq theorem lifts them to every d'"
+         WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(bmc.all-d-needs-lift PROPERTIES LABELS bmc)
 # The JSON report names the solver asked for and, per result (the all-d row too), the one that answered.
 foreach(solver cvc5 portfolio)
   add_test(NAME bmc.json-solver-${solver}

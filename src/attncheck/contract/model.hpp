@@ -76,6 +76,9 @@ struct Harness {
   std::string solver;
   std::string harness;  // function name
   std::vector<std::string> catches;  // the bmc mutants it must catch (harnesses/mutants.cpp, Gappa's)
+  // `lift: File.theorem`: the Coq theorem (proofs/coq/File.v, bundled in All.v) that lifts the
+  // harness's step lemmas to every d; required of a harness that composes lemmas ("all d").
+  std::string lift;
   Location where;
 };
 

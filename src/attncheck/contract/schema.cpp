@@ -469,8 +469,14 @@ void Parser::harness(const YAML::Node& item, int index) {
       h.harness = text(x, "harness of " + name);
     else if (k == "catches")
       h.catches = texts(x, "catches of " + name);
-    else
-      unknown(key, name, "id, obligation, property, bound, reached, strategy, solver, harness, catches");
+    else if (k == "lift") {
+      h.lift = text(x, "lift of " + name);
+      if (!is_coq_name(h.lift))
+        error(x, fmt::format("lift of {} is not a Coq theorem name: write File.theorem (the theorem of "
+                             "proofs/coq/File.v that lifts its step lemmas to every d)",
+                             name));
+    } else
+      unknown(key, name, "id, obligation, property, bound, reached, strategy, solver, harness, catches, lift");
   });
   if (!has_id)
     error(item, fmt::format("{} has no id: add id: KANI-CODE-NNN, BMC-CODE-NNN or GAPPA-CODE-NNN", name));
