@@ -41,7 +41,9 @@ Witness smt_witness(const bmc::harness_def& h, Dtype f, std::size_t bound, bmc::
     w.seconds += r.seconds;
     if (r.v == bmc::verdict::counterexample && !r.nonfinite_widened) {
       w.nontrivial = true;
-      w.text = fmt::format("non-trivial at {}={}: mutant {} fails '{}' with finite values (replay: {})", h.bound_name,
+      w.text = fmt::format("non-trivial at {}={}: mutant {} fails '{}' on the concrete kernel, no value compared with a "
+                           "derived bound NaN or infinite (replay: {})",
+                           h.bound_name,
                            bound, m.name, join(r.failed_on_replay, "; "), bmc::replay_command(r, &m));
       return w;
     }
