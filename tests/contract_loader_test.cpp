@@ -381,7 +381,7 @@ TEST_CASE("A coq: link says what it proves: {exact: [...], float: [...]}; the pl
   CHECK(legacy.contracts[0].obligations[0].coq_proves == std::vector<P>{P::unstated});
   const LoadResult bad = with("coq: {proved: [Mini.a]}");
   CHECK_FALSE(bad.ok());
-  CHECK(find(bad, Severity::error, "coq of MINI-INV-001: unknown key 'proved'") != nullptr);
+  CHECK(find(bad, Severity::error, "coq of obligation MINI-INV-001: unknown key 'proved'") != nullptr);
 }
 
 TEST_CASE("The bundled contracts state what every coq: link proves") {
