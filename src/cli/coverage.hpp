@@ -29,9 +29,10 @@ struct Coverage {
   // counterexample", "not in the bmc report"; without a report "not run"; "declared only" when
   // attncheck's model checker has no harness of that ID.
   std::vector<std::string> harness_status;
-  // One per harness: "non-trivial" (some proved row has a witness: a caught mutant refuted at that
-  // bound through the asserted bound with finite values), "trivial" (proved only where no such
-  // mutant exists: not counted), or "" (not run, not proved, or the report has no witness).
+  // One per harness: "lemma" for a LEM-* step (no bound), "non-trivial" (some proved row has a
+  // witness: a caught mutant refuted at that bound through the asserted bound with finite values),
+  // "trivial" (proved only where no such mutant exists: not counted), or "" (not run, not proved,
+  // or the report has no witness).
   std::vector<std::string> harness_kind;
   std::vector<std::string> missing;  // required kinds that are absent: empty means covered
 };
