@@ -122,6 +122,28 @@ add_test(NAME proofs.coverage-catches-unproved-harness
 echo \"$out\" | grep -E 'KANI-SM-001|bmc report'; [ $rc -eq 1 ] && \
 echo \"$out\" | grep -q 'SM-INV-001: missing harness KANI-SM-001 proved (the bmc report tests/fixtures/bmc/one-unproved.json says: f16 d=2 counterexample)' && \
 echo \"$out\" | grep -q 'KANI-SM-002 (proved 2/2; all d: lemmas LEM-ASCL-001, .* + Coq lift SoftmaxKernelLift.kani_sm_002_all_d checked)' || exit 1; \
+echo \"$out\" | grep -q 'KANI-SM-002 (proved 2/2; non-triviality not assessed' || exit 1; \
 '$<TARGET_FILE:attncheck_cli>' --contracts contracts coverage --bmc-report contracts/softmax-kernel-v1.yaml; [ $? -eq 2 ]"
          WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
 set_tests_properties(proofs.coverage-catches-unproved-harness PROPERTIES LABELS proofs)
+# A harness proved only where it is trivial (the report's witness says so) is shown and not counted;
+# one with a witness is counted. Planted report: tests/fixtures/bmc/one-trivial.json. About 1 s.
+add_test(NAME proofs.coverage-catches-trivial-harness
+         COMMAND bash -c "out=$('$<TARGET_FILE:attncheck_cli>' --contracts contracts coverage --bmc-report tests/fixtures/bmc/one-trivial.json 2>&1); \
+echo \"$out\" | grep -E 'KANI-SM-00|KANI-ASCL-002|^harnesses:'; \
+echo \"$out\" | grep -q 'KANI-SM-002 (proved 1/1; TRIVIAL at f16 d=2 (not counted)).* trivial only (not counted)' && \
+echo \"$out\" | grep -q 'KANI-ASCL-002 (proved 1/1; non-trivial at f16 d=4).* non-trivial ' && \
+echo \"$out\" | grep -q '^harnesses: .*1 harness non-trivial.*1 harness trivial only (not counted)'"
+         WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+# An exact-arithmetic theorem linked as a floating-point proof is a gap: SM-BND-002's softmax_pos
+# (0 < y_i, false after rounding) planted as float: in a copy of the contracts. The bundled float:
+# links all name a rounded operation. About 2 s.
+add_test(NAME proofs.coverage-catches-exact-claimed-float
+         COMMAND bash -c "tmp=$(mktemp -d); trap 'rm -rf \"$tmp\"' EXIT; cp -r contracts \"$tmp\"/ && ln -s \"$PWD\"/proofs \"$tmp\"/proofs && \
+sed -i 's/coq: {exact: \\[SoftmaxKernel.softmax_pos/coq: {float: [SoftmaxKernel.softmax_pos/' \"$tmp\"/contracts/softmax-kernel-v1.yaml && \
+grep -q 'float: \\[SoftmaxKernel.softmax_pos' \"$tmp\"/contracts/softmax-kernel-v1.yaml || exit 1; \
+out=$('$<TARGET_FILE:attncheck_cli>' --contracts \"$tmp\"/contracts coverage 2>&1); echo \"$out\" | grep 'as a floating-point proof'; \
+echo \"$out\" | grep -q '^SM-BND-002: missing Coq SoftmaxKernel.softmax_pos as a floating-point proof (linked float:, but its statement rounds nothing' || exit 1; \
+out=$('$<TARGET_FILE:attncheck_cli>' --contracts contracts coverage 2>&1); ! echo \"$out\" | grep 'as a floating-point proof'"
+         WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(proofs.coverage-catches-trivial-harness proofs.coverage-catches-exact-claimed-float PROPERTIES LABELS proofs)

@@ -157,16 +157,30 @@ TEST_CASE("A coq: entry must name a theorem declared in its proofs/coq file") {
   LoadResult r = clean();
   LintOptions options;
   options.repo_root = fixtures;
+  using P = Obligation::CoqProves;
   r.contracts[0].obligations[0].coq = {"Mini.identity_holds"};
+  r.contracts[0].obligations[0].coq_proves = {P::exact};
   auto ds = lint(r, options);
   INFO(dump(ds));
   CHECK(find(ds, Severity::warning, "Coq") == nullptr);
 
   r.contracts[0].obligations[0].coq = {"Mini.identity", "Missing.anything"};
+  r.contracts[0].obligations[0].coq_proves = {P::exact, P::floating_point};
   ds = lint(r, options);
   INFO(dump(ds));
   CHECK(find(ds, Severity::warning, "Coq theorem identity (named by MINI-INV-001) is not declared in proofs/coq/Mini.v"));
   CHECK(find(ds, Severity::warning, "Coq file proofs/coq/Missing.v"));
   CHECK_FALSE(has_errors(ds));
   CHECK(lint(r, {}).empty());  // no repo root: the files are not read
+}
+
+TEST_CASE("A coq: link that does not say whether it proves exact or floating-point arithmetic is a warning") {
+  LoadResult r = clean();
+  r.contracts[0].obligations[0].coq = {"Mini.identity_holds"};
+  r.contracts[0].obligations[0].coq_proves = {Obligation::CoqProves::unstated};
+  const auto ds = lint(r, {});
+  INFO(dump(ds));
+  CHECK(find(ds, Severity::warning, "the coq: links of MINI-INV-001 do not say what they prove"));
+  r.contracts[0].obligations[0].coq_proves = {Obligation::CoqProves::exact};
+  CHECK(lint(r, {}).empty());
 }

@@ -357,6 +357,44 @@ LoadResult minimal_with(const std::string& extra) {
 }
 }  // namespace
 
+TEST_CASE("A coq: link says what it proves: {exact: [...], float: [...]}; the plain list states nothing") {
+  std::ifstream in(fixtures + "/bad/coq-name.yaml");
+  const std::string base((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string list = "coq: [Mini.identity_holds, \"not a theorem name\"]";
+  REQUIRE(base.find(list) != std::string::npos);
+  const auto with = [&](const std::string& coq) {
+    std::string text = base;
+    text.replace(text.find(list), list.size(), coq);
+    LoadResult r;
+    REQUIRE_NOTHROW(r = load_text(text, "mini.yaml"));
+    return r;
+  };
+  using P = Obligation::CoqProves;
+  const LoadResult kinds = with("coq: {float: [Mini.b, Mini.c], exact: [Mini.a]}");
+  INFO(dump(kinds));
+  REQUIRE(kinds.ok());
+  const Obligation& o = kinds.contracts[0].obligations[0];
+  CHECK(o.coq == std::vector<std::string>{"Mini.b", "Mini.c", "Mini.a"});
+  CHECK(o.coq_proves == std::vector<P>{P::floating_point, P::floating_point, P::exact});
+  const LoadResult legacy = with("coq: [Mini.a]");
+  REQUIRE(legacy.ok());
+  CHECK(legacy.contracts[0].obligations[0].coq_proves == std::vector<P>{P::unstated});
+  const LoadResult bad = with("coq: {proved: [Mini.a]}");
+  CHECK_FALSE(bad.ok());
+  CHECK(find(bad, Severity::error, "coq of obligation MINI-INV-001: unknown key 'proved'") != nullptr);
+}
+
+TEST_CASE("The bundled contracts state what every coq: link proves") {
+  LoadResult r;
+  REQUIRE_NOTHROW(r = load_directory(ATTNCHECK_SOURCE_DIR "/contracts"));
+  for (const auto& c : r.contracts)
+    for (const auto& o : c.obligations) {
+      CAPTURE(o.id);
+      REQUIRE(o.coq_proves.size() == o.coq.size());
+      for (const auto p : o.coq_proves) CHECK(p != Obligation::CoqProves::unstated);
+    }
+}
+
 TEST_CASE("absent: declares stem files absent with a reason, and an unknown kind or no reason is an error") {
   const LoadResult good = minimal_with("absent:\n  coq: \"a statistical test\"\n  harnesses: \"no model\"\n");
   INFO(dump(good));

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # attncheck: every obligation's `proof: proofs/F.tex#ID` must name a LaTeX file that has
-# \label{ID}; every `coq: [File.theorem, ...]` entry must be bundled in proofs/coq/All.v (so the
+# \label{ID}; every `coq:` entry (`[File.theorem, ...]` or
+# `{exact: [...], float: [...]}`) must be bundled in proofs/coq/All.v (so the
 # build checks it and its axioms) and be cited as \coq{...theorem} in that obligation's LaTeX
 # file (so the reader of the proof finds the machine-checked part). `coq:` must follow `proof:`
 # within an obligation. Every harness's `lift: File.theorem` (the Coq theorem that lifts its step
@@ -25,8 +26,9 @@ for y in "$root"/contracts/*.yaml; do
         echo "$y:$line: $file has no \\label{$label}"; bad=1
       fi
     elif [ "$key" = coq ]; then
-      list="$(sed -E 's/^ *\[([^]]*)\].*/\1/' <<<"$rest")"
-      for t in ${list//,/ }; do
+      # [File.thm, ...] or {exact: [...], float: [...]}: every File.theorem before the comment
+      list="$(grep -oE '[A-Z][A-Za-z0-9_]*\.[A-Za-z0-9_'"'"']+' <<<"${rest%%#*}" || true)"
+      for t in $list; do
         theorems=$((theorems + 1))
         if ! grep -qE "@$t[,)]" "$root/proofs/coq/All.v" 2>/dev/null; then
           echo "$y:$line: Coq theorem $t is not bundled in proofs/coq/All.v (its axioms go unchecked)"; bad=1

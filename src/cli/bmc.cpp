@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
+#include <tuple>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -14,6 +16,7 @@
 #include "attncheck/bmc/gappa_harness.hpp"
 #include "attncheck/bmc/gappa_run.hpp"
 #include "attncheck/bmc/regression.hpp"
+#include "cli/bmc_witness.hpp"
 #include "cli/cli.hpp"
 #include "cli/json.hpp"
 
@@ -26,7 +29,7 @@ struct BmcOptions {
   std::string solver = "z3";
   double timeout = 60;
   std::string json, mutant, replay, save_regression, replay_regressions, gappa_script;
-  bool exhaustive = false, list = false, lemmas = true;
+  bool exhaustive = false, list = false, lemmas = true, witness = true;
 };
 
 std::optional<Dtype> parse_format(const std::string& s) {
@@ -56,6 +59,11 @@ struct Row {
   std::string bound_text;  // "d=8" (KANI-AEQ-002: "m=3", its bound counts keys), "all d", "scalar"
   std::string lemmas;      // for "all d" rows
   std::string lift;        // for "all d" rows: the Coq theorem that lifts the lemmas (contract's lift:)
+  // Non-triviality at this bound (bmc_witness.hpp): true when a mutant the harness catches is
+  // refuted there through the asserted bound with finite values, false ("trivial at d = N") when
+  // none is; nullopt when not assessed (a run with --mutant or --no-witness, a failed row).
+  std::optional<bool> nontrivial;
+  std::string witness;  // what shows it, or why not
 };
 
 bool row_passed(const Row& row) {
@@ -97,13 +105,15 @@ std::string render_json(const std::vector<Row>& rows, const BmcOptions& o, const
     s += fmt::format(
         "    {{\"harness\": {}, \"format\": {}, \"bound\": {}, \"verdict\": {}, \"passed\": {}, \"reason\": {}, "
         "\"solver\": {}, \"seconds\": {:.3f}, \"assertions\": {}, \"axioms\": {}, \"assumptions_satisfiable\": {}, "
-        "\"reachable_assertions\": {}, \"lemmas\": {}, \"lift\": {}, \"counterexample_bits\": [{}]}}{}\n",
+        "\"reachable_assertions\": {}, \"lemmas\": {}, \"lift\": {}, \"nontrivial\": {}, \"witness\": {}, "
+        "\"counterexample_bits\": [{}]}}{}\n",
         json_quoted(r.id), json_quoted(bmc::name_of(r.format)), json_quoted(rows[i].bound_text),
         json_quoted(bmc::name_of(r.v)), row_passed(rows[i]) ? "true" : "false", json_quoted(r.reason),
         json_quoted(r.solver), r.seconds, r.assertions, r.axioms, r.assumptions_satisfiable ? "true" : "false",
         r.reachable_assertions, json_quoted(rows[i].lemmas),
-        rows[i].lift.empty() ? std::string("null") : json_quoted(rows[i].lift), join(bits, ", "),
-        i + 1 < rows.size() ? "," : "");
+        rows[i].lift.empty() ? std::string("null") : json_quoted(rows[i].lift),
+        !rows[i].nontrivial ? "null" : *rows[i].nontrivial ? "true" : "false", json_quoted(rows[i].witness),
+        join(bits, ", "), i + 1 < rows.size() ? "," : "");
   }
   return s + "  ]\n}\n";
 }
@@ -462,11 +472,20 @@ class BmcRun {
       row.r = enumerate ? bmc::exhaustive(h, f, ro) : bmc::prove(h, f, ro);
     }
     row.bound_text = h.lemma ? "scalar" : ro.bound ? fmt::format("{}={}", h.bound_name, ro.bound) : "-";
+    if (!lemmas_only && row_passed(row) && !h.lemma) assess_smt(row, h, f, ro.bound, enumerate);
     if (!lemmas_only) add(row);
     // (An 8-bit format composes lemmas each enumerated over every value of the format.)
     if ((o_.exhaustive && !is_8bit(f)) || !o_.lemmas || h.lemmas.empty() || row.r.v == bmc::verdict::unsupported)
       return;
-    add(compose_lemmas(h, f, ro));
+    Row all = compose_lemmas(h, f, ro);
+    // The all-d claim includes every d: it is non-trivial where the harness is at its recorded
+    // bound (the row above, or, with only the composition claimed, the contract's bound:).
+    if (row_passed(all)) {
+      const std::size_t b = lemmas_only ? recorded_bound(h) : ro.bound;
+      if (b) assess_smt(all, h, f, b, enumerate);
+      else all.witness = "not assessed: no bound recorded to look for a witness at";
+    }
+    add(all);
   }
 
   // Gappa harnesses: one script per (harness, format) at the recorded bound; gappa proves the
@@ -502,12 +521,39 @@ class BmcRun {
       if (!o_.gappa_script.empty()) write_atomically(o_.gappa_script, script);
     }
     row.bound_text = d ? fmt::format("d={}", d) : "-";
+    if (row_passed(row) && assessing()) {
+      const Witness w = gappa_witness(g, f, d, o_.timeout);
+      row.nontrivial = w.nontrivial;
+      row.witness = w.text;
+    }
     add(row);
   }
 
   const std::vector<Row>& rows() const { return rows_; }
 
  private:
+  // Witnesses are looked for in a plain run: not on a mutant, not with --no-witness.
+  bool assessing() const { return o_.witness && o_.mutant.empty(); }
+
+  std::size_t recorded_bound(const bmc::harness_def& h) const {
+    const auto it = p_.recorded.find(h.id);
+    return it == p_.recorded.end() || it->second->bound <= 0 ? 0
+                                                             : std::max<std::size_t>(h.min_bound, it->second->bound);
+  }
+
+  // Non-triviality of a proved row at bound (bmc_witness.hpp), once per (harness, format, bound).
+  void assess_smt(Row& row, const bmc::harness_def& h, Dtype f, std::size_t bound, bool enumerate) {
+    if (!assessing()) return;
+    if (enumerate) {  // no solver to ask for a finite counterexample of a mutant
+      row.witness = "not assessed: enumerated on the concrete kernel";
+      return;
+    }
+    const auto key = std::make_tuple(h.id, static_cast<int>(f), bound);
+    if (!witness_cache_.count(key)) witness_cache_[key] = smt_witness(h, f, bound, p_.solver, o_.timeout);
+    row.nontrivial = witness_cache_[key].nontrivial;
+    row.witness = witness_cache_[key].text;
+  }
+
   // The all-d claim: every lemma of the composition proved in this run.
   Row compose_lemmas(const bmc::harness_def& h, Dtype f, const bmc::run_options& ro) {
     Row all;
@@ -565,6 +611,7 @@ class BmcRun {
                              row.bound_text, verdict_text(row), row.r.seconds, row.r.solver);
     if (!row.lemmas.empty()) std::cout << "    lemmas: " << row.lemmas << "\n";
     if (!row.lift.empty()) std::cout << "    lift (Coq): " << row.lift << "\n";
+    if (!row.witness.empty()) std::cout << "    " << row.witness << "\n";
     if (!row_passed(row) && !row.r.reason.empty() && row.r.v != bmc::verdict::counterexample)
       std::cout << "    " << row.r.reason << "\n";
     if (row.r.v == bmc::verdict::counterexample || row.r.v == bmc::verdict::stub_artefact ||
@@ -580,12 +627,17 @@ class BmcRun {
   const BmcPlan& p_;
   std::vector<Row> rows_;
   std::map<std::pair<std::string, int>, bmc::run_result> lemma_cache_;
+  std::map<std::tuple<std::string, int, std::size_t>, Witness> witness_cache_;
 };
 
 int report_bmc(const BmcOptions& o, const BmcPlan& p, const std::vector<Row>& rows) {
   int passed = 0;
   for (const auto& r : rows) passed += row_passed(r) ? 1 : 0;
-  std::cout << "\n" << passed << " proved, " << rows.size() - passed << " not proved\n";
+  std::size_t trivial = 0;
+  for (const auto& r : rows) trivial += r.nontrivial && !*r.nontrivial ? 1 : 0;
+  std::cout << "\n" << passed << " proved, " << rows.size() - passed << " not proved";
+  if (trivial) std::cout << "; " << trivial << " proved row(s) trivial at their bound (not coverage)";
+  std::cout << "\n";
   if (!o.json.empty()) write_atomically(o.json, render_json(rows, o, p.solver_text));
   return passed == static_cast<int>(rows.size()) ? exit_pass : exit_fail;
 }
@@ -638,6 +690,9 @@ Command setup_bmc(CLI::App& parent, const Global& global) {
                   "Replay every DIR/*.case on the concrete kernel: the reference must pass, a named mutant must fail");
   app->add_flag("--exhaustive", o->exhaustive, "Enumerate every input on the concrete kernel (<= 24 input bits)");
   app->add_flag("!--no-lemmas", o->lemmas, "Skip the per-element lemmas (no 'all d' rows)");
+  app->add_flag("!--no-witness", o->witness,
+                "Do not look for a non-triviality witness (a caught mutant refuted through the asserted bound with "
+                "finite values at the row's bound) for each proved row; rows then say nothing of it");
   app->add_flag("--list", o->list, "List the harnesses, lemmas and mutants");
   app->footer("Exit status: 0 every harness proved, 1 a counterexample, timeout or vacuous harness, 2 usage errors.");
   return {app, [&global, o] { return run_bmc(global, *o); }};

@@ -18,6 +18,10 @@ struct Coverage {
   bool latex_checked = false;
   std::vector<std::string> coq;      // one line per named theorem: "File.thm checked" or why not
   int coq_named = 0, coq_checked = 0;
+  // What the checked Coq theorems prove (the link's `exact:`/`float:`): an exact-arithmetic theorem
+  // (or an unstated link) never counts as a floating-point proof, and a `float:` link whose
+  // statement rounds nothing is a gap.
+  int coq_exact_checked = 0, coq_float_checked = 0;
   std::vector<std::string> tests;    // attacking FALSIFY IDs
   int tests_with_property = 0;       // of those, registered as executable properties in this build
   std::vector<std::string> harnesses;
@@ -25,6 +29,11 @@ struct Coverage {
   // counterexample", "not in the bmc report"; without a report "not run"; "declared only" when
   // attncheck's model checker has no harness of that ID.
   std::vector<std::string> harness_status;
+  // One per harness: "lemma" for a LEM-* step (no bound), "non-trivial" (some proved row has a
+  // witness: a caught mutant refuted at that bound through the asserted bound with finite values),
+  // "trivial" (proved only where no such mutant exists: not counted), or "" (not run, not proved,
+  // or the report has no witness).
+  std::vector<std::string> harness_kind;
   std::vector<std::string> missing;  // required kinds that are absent: empty means covered
 };
 
@@ -33,6 +42,8 @@ struct BmcRecord {
   struct Row {
     std::string format, bound, verdict;
     bool passed = false;
+    std::optional<bool> nontrivial;  // the row's witness verdict (absent in older reports: nullopt)
+    std::string witness;
   };
   std::string path;
   std::map<std::string, std::vector<Row>> rows;
@@ -86,5 +97,15 @@ inline std::optional<CoqRef> coq_ref(const std::string& theorem) {
 }
 // A regex for the text of a declaration of the Coq theorem `name` (Theorem, Lemma, ...).
 std::string coq_declaration_pattern(const std::string& name);
+// Whether the statement of theorem `name` in Coq source `text` (from its declaration to `Proof.`)
+// names a rounded operation (fl, round, Flocq's binary B* operations, dot_fl, ...): a `float:` link
+// must, or it is an exact-arithmetic theorem claimed as a floating-point one.
+bool coq_statement_rounds(const std::string& text, const std::string& name);
+
+// The obligation's proof kinds, as `coverage` and `show` print them: "float 2/2 + exact 1/1",
+// "exact only 2/2", "-".
+std::string coq_kind_cell(const Coverage& v);
+// The obligation's harness backing: "non-trivial", "trivial only (not counted)", "not assessed", "-".
+std::string harness_kind_cell(const Coverage& v);
 
 }  // namespace attncheck::cli

@@ -81,8 +81,22 @@ std::string coq_status(const std::string& theorem, const std::string& root, cons
   return a == "checked" ? "checked" : "All.v " + a;
 }
 
+// Where the report's proved rows of a harness are non-trivial and where trivial (bmc_witness.hpp):
+// "; non-trivial at f16 d=2; TRIVIAL at f32 d=1 (not counted)", and *kind as harness_kind says.
+std::string triviality(const std::vector<BmcRecord::Row>& rows, std::string* kind) {
+  std::vector<std::string> yes, no;
+  for (const auto& r : rows)
+    if (r.passed && r.nontrivial) (*r.nontrivial ? yes : no).push_back(r.format + " " + r.bound);
+  *kind = !yes.empty() ? "non-trivial" : !no.empty() ? "trivial" : "";
+  if (yes.empty() && no.empty()) return "; non-triviality not assessed (no witness in the report)";
+  std::string s;
+  if (!yes.empty()) s += "; non-trivial at " + join(yes, ", ");
+  if (!no.empty()) s += "; TRIVIAL at " + join(no, ", ") + " (not counted)";
+  return s;
+}
+
 // One harness's cell: what the bmc report says of it, and the gap it is (empty: none).
-std::string harness_status(const std::string& id, const BmcRecord* bmc, std::string* gap) {
+std::string harness_status(const std::string& id, const BmcRecord* bmc, std::string* gap, std::string* kind) {
   if (bmc::find_harness(id) == nullptr && bmc::find_gappa_harness(id) == nullptr) return "declared only";
   if (bmc == nullptr) return "not run";
   const auto it = bmc->rows.find(id);
@@ -96,7 +110,8 @@ std::string harness_status(const std::string& id, const BmcRecord* bmc, std::str
     }
     failed += (failed.empty() ? "" : ", ") + r.format + " " + r.bound + " " + r.verdict;
   }
-  if (failed.empty()) return "proved " + std::to_string(proved) + "/" + std::to_string(it->second.size());
+  if (failed.empty())
+    return "proved " + std::to_string(proved) + "/" + std::to_string(it->second.size()) + triviality(it->second, kind);
   *gap = "harness " + id + " proved (the bmc report " + bmc->path + " says: " + failed + ")";
   return "NOT proved: " + failed;
 }
@@ -132,9 +147,11 @@ std::optional<BmcRecord> read_bmc_record(const std::string& path, std::string* e
         *error = "'" + path + "' has a result without harness, verdict or passed";
         return std::nullopt;
       }
-      r.rows[x["harness"].as<std::string>()].push_back(
-          {x["format"] ? x["format"].as<std::string>() : "", x["bound"] ? x["bound"].as<std::string>() : "",
-           x["verdict"].as<std::string>(), x["passed"].as<bool>()});
+      BmcRecord::Row row{x["format"] ? x["format"].as<std::string>() : "", x["bound"] ? x["bound"].as<std::string>() : "",
+                         x["verdict"].as<std::string>(), x["passed"].as<bool>(), std::nullopt, ""};
+      if (x["nontrivial"] && !x["nontrivial"].IsNull()) row.nontrivial = x["nontrivial"].as<bool>();
+      if (x["witness"]) row.witness = x["witness"].as<std::string>();
+      r.rows[x["harness"].as<std::string>()].push_back(row);
     }
   } catch (const YAML::Exception& e) {
     *error = "'" + path + "' is not valid JSON: " + std::string(e.what());
@@ -149,12 +166,26 @@ Coverage coverage_of(const contract::Contract& c, const contract::Obligation& o,
   v.latex = latex_status(o, root, record);
   v.latex_checked = v.latex == "checked";
   if (!v.latex_checked) v.missing.push_back("LaTeX proof (" + v.latex + ")");
-  for (const auto& t : o.coq) {
-    const std::string s = coq_status(t, root, record);
+  for (std::size_t i = 0; i < o.coq.size(); ++i) {
+    const std::string& t = o.coq[i];
+    const auto proves = i < o.coq_proves.size() ? o.coq_proves[i] : contract::Obligation::CoqProves::unstated;
+    const bool fp = proves == contract::Obligation::CoqProves::floating_point;
+    const std::string status = coq_status(t, root, record);
+    std::string s = status;
     ++v.coq_named;
-    v.coq_checked += s == "checked" ? 1 : 0;
-    v.coq.push_back(t + " " + s);
-    if (s != "checked") v.missing.push_back("Coq " + t + " (" + s + ")");
+    v.coq_checked += status == "checked" ? 1 : 0;
+    const auto ref = coq_ref(t);
+    const auto text = ref ? read(fs::path(root) / "proofs" / "coq" / ref->file) : std::nullopt;
+    if (fp && text && !coq_statement_rounds(*text, ref->name)) {
+      v.missing.push_back("Coq " + t + " as a floating-point proof (linked float:, but its statement rounds nothing: "
+                          "an exact-arithmetic theorem; link it exact:)");
+      s += ", but claimed float and its statement rounds nothing";
+    } else if (s == "checked") {
+      (fp ? v.coq_float_checked : v.coq_exact_checked) += 1;
+    }
+    v.coq.push_back(t + " [" + (fp ? "float" : proves == contract::Obligation::CoqProves::exact ? "exact" : "unstated: exact") +
+                    "] " + s);
+    if (status != "checked") v.missing.push_back("Coq " + t + " (" + status + ")");
   }
   for (const auto& t : c.tests)
     if (std::find(t.obligations.begin(), t.obligations.end(), o.id) != t.obligations.end()) {
@@ -166,9 +197,12 @@ Coverage coverage_of(const contract::Contract& c, const contract::Obligation& o,
                                         : "falsification test (none has an executable property in this build)");
   for (const auto& h : c.harnesses)
     if (h.obligation == o.id) {
-      std::string gap;
+      std::string gap, kind;
       v.harnesses.push_back(h.id);
-      v.harness_status.push_back(harness_status(h.id, bmc, &gap));
+      v.harness_status.push_back(harness_status(h.id, bmc, &gap, &kind));
+      // A lemma (LEM-*) is one step of an all-d composition, for every value of the format: it has
+      // no bound to be trivial at, and the composed harness's row carries the witness.
+      v.harness_kind.push_back(h.id.rfind("LEM-", 0) == 0 ? "lemma" : kind);
       if (!gap.empty()) v.missing.push_back(gap);
       // An all-d row has two halves: the solver's lemmas (in the bmc report) and the Coq lift.
       if (const bmc::harness_def* smt = bmc::find_harness(h.id); smt && !smt->lemmas.empty()) {
@@ -179,6 +213,41 @@ Coverage coverage_of(const contract::Contract& c, const contract::Obligation& o,
       }
     }
   return v;
+}
+
+bool coq_statement_rounds(const std::string& text, const std::string& name) {
+  std::smatch m;
+  if (!std::regex_search(text, m, std::regex(coq_declaration_pattern(name)))) return false;
+  const std::size_t from = static_cast<std::size_t>(m.position(0));
+  const std::size_t to = text.find("Proof.", from);
+  const std::string statement = text.substr(from, to == std::string::npos ? std::string::npos : to - from);
+  // Flocq's rounding (round, a section's fl), its IEEE binary operations and conversions, and the
+  // project's rounded loops (dot_fl): a statement naming none of them is about real numbers only.
+  static const std::regex rounded(
+      R"(\b(fl|round|Rnd|dot_fl|[a-z_]*_fl|Bplus|Bminus|Bmult|Bdiv|Bsqrt|Bfma|B2R|B2SF|binary_round|generic_format)\b)");
+  return std::regex_search(statement, rounded);
+}
+
+std::string coq_kind_cell(const Coverage& v) {
+  if (v.coq_named == 0) return "-";
+  const std::string fl = v.coq_float_checked ? "float " + std::to_string(v.coq_float_checked) : "";
+  const std::string ex = v.coq_exact_checked ? "exact " + std::to_string(v.coq_exact_checked) : "";
+  if (fl.empty() && ex.empty()) return "none checked";
+  if (fl.empty()) return "exact only (" + ex + ")";
+  return ex.empty() ? fl : fl + " + " + ex;
+}
+
+std::string harness_kind_cell(const Coverage& v) {
+  bool trivial = false, unassessed = false, any = false;
+  for (const auto& k : v.harness_kind) {
+    if (k == "lemma") continue;
+    any = true;
+    if (k == "non-trivial") return "non-trivial";
+    trivial = trivial || k == "trivial";
+    unassessed = unassessed || k.empty();
+  }
+  if (!any) return "-";
+  return trivial && !unassessed ? "trivial only (not counted)" : trivial ? "trivial or not assessed" : "not assessed";
 }
 
 std::vector<std::string> registry_mismatches(const std::vector<contract::Contract>& contracts) {
@@ -332,9 +401,10 @@ int run_coverage(const Global& global, const std::string& record, const std::str
               << "': build the proofs first (ctest -L proofs) or pass --proofs-record DIR; no proof counts as checked\n";
 
   Table table;
-  table.header = {"contract", "obligation", "latex", "coq", "tests", "harnesses", "covered"};
+  table.header = {"contract", "obligation", "latex", "coq", "coq proves", "tests", "harnesses", "harness backing", "covered"};
   std::vector<std::string> gaps;
   int covered = 0, total = 0;
+  std::map<std::string, int> coq_kinds, harness_kinds;  // obligations per cell, for the summary
   for (const auto& c : loaded->contracts)
     for (const auto& o : c.obligations) {
       const Coverage v = coverage_of(c, o, root, record, bmc ? &*bmc : nullptr);
@@ -344,8 +414,11 @@ int run_coverage(const Global& global, const std::string& record, const std::str
       const std::string tests = std::to_string(v.tests_with_property) + " (" + join(v.tests, " ") + ")";
       std::vector<std::string> hs;
       for (std::size_t i = 0; i < v.harnesses.size(); ++i) hs.push_back(v.harnesses[i] + " (" + v.harness_status[i] + ")");
-      table.rows.push_back({c.id, o.id, v.latex_checked ? "checked" : "NO", coq, tests,
-                            hs.empty() ? "-" : join(hs, " "), v.missing.empty() ? "yes" : "NO"});
+      const std::string coq_kind = coq_kind_cell(v), harness_kind = harness_kind_cell(v);
+      ++coq_kinds[v.coq_float_checked ? "float-proved (Coq)" : v.coq_exact_checked ? "exact-math only (Coq)" : "no checked Coq theorem"];
+      ++harness_kinds[harness_kind == "-" ? "no harness" : "harness " + harness_kind];
+      table.rows.push_back({c.id, o.id, v.latex_checked ? "checked" : "NO", coq, coq_kind, tests,
+                            hs.empty() ? "-" : join(hs, " "), harness_kind, v.missing.empty() ? "yes" : "NO"});
       for (const auto& m : v.missing) gaps.push_back(o.id + ": missing " + m);
     }
   std::cout << "proofs record: " << (record.empty() ? "(none)" : record) << "\n"
@@ -353,6 +426,13 @@ int run_coverage(const Global& global, const std::string& record, const std::str
             << "\n" << table.render();
   for (const auto& g : gaps) std::cout << g << "\n";
   std::cout << covered << " of " << total << " obligations covered\n";
+  const auto tally = [](const std::map<std::string, int>& m) {
+    std::vector<std::string> parts;
+    for (const auto& [k, n] : m) parts.push_back(std::to_string(n) + " " + k);
+    return join(parts, ", ");
+  };
+  std::cout << "proofs: " << tally(coq_kinds) << "\n"
+            << "harnesses: " << tally(harness_kinds) << "\n";
   std::size_t audits = 0;
   for (const auto& c : loaded->contracts) audits += c.audit_properties.size();
   const auto mismatches = registry_mismatches(loaded->contracts);
@@ -385,7 +465,11 @@ Command setup_coverage(CLI::App& parent, const Global& global) {
       "theorem it names built with no Admitted and only standard axioms, as is the Coq lift (lift:) of "
       "each harness that composes lemmas for all d. Harnesses are not "
       "required, but one that the bmc report shows not proved is a gap; without a report they "
-      "show \"not run\", and \"declared only\" when attncheck's model checker has no such harness.\n"
+      "show \"not run\", and \"declared only\" when attncheck's model checker has no such harness. A harness "
+      "proved only at bounds where no caught mutant is refuted through its asserted bound with finite values "
+      "(the report's witness) is \"trivial\" there and not counted. \"coq proves\" separates theorems about the "
+      "rounded computation (float:) from exact-arithmetic ones (exact:); a float: link whose statement rounds "
+      "nothing is a gap.\n"
       "Exit status: 0 all covered, 1 a gap, 2 contract errors or an unreadable bmc report.");
   auto bundle = std::make_shared<bool>(false), registry = std::make_shared<bool>(false);
   app->add_flag("--coq-bundle", *bundle,

@@ -11,6 +11,8 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "cli/cli.hpp"
 #include "cli/contract_graph.hpp"
@@ -181,7 +183,16 @@ std::string page(const contract::Contract& c, const ContractGraph& g, const Stat
     int n = 0;
     for (const auto& o : c.obligations) {
       std::string proof = or_dash(o.proof);
-      if (!o.coq.empty()) proof += "; Coq: " + md(join(o.coq, ", "));
+      // Grouped by what each theorem proves (the link's exact:/float:), so that a page never
+      // presents an exact-arithmetic theorem as a proof about the rounded computation.
+      using P = contract::Obligation::CoqProves;
+      for (const auto& [kind, label] : {std::pair{P::floating_point, "Coq (float)"}, std::pair{P::exact, "Coq (exact)"},
+                                        std::pair{P::unstated, "Coq (unstated: exact)"}}) {
+        std::vector<std::string> named;
+        for (std::size_t i = 0; i < o.coq.size(); ++i)
+          if ((i < o.coq_proves.size() ? o.coq_proves[i] : P::unstated) == kind) named.push_back(o.coq[i]);
+        if (!named.empty()) proof += std::string("; ") + label + ": " + md(join(named, ", "));
+      }
       s += "| " + std::to_string(++n) + " | " + o.id + " | " + or_dash(o.type) + " | " + or_dash(o.property) + " | " +
            or_dash(o.formal) + " | " + proof + " |";
       if (st) s += " " + proof_checked(*st, c, o) + " | " + last_verdict_of_obligation(*st, c, o.id) + " |";

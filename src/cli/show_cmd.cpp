@@ -1,6 +1,7 @@
 // attncheck CLI: `attncheck show ID` — one contract, obligation, test, harness or gate in full.
 // It reports what the contracts state, never a verdict: nothing is run here.
 #include <algorithm>
+#include <optional>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -62,9 +63,18 @@ void show_obligation(const Contract& c, const contract::Obligation& o, const std
   field("attacked by", tests.empty() ? "no falsification test" : join(tests, ", "));
   field("harnesses", join(harnesses, ", "));
   // Proof status from the proofs build's record (see `attncheck coverage`), never from the YAML.
-  const Coverage v = coverage_of(c, o, root, default_proofs_record());
+  // Harness verdicts and their non-triviality from this build's bmc report, when there is one.
+  std::string bmc_error;
+  std::error_code ec;
+  const std::optional<BmcRecord> bmc = std::filesystem::exists(default_bmc_record(), ec)
+                                           ? read_bmc_record(default_bmc_record(), &bmc_error)
+                                           : std::nullopt;
+  const Coverage v = coverage_of(c, o, root, default_proofs_record(), bmc ? &*bmc : nullptr);
   field("latex proof", v.latex);
   for (const auto& line : v.coq) field("coq", line);
+  field("coq proves", coq_kind_cell(v));
+  for (std::size_t i = 0; i < v.harnesses.size(); ++i) field("harness", v.harnesses[i] + ": " + v.harness_status[i]);
+  if (!v.harnesses.empty()) field("harness backing", harness_kind_cell(v));
   field("coverage", v.missing.empty() ? "covered" : "missing " + join(v.missing, "; "));
   std::cout << "  " << (tests.empty() ? "status: no test attacks this obligation" : gate_hint("--test", join(tests, " --test ")))
             << "\n";

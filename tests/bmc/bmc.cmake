@@ -24,10 +24,23 @@ if(TEST proofs.coverage)
   # harness of the engine shows its verdicts from the run (none "not run").
   add_test(NAME bmc.coverage-verdicts
            COMMAND bash -c "out=$('$<TARGET_FILE:attncheck_cli>' --contracts contracts coverage 2>&1); rc=$?; echo \"$out\" | grep -E 'GAPPA|bmc report|covered'; \
-[ $rc -eq 0 ] && echo \"$out\" | grep -q 'GAPPA-SM-001 (proved [0-9]*/[0-9]*)' && ! echo \"$out\" | grep -q '(not run)'"
+[ $rc -eq 0 ] && echo \"$out\" | grep -q 'GAPPA-SM-001 (proved [0-9]*/[0-9]*; non-trivial at' && ! echo \"$out\" | grep -q '(not run)'"
            WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
   set_tests_properties(bmc.coverage-verdicts PROPERTIES LABELS proofs FIXTURES_REQUIRED "proofs_record;bmc_record")
 endif()
+# Non-triviality (src/cli/bmc_witness.hpp): at d = 1 KANI-SM-001's mutant is refuted only through
+# a NaN (exp(x)/exp(x) = 1 for every finite x that does not overflow) and BMC-ASCL-004's only
+# through 0/0, and row_max_is_min returns the max of a single element: all three rows are "trivial
+# at d = 1". At d = 2 row_max_is_min fails KANI-ASCL-002's assertion with finite values. About 5 s.
+add_test(NAME bmc.witness-trivial-at-bound
+         COMMAND bash -c "j='${CMAKE_CURRENT_BINARY_DIR}/bmc-witness.json'; \
+'$<TARGET_FILE:attncheck_cli>' --contracts contracts bmc --harness KANI-SM-001 --harness BMC-ASCL-004 \
+--harness KANI-ASCL-002 --format f16 --bound 1 --no-lemmas --json \"$j\" || exit 1; \
+[ \"$(grep -c '\"nontrivial\": false, \"witness\": \"trivial at d = 1' \"$j\")\" = 3 ] || exit 1; \
+'$<TARGET_FILE:attncheck_cli>' --contracts contracts bmc --harness KANI-ASCL-002 --format f16 --bound 2 --no-lemmas \
+--json \"$j\" && grep -q '\"nontrivial\": true, \"witness\": \"non-trivial at d=2: mutant row_max_is_min' \"$j\""
+         WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(bmc.witness-trivial-at-bound PROPERTIES LABELS bmc RUN_SERIAL TRUE)
 # A broken kernel gives a counterexample, replayed on the concrete kernel, and exit status 1.
 add_test(NAME bmc.mutant-counterexample
          COMMAND attncheck_cli bmc --harness KANI-SM-002 --format f16 --bound 1 --no-lemmas

@@ -91,7 +91,7 @@ replay_result replay_as(const harness_def& h, std::size_t bound, const std::vect
   if (mutant) slot<C>::con_mutant(*mutant)(slots);
   concrete_run<C> run(bound, slots, bits);
   slot<C>::con_body(h.body)(run);
-  return {run.assumptions_hold(), run.failed()};
+  return {run.assumptions_hold(), run.failed(), run.nonfinite_widened()};
 }
 
 // The solver queries of one proof: the formula (axioms, inputs, assumptions) asked with a prefix of
@@ -331,7 +331,9 @@ run_result prove_as(const harness_def& h, Dtype f, const run_options& o) {
   // The property: is there an input satisfying the assumptions that violates an assertion?
   z3::expr all = c.bool_val(true);
   for (const auto& ch : run.checks()) all = all && ch.condition;
-  const z3::expr violated = !all;
+  z3::expr violated = !all;
+  if (o.finite_witness)  // a witness of non-triviality: the compared values stay finite
+    for (const z3::expr& e : run.widened_finite()) violated = violated && e;
   q.model.reset();
   const z3::check_result res = solve(n_as, &violated);
   if (res == z3::unsat) return finish(verdict::proved, "");
@@ -342,6 +344,7 @@ run_result prove_as(const harness_def& h, Dtype f, const run_options& o) {
     if (m.eval(ch.condition, true).is_false()) r.failed_in_model.push_back(ch.what);
   const replay_result rep = replay_as<C>(h, r.bound, r.input_bits, o.mutant);
   r.failed_on_replay = rep.failed;
+  r.nonfinite_widened = rep.nonfinite_widened;
   if (rep.assumptions_hold && !rep.failed.empty())
     return finish(verdict::counterexample, fmt::format("{}", fmt::join(rep.failed, "; ")));
   return finish(verdict::stub_artefact,

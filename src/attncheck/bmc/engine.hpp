@@ -33,6 +33,10 @@ struct run_options {
   solver_choice solver = solver_choice::z3;
   double timeout_seconds = 60;
   const mutant_def* mutant = nullptr;
+  // A non-triviality witness (attncheck bmc runs one per proved row, with a mutant the harness
+  // catches): the counterexample must also keep every value the harness compares with a derived
+  // bound (h.widen) finite, so that it refutes the bound itself and not through a NaN or infinity.
+  bool finite_witness = false;
 };
 
 struct run_result {
@@ -51,6 +55,9 @@ struct run_result {
   std::vector<std::uint64_t> input_bits;
   std::vector<std::string> failed_in_model, failed_on_replay;
   std::uint64_t cases = 0;  // exhaustive: inputs enumerated
+  // Counterexample: whether, replayed on the concrete kernel, a value the harness compared with a
+  // derived bound (through h.widen) was NaN or infinite.
+  bool nonfinite_widened = false;
 };
 
 // Symbolic check of one harness at one format and bound (Z3).
@@ -60,6 +67,7 @@ run_result prove(const harness_def& h, Dtype f, const run_options& o);
 struct replay_result {
   bool assumptions_hold = false;
   std::vector<std::string> failed;
+  bool nonfinite_widened = false;  // a value compared with a derived bound was NaN or infinite
 };
 replay_result replay(const harness_def& h, Dtype f, std::size_t bound, const std::vector<std::uint64_t>& bits,
                      const mutant_def* mutant);

@@ -4,6 +4,7 @@
 // a counterexample or enumerating every input of a small format on the real kernel).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -57,7 +58,12 @@ class symbolic_run {
   // Add the validated tangent axiom of log at t = 1/k (axioms.hpp) to this query's log stubs.
   void use_log_tangent(std::size_t k) { s_.use_log_tangent(static_cast<int>(k)); }
   void check(const cond& c, const std::string& what) { checks_.push_back({c.expr(), what, assumptions_.size()}); }
-  wide widen(const scalar& x) const { return wide::widen(x); }
+  // A value widened is one the harness compares with a derived bound: its finiteness is recorded,
+  // so that a non-triviality witness (run_options::finite_witness) can require it.
+  wide widen(const scalar& x) const {
+    widened_finite_.push_back(is_finite(x).expr());
+    return wide::widen(x);
+  }
   wide wide_const(double v) const { return wide::constant_of(v); }
 
   struct recorded_check {
@@ -70,6 +76,7 @@ class symbolic_run {
   const std::vector<z3::expr>& var_exprs() const { return exprs_; }
   const std::vector<z3::expr>& assumptions() const { return assumptions_; }
   const std::vector<recorded_check>& checks() const { return checks_; }
+  const std::vector<z3::expr>& widened_finite() const { return widened_finite_; }
 
  private:
   session& s_;
@@ -78,6 +85,7 @@ class symbolic_run {
   std::vector<input_var> vars_;
   std::vector<z3::expr> exprs_, assumptions_;
   std::vector<recorded_check> checks_;
+  mutable std::vector<z3::expr> widened_finite_;
 };
 
 // Concrete run: any() reads the next value from given bits (a counterexample, or the enumerator's
@@ -114,13 +122,19 @@ class concrete_run {
     ++checks_;
     if (holds_ && !c) failed_.push_back(what);
   }
-  double widen(C x) const { return to_double(x); }
+  double widen(C x) const {
+    const double v = to_double(x);
+    nonfinite_widened_ = nonfinite_widened_ || !std::isfinite(v);
+    return v;
+  }
   double wide_const(double v) const { return v; }
 
   bool assumptions_hold() const { return holds_; }
   std::size_t checks() const { return checks_; }
   const std::vector<std::string>& failed() const { return failed_; }
   const std::vector<input_var>& vars() const { return vars_; }
+  // Whether a value the harness compared with a derived bound (through widen) was NaN or infinite.
+  bool nonfinite_widened() const { return nonfinite_widened_; }
 
  private:
   std::size_t bound_;
@@ -132,6 +146,7 @@ class concrete_run {
   bool holds_ = true;
   std::size_t checks_ = 0;
   std::vector<std::string> failed_;
+  mutable bool nonfinite_widened_ = false;
 };
 
 // The formats a harness runs at (all_formats()): the Dtypes whose arithmetic is their storage

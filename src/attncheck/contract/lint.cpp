@@ -84,6 +84,13 @@ void lint_contract(const Contract& c, const LintOptions& options, std::vector<Di
     }
     if (!options.repo_root.empty())
       for (const auto& name : o.coq) check_coq_theorem(o, name, options.repo_root, add);
+    if (!o.coq.empty() && std::count(o.coq_proves.begin(), o.coq_proves.end(), Obligation::CoqProves::unstated) +
+                                  static_cast<long>(o.coq.size() - std::min(o.coq.size(), o.coq_proves.size())) > 0)
+      add(o.where, Severity::warning,
+          fmt::format("the coq: links of {} do not say what they prove: write coq: {{exact: [...]}} for theorems "
+                      "about exact arithmetic and {{float: [...]}} for theorems about the rounded computation; "
+                      "coverage counts an unstated link as exact arithmetic only",
+                      o.id));
     if (!o.legacy_tolerance.empty())
       add(o.where, Severity::warning,
           fmt::format("obligation {} has a bare tolerance {}: tolerances must be derived; replace "

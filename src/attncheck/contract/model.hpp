@@ -47,6 +47,10 @@ struct Obligation {
   std::string allowance;  // the YAML `allowance:` (or a textual `tolerance:`): how it is derived; never a bare number
   std::string proof;      // path of the proof (proofs/<stem>.tex#label), if any
   std::vector<std::string> coq;  // machine-checked theorems, "File.theorem" in proofs/coq/File.v
+  // What each entry of coq (same order) proves: `coq: {exact: [...], float: [...]}`. The plain list
+  // form `coq: [...]` states nothing (unstated), and coverage counts it as exact arithmetic only.
+  enum class CoqProves { unstated, exact, floating_point };
+  std::vector<CoqProves> coq_proves;
   std::string legacy_tolerance;  // a Rust-format bare `tolerance:` number, kept for reporting
   Location where;
 };

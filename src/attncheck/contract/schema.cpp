@@ -327,7 +327,26 @@ void Parser::obligation(const YAML::Node& item, int index) {
       o.proof = text(x, "proof of " + name);
     else if (k == "coq") {
       std::vector<Location> at_each;
-      o.coq = texts(x, "coq of " + name, &at_each);
+      if (x.IsMap()) {  // {exact: [File.theorem, ...], float: [...]}: what each link proves
+        for (const auto& kv : x) {
+          const std::string kind = kv.first.Scalar();
+          if (kind != "exact" && kind != "float") {
+            error(kv.first, fmt::format("coq of {}: unknown key '{}': write coq: {{exact: [File.theorem, ...]}} for "
+                                        "an exact-arithmetic statement, {{float: [...]}} for one about the rounded "
+                                        "computation",
+                                        name, kind));
+            continue;
+          }
+          for (auto& t : texts(kv.second, "coq." + kind + " of " + name, &at_each)) {
+            o.coq.push_back(std::move(t));
+            o.coq_proves.push_back(kind == "exact" ? Obligation::CoqProves::exact
+                                                   : Obligation::CoqProves::floating_point);
+          }
+        }
+      } else {
+        o.coq = texts(x, "coq of " + name, &at_each);
+        o.coq_proves.assign(o.coq.size(), Obligation::CoqProves::unstated);
+      }
       for (std::size_t i = 0; i < o.coq.size(); ++i)
         if (!is_coq_name(o.coq[i]))
           report(Severity::warning, i < at_each.size() ? at_each[i] : at(x),

@@ -1,0 +1,33 @@
+// attncheck CLI: is a proved harness row non-trivial at its bound? A harness result counts as
+// coverage only at a bound where its assertion can fail: shown by a mutant the harness catches
+// (its registration's caught_by, which `coverage --registry` keeps equal to the YAML's catches:)
+// that the harness refutes at that very bound through the asserted bound itself, with every value
+// it compares with a derived bound finite (not through a NaN or an infinity).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "attncheck/bmc/engine.hpp"
+#include "attncheck/bmc/gappa_harness.hpp"
+
+namespace attncheck::cli {
+
+struct Witness {
+  bool nontrivial = false;
+  std::string text;  // "non-trivial at d=2: mutant ... refutes '...' with finite values" or "trivial at d = 1: ..."
+  double seconds = 0;
+};
+
+// SMT harness h at format f and bound: each mutant it catches, in registration order, asked for a
+// counterexample whose compared values are finite (run_options::finite_witness), until one is
+// found and replayed on the concrete mutant with finite values.
+Witness smt_witness(const bmc::harness_def& h, Dtype f, std::size_t bound, bmc::solver_choice solver,
+                    double timeout_seconds);
+
+// Gappa harness g at format f and row length d: a Gappa mutant it catches that gappa cannot prove
+// the asserted bound for (its enclosure of the error exceeds it), not one caught by the
+// specification check (a kernel computing another expression) or by a timeout.
+Witness gappa_witness(const bmc::gappa_harness_def& g, Dtype f, std::size_t d, double timeout_seconds);
+
+}  // namespace attncheck::cli
