@@ -18,9 +18,9 @@
 // the inputs did not help; measured). So the box is split by the position f of the first nonzero
 // exp: case f has e_0 = … = e_{f−1} = 0, e_f in [η, 1] (η the smallest subnormal: the nonzero
 // values of the format) and the rest in [0, 1]; the d cases and the zero row (case f = d, all
-// inputs [0, 0], goal ŝ = 0 exactly: gappa has no relative error at 0) cover the box [0, 1]^d, and each is a gappa run of the kernel's
-// whole d-term loop (no hand argument about leading zeros). The cost is the sum over the cases,
-// about d/3 times one script's (bench/bmc_scaling.md).
+// inputs [0, 0], goal ŝ = 0 exactly: gappa has no relative error at 0) cover the box [0, 1]^d,
+// and each is a gappa run of the kernel's whole d-term loop (no hand argument about leading
+// zeros). The cost, d + 1 runs, grows about 7 times per doubling of d (bench/bmc_scaling.md).
 #include <cmath>
 #include <limits>
 
