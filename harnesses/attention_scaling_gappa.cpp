@@ -59,7 +59,7 @@ gappa_problem score_problem(std::size_t d, const std::string& mutant) {
   for (std::size_t t = 0; t < d; ++t) k.emplace_back(rec.input("k" + std::to_string(t), -1, 1));
   const real allowance = score_allowance<C>(d, mutant);
   // γ_d is infinite once d·u >= 1 (e.g. bf16 at d = 256): the derived bound then says nothing.
-  if (!std::isfinite(allowance)) return {"", std::numeric_limits<double>::infinity(), 0};
+  if (!std::isfinite(allowance)) return {"", std::numeric_limits<double>::infinity(), 0, false, {}};
   T s;
   auto kernel = mutant == "gappa_scores_over_d"              ? scores_over_d<T>
                 : mutant == "gappa_accumulator_narrowed" ? scores_narrow_accumulator<C>
@@ -70,7 +70,7 @@ gappa_problem score_problem(std::size_t d, const std::string& mutant) {
   for (std::size_t t = 0; t < d; ++t) dot += fmt::format("{}q{} * k{}", t ? " + " : "", t, t);
   const std::string spec = fmt::format("({}) / sqrt({})", dot, gappa_literal(static_cast<double>(d)));
   const double bound = up(allowance);
-  return {rec.script(s.node(), bound, spec), bound, rec.roundings()};
+  return {rec.script(s.node(), bound, spec), bound, rec.roundings(), false, {}};
 }
 
 gappa_problem build(Dtype f, std::size_t d, const std::string& mutant) {

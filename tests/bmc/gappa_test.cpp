@@ -33,6 +33,12 @@ const gappa_harness_def& sum_harness() {
   return *h;
 }
 
+const gappa_harness_def& relative_sum_harness() {
+  const gappa_harness_def* h = find_gappa_harness("GAPPA-SM-002");
+  REQUIRE(h);
+  return *h;
+}
+
 std::string describe(const run_result& r) {
   return r.id + " [" + name_of(r.format) + ", d=" + std::to_string(r.bound) + "]: " + name_of(r.v) + " " + r.reason +
          " (" + r.solver + ", " + std::to_string(r.seconds) + " s)";
@@ -224,4 +230,71 @@ TEST_CASE("BMC-GAPPA-SUM-NONVACUOUS: the proved summation bound holds at sampled
   // Rows of 1s (trial 0) sum exactly; random rows reach a fair fraction of the bound.
   CHECK(worst > 0);
   CHECK(worst <= bound);
+}
+
+TEST_CASE("BMC-GAPPA-SUM-REL: gappa proves the relative summation bound (sum)(1 + theta), |theta| <= gamma_{d-1}") {
+  // The split: d + 1 scripts, case f with e_0..e_{f-1} = 0 and e_f >= the smallest subnormal
+  // (f16: 2^-24), the zero row with the exact goal; every one with the kernel's whole loop.
+  constexpr std::size_t d = 4;
+  const gappa_problem p = relative_sum_harness().build(Dtype::f16, d, "");
+  REQUIRE(p.cases.size() == d);
+  const double g = static_cast<double>(bounds::gamma(d - 1, bounds::model_of<f16>().u));
+  CHECK(p.bound >= g);
+  CHECK(p.bound <= g * (1 + 0x1p-50));
+  CHECK(p.script.find("e0_in in [1b-24, 1]") != std::string::npos);
+  CHECK(p.script.find(" -/ ") != std::string::npos);
+  CHECK(p.cases[1].find("e1_in in [0, 0]") != std::string::npos);
+  CHECK(p.cases[1].find("e2_in in [1b-24, 1]") != std::string::npos);
+  CHECK(p.cases[d - 1].find("e3_in in [0, 0]") != std::string::npos);
+  CHECK(p.cases[d - 1].find("<= 0 ") != std::string::npos);  // the zero row: ŝ = 0 exactly
+  for (Dtype f : {Dtype::f16, Dtype::bf16, Dtype::f32}) {
+    const run_result r = prove_gappa(relative_sum_harness(), f, 8, 60, "");
+    INFO(describe(r));
+    CHECK(r.v == verdict::proved);
+  }
+  // A failing case is named in the reason.
+  const run_result q = prove_gappa(relative_sum_harness(), Dtype::f16, 8, 60, "gappa_sum_bound_quarter");
+  INFO(describe(q));
+  CHECK(q.v == verdict::unknown);
+  CHECK(q.reason.find("case 1 of 9: gappa could not prove: REL(") != std::string::npos);
+}
+
+TEST_CASE("BMC-GAPPA-SUM-REL-NONVACUOUS: the relative bound holds at sampled rows and is stronger than the absolute one") {
+  // Rows of the box at d = 16 in f16: a one-hot 1 at a random position (the softmax maximum)
+  // and the rest tiny (sum about 1-2: the rows the issue names, where gamma*d is d/sum times
+  // looser) or uniform in [0, 1]; leading zeros in some. Long double holds every f16 sum exactly.
+  constexpr std::size_t d = 16;
+  const double rel = relative_sum_harness().build(Dtype::f16, d, "").bound;
+  const double abs_bound = sum_harness().build(Dtype::f16, d, "").bound;
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(0, 1);
+  double worst = 0, loosest_ratio = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::vector<f16> e(d);
+    const std::size_t zeros = trial % 4 == 0 ? trial % d : 0, max_at = zeros + rng() % (d - zeros);
+    const double scale = trial % 2 ? 1.0 / 64 : 1.0;
+    long double exact = 0;
+    for (std::size_t j = 0; j < d; ++j) {
+      e[j] = static_cast<f16>(j < zeros ? 0.0 : j == max_at ? 1.0 : scale * u(rng));
+      exact += static_cast<double>(e[j]);
+    }
+    const long double err = std::abs(static_cast<long double>(static_cast<double>(kernels::row_sum(e.data(), d))) - exact);
+    INFO("trial " << trial);
+    CHECK(err <= rel * exact);
+    worst = std::max(worst, static_cast<double>(err / exact));
+    loosest_ratio = std::max(loosest_ratio, static_cast<double>(abs_bound / (rel * exact)));
+  }
+  CHECK(worst > 0);
+  // At rows with sum about 1-2 the absolute statement allows 8 or more times the relative one.
+  CHECK(loosest_ratio >= 8);
+  // The bound is nearly reached, so the quarter mutant claims something false (not only
+  // unprovable): e = (1, x, ..., x), x = 2^-11 + 2^-20 just above half an ulp of 1, rounds up
+  // at every step: relative error 0.98 gamma_15.
+  std::vector<f16> e(d, static_cast<f16>(0x1p-11 + 0x1p-20));
+  e[0] = static_cast<f16>(1.0);
+  long double exact = 0;
+  for (const f16 v : e) exact += static_cast<double>(v);
+  const long double err = static_cast<long double>(static_cast<double>(kernels::row_sum(e.data(), d))) - exact;
+  CHECK(err > 0.95L * rel * exact);
+  CHECK(err <= rel * exact);
 }

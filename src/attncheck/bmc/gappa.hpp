@@ -57,8 +57,10 @@ class gappa_recorder {
   // The script proving |out.rounded - S| <= bound and no overflow anywhere, under the input
   // ranges, where S is spec (a Gappa expression of the inputs' names: the mathematics the kernel
   // must compute) or, if spec is empty, the kernel's own exact term. claimed_bound is printed
-  // exactly (round it up before, never down).
-  std::string script(const node& out, double claimed_bound, const std::string& spec = "") const;
+  // exactly (round it up before, never down). relative: the goal is instead Gappa's relative
+  // error out.rounded -/ S in [-bound, bound], i.e. out.rounded = S (1 + θ) with |θ| <= bound
+  // (so |out.rounded - S| <= bound |S|, and out.rounded = 0 where S = 0).
+  std::string script(const node& out, double claimed_bound, const std::string& spec = "", bool relative = false) const;
   std::size_t roundings() const { return rounded_names_.size(); }
 
  private:

@@ -1,7 +1,9 @@
 // attncheck: the run of a Gappa harness (gappa_harness.hpp); they are registered in bmc/registry.cpp.
 #include "attncheck/bmc/gappa_harness.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -33,19 +35,36 @@ run_result prove_gappa(const gappa_harness_def& h, Dtype f, std::size_t d, doubl
     r.reason = fmt::format("the derived bound is infinite at d = {} in {} (d u >= 1): nothing to prove", d, name_of(f));
     return r;
   }
-  if (script_out) *script_out = p.script;
+  std::vector<const std::string*> scripts{&p.script};
+  for (const auto& c : p.cases) scripts.push_back(&c);
+  if (script_out) {
+    *script_out = p.script;
+    // The cases, one after the other (each a complete script; gappa reads one at a time).
+    for (std::size_t i = 0; i < p.cases.size(); ++i)
+      *script_out += fmt::format("\n# case {} of {}: a separate gappa run\n{}", i + 2, scripts.size(), p.cases[i]);
+  }
   r.assertions = 1 + p.roundings;
   // The hypotheses are independent non-empty intervals (gappa_recorder::input checks it), so
   // they are satisfiable, and a Gappa script has no path conditions: every goal is reached.
   r.assumptions_satisfiable = true;
   r.reachable_assertions = r.assertions;
-  const gappa_answer a = run_gappa(p.script, timeout_seconds);
-  r.seconds = a.seconds;
+  // Every case must be proved, within one time limit for all of them; the first that is not
+  // decides the row (its reason names it when the box was split).
+  gappa_answer a;
+  for (std::size_t i = 0; i < scripts.size(); ++i) {
+    a = run_gappa(*scripts[i], std::max(timeout_seconds - r.seconds, 0.01));
+    r.seconds += a.seconds;
+    if (a.result != gappa_answer::status::proved) {
+      if (scripts.size() > 1) a.reason = fmt::format("case {} of {}: {}", i + 1, scripts.size(), a.reason);
+      break;
+    }
+  }
   switch (a.result) {
     case gappa_answer::status::proved: r.v = verdict::proved; break;
     case gappa_answer::status::not_proved:
       r.v = verdict::unknown;
-      r.reason = fmt::format("not proved: |error| <= {:.6g} claimed; {}", p.bound, a.reason);
+      r.reason = fmt::format("not proved: {} <= {:.6g} claimed; {}", p.relative ? "relative |error|" : "|error|",
+                             p.bound, a.reason);
       break;
     case gappa_answer::status::timeout:
     case gappa_answer::status::error:

@@ -19,6 +19,10 @@ struct gappa_problem {
   std::string script;
   double bound = 0;          // the claimed bound of |rounded - exact|, as printed in the script
   std::size_t roundings = 0; // rounded operations the kernel performed (each also range-checked)
+  bool relative = false;     // the goal is the relative error: rounded = exact (1 + θ), |θ| <= bound
+  // Further scripts when the input box is split into cases (each with the same goal, the union of
+  // their hypotheses and script's is the harness's box): proved only if script and every case are.
+  std::vector<std::string> cases;
 };
 
 // A Gappa mutant: a broken kernel or a claimed bound that is too tight; the harness applies it.
