@@ -81,7 +81,7 @@ struct Ascl001 {
     pool<T>() = {};
   }
   template <class T>
-  static void finish_run(check::Outcome& out);
+  static void finish_run(property::Outcome& out);
   template <class T>
   static void check(const KernelSet<T>& k) {
     using namespace variance_test;
@@ -153,7 +153,7 @@ struct Ascl001 {
 
 // The pooled test over the run's cases, and the run's power (a finding, printed under the row).
 template <class T>
-void Ascl001::finish_run(check::Outcome& out) {
+void Ascl001::finish_run(property::Outcome& out) {
   using namespace variance_test;
   const Pool p = pool<T>();
   if (p.cases == 0) return;
@@ -174,7 +174,7 @@ void Ascl001::finish_run(check::Outcome& out) {
       << "  Statistic:   Σ T = " << p.t_mid << ", with rounding in [" << p.t_lo << ", " << p.t_hi << "]\n"
       << "  Accepted:    [" << acc.lo << ", " << acc.hi << "]  (χ²_" << static_cast<long long>(nu) << " quantiles at α/2 = " << alpha_pool / 2 << ")\n"
       << "  Implied Var(score) ≈ " << p.t_mid / nu << " (scale ≈ " << std::sqrt(p.t_mid / nu) << ")\n";
-    out.verdict = check::Verdict::fail;
+    out.verdict = property::Verdict::fail;
     out.counterexample = s.str();
   }
 }
