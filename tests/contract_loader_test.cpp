@@ -357,7 +357,7 @@ LoadResult minimal_with(const std::string& extra) {
 }
 }  // namespace
 
-TEST_CASE("A coq: link says what it proves: {exact: [...], float: [...]}; the plain list states nothing") {
+TEST_CASE("A coq: link says what it proves: {exact: [...], float: [...]}, and the plain list states nothing") {
   std::ifstream in(fixtures + "/bad/coq-name.yaml");
   const std::string base((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::string list = "coq: [Mini.identity_holds, \"not a theorem name\"]";

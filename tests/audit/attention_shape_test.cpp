@@ -90,7 +90,7 @@ TEST_CASE("--attention-shape: every malformed word is refused with the key at fa
   }
 }
 
-TEST_CASE("--attention-shape: AUDIT-ATTB-002 runs at the shapes given; a correct kernel passes, a window off by one fails, replay keeps the shape") {
+TEST_CASE("--attention-shape: AUDIT-ATTB-002 runs at the shapes given, a correct kernel passes, a window off by one fails, the replay keeps the shape") {
   const std::string shape = " --attention-shape B=2,H=4,Hkv=2,n=150,m=333,d=32,causal=br,window=40:0,softcap=20,alibi=geo";
   Run ok = audit(lib_v2 + "--kernel attention:f32:v2_tiled_f32 --masked zeros --test AUDIT-ATTB-002" + shape);
   INFO(ok.output);
