@@ -5,7 +5,7 @@
 
 ROOT is a repository checkout (or a planted copy of its documents). Fails (exit 1, one line per
 problem) when:
-  - README.md is 15 KiB (15360 bytes) or larger;
+  - README.md is 15 KB (15,000 bytes) or larger;
   - a relative Markdown link in README.md or docs/*.md names a file that does not exist, or an
     anchor (#...) into a Markdown file that has no such heading;
   - a path written in backticks in docs/architecture.md or README.md that starts with one of the
@@ -19,7 +19,7 @@ import re
 import sys
 import unicodedata
 
-README_LIMIT = 15360
+README_LIMIT = 15000  # "under 15 KB", the issue on the house: decimal kilobytes
 TOP_LEVEL = (".ci", "bench", "cmake", "contracts", "docs", "examples", "falsify", "fuzz",
              "harnesses", "include", "proofs", "src", "tests", "tools")
 EXTENSIONS = (".cpp", ".hpp", ".h", ".c", ".md", ".yaml", ".yml", ".tex", ".v", ".sh", ".py",

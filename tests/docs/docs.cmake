@@ -90,7 +90,7 @@ set_tests_properties(cli.report.no-gnuplot PROPERTIES FIXTURES_REQUIRED attnchec
 set_tests_properties(cli.report.gate-json cli.report.html cli.report.chromium cli.report.chromium-catches
                      cli.report.not-a-report cli.report.missing cli.report.no-gnuplot PROPERTIES LABELS cli)
 
-# The README and docs/*.md: README under 15 KiB, every relative link resolves, every repository
+# The README and docs/*.md: README under 15 KB (15,000 bytes), every relative link resolves, every repository
 # path named in docs/architecture.md and README.md exists (tests/docs/check_docs.py); and the
 # checker fails on planted faults. Label `docs`: no binary needed.
 find_program(ATTNCHECK_DOCS_PYTHON3 NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
