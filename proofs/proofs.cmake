@@ -4,26 +4,26 @@
 # tools/install-deps.sh; if one is missing, its tests fail with that message (never skipped).
 set(ATTNCHECK_PROOFS_DIR ${CMAKE_CURRENT_SOURCE_DIR}/proofs)
 
-# The measured tightness tables of softmax_filtering_bound.tex come from the kernels, at build time.
-add_executable(softmax_bound_table tools/softmax_bound_table.cpp)
-target_link_libraries(softmax_bound_table PRIVATE attncheck::kernels)
-add_custom_command(
-  OUTPUT ${ATTNCHECK_PROOFS_OUT}/generated/softmax_bound_tightness.tex
-  COMMAND ${CMAKE_COMMAND} -E make_directory ${ATTNCHECK_PROOFS_OUT}/generated
-  COMMAND softmax_bound_table ${ATTNCHECK_PROOFS_OUT}/generated/softmax_bound_tightness.tex
-  DEPENDS softmax_bound_table
-  COMMENT "Measuring the softmax-filtering bound's tightness (proofs/softmax_filtering_bound.tex)")
+# A table a proof argues from, measured at build time by a tool from the kernels, never typed in:
+# tools/<tool>.cpp writes proofs/generated/<table>.tex.
+function(attncheck_generated_table tool table comment)
+  add_executable(${tool} tools/${tool}.cpp)
+  target_include_directories(${tool} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  target_link_libraries(${tool} PRIVATE attncheck::core)
+  add_custom_command(
+    OUTPUT ${ATTNCHECK_PROOFS_OUT}/generated/${table}.tex
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${ATTNCHECK_PROOFS_OUT}/generated
+    COMMAND ${tool} ${ATTNCHECK_PROOFS_OUT}/generated/${table}.tex
+    DEPENDS ${tool}
+    COMMENT "${comment}")
+endfunction()
+# The measured tightness tables of softmax_filtering_bound.tex.
+attncheck_generated_table(softmax_bound_table softmax_bound_tightness
+                          "Measuring the softmax-filtering bound's tightness (proofs/softmax_filtering_bound.tex)")
 # The smallest distances between position-encoding rows that attention_equivariance.tex argues from:
 # the exhaustive search of falsify/position_rows.hpp on kernels::position_encoding (f32, f64; ~6 s).
-add_executable(position_rows_table tools/position_rows_table.cpp)
-target_include_directories(position_rows_table PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-target_link_libraries(position_rows_table PRIVATE attncheck::core)
-add_custom_command(
-  OUTPUT ${ATTNCHECK_PROOFS_OUT}/generated/position_rows_minima.tex
-  COMMAND ${CMAKE_COMMAND} -E make_directory ${ATTNCHECK_PROOFS_OUT}/generated
-  COMMAND position_rows_table ${ATTNCHECK_PROOFS_OUT}/generated/position_rows_minima.tex
-  DEPENDS position_rows_table
-  COMMENT "Searching the closest position-encoding rows (proofs/attention_equivariance.tex)")
+attncheck_generated_table(position_rows_table position_rows_minima
+                          "Searching the closest position-encoding rows (proofs/attention_equivariance.tex)")
 add_custom_target(proofs_generated ALL DEPENDS ${ATTNCHECK_PROOFS_OUT}/generated/softmax_bound_tightness.tex
                                                ${ATTNCHECK_PROOFS_OUT}/generated/position_rows_minima.tex)
 # The LaTeX tests need the tables even in a build that made only some targets (--target ...):

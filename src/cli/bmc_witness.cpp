@@ -46,11 +46,14 @@ Witness smt_witness(const bmc::harness_def& h, Dtype f, std::size_t bound, bmc::
     w.seconds += r.seconds;
     undecided = undecided || r.v == bmc::verdict::unknown;
     if (r.v == bmc::verdict::counterexample && !r.nonfinite_widened) {
+      std::vector<std::string> failed;  // each assertion once (a loop's check fails at several i)
+      for (const auto& c : r.failed_on_replay)
+        if (std::find(failed.begin(), failed.end(), c) == failed.end()) failed.push_back(c);
       w.nontrivial = true;
       w.text = fmt::format("non-trivial at {}={}: mutant {} fails '{}' on the concrete kernel, no value compared with a "
                            "derived bound NaN or infinite (replay: {})",
                            h.bound_name,
-                           bound, m.name, join(r.failed_on_replay, "; "), bmc::replay_command(r, &m));
+                           bound, m.name, join(failed, "; "), bmc::replay_command(r, &m));
       return w;
     }
     why.push_back(m.name + ": " +

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Shows that check_docs.py can fail: on planted copies of the documents, each with one fault (a
 # link to a missing file, a link to a missing heading, a path in docs/architecture.md that does
-# not exist, a README of 15 KiB), it must exit 1 and name the fault; on the unbroken copy it must
+# not exist, a README of 15 KB), it must exit 1 and name the fault; on the unbroken copy it must
 # pass.
 #   check_docs_catches.sh PYTHON3
 set -uo pipefail
@@ -53,6 +53,6 @@ printf '\nThe kernels: `src/attncheck/kernels/sofmtax.hpp`.\n' >>"$work/tree/doc
 expect_fault "a missing path in docs/architecture.md" '`src/attncheck/kernels/sofmtax\.hpp` names a path that does not exist'
 
 plant
-head -c 15360 /dev/zero | tr '\0' 'x' >>"$work/tree/README.md"
-expect_fault "a README of 15 KiB" '^README\.md: [0-9]+ bytes, the limit is under 15360$'
+head -c 15000 /dev/zero | tr '\0' 'x' >>"$work/tree/README.md"
+expect_fault "a README of 15 KB" '^README\.md: [0-9]+ bytes, the limit is under 15000$'
 exit $status
