@@ -2,12 +2,12 @@
 #include "attncheck/audit/attention_shape.hpp"
 
 #include <algorithm>
-#include <cerrno>
+#include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <vector>
+
+#include "attncheck/text/numbers.hpp"
 
 namespace attncheck::audit {
 
@@ -29,44 +29,24 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
   }
 }
 
-bool to_size(std::string_view v, std::size_t& out) {
-  if (v.empty() || v.size() > 12) return false;
-  std::size_t r = 0;
-  for (char c : v) {
-    if (c < '0' || c > '9') return false;
-    r = r * 10 + static_cast<std::size_t>(c - '0');
-  }
-  out = r;
+// The whole of v as a number of type N (std::from_chars: no sign for unsigned, no spaces, no '+').
+template <class N>
+bool whole(std::string_view v, N& out) {
+  N x{};
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (ec != std::errc{} || end != v.data() + v.size() || v.empty()) return false;
+  out = x;
   return true;
 }
 
-bool to_long(std::string_view v, long long& out) {
-  if (v == "-1") return out = -1, true;
-  std::size_t u = 0;
-  if (!to_size(v, u)) return false;
-  out = static_cast<long long>(u);
-  return true;
-}
-
-bool to_double(std::string_view v, double& out) {
-  const std::string s(v);
-  if (s.empty()) return false;
-  char* end = nullptr;
-  errno = 0;
-  out = std::strtod(s.c_str(), &end);
-  return errno == 0 && end == s.c_str() + s.size() && std::isfinite(out);
-}
+bool to_size(std::string_view v, std::size_t& out) { return whole(v, out); }
+bool to_long(std::string_view v, long long& out) { return whole(v, out) && out >= -1; }
+bool to_double(std::string_view v, double& out) { return whole(v, out) && std::isfinite(out); }
 
 bool to_alignment(std::string_view v, kernels::Alignment& a) {
   if (v == "tl") return a = kernels::Alignment::top_left, true;
   if (v == "br") return a = kernels::Alignment::bottom_right, true;
   return false;
-}
-
-std::string g17(double x) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
 }
 
 }  // namespace
@@ -98,9 +78,12 @@ std::string parse_attention_shape(std::string_view spec, kernels::AttentionProbl
   if (s.dv == 0) s.dv = s.d;
   if (s.heads % s.kv_heads != 0)
     return "H = " + std::to_string(s.heads) + " is not a multiple of Hkv = " + std::to_string(s.kv_heads);
-  for (std::size_t elements : {s.q_size(), s.k_size(), s.v_size(), s.o_size()})
-    if (elements > max_tensor_elements || elements / std::max<std::size_t>(s.batch, 1) > max_tensor_elements)
-      return "a tensor of this shape has " + std::to_string(elements) + " elements; attncheck builds at most 2^28 per tensor";
+  // In doubles: the products of sizes as large as from_chars reads would wrap in 64 bits.
+  const double B = static_cast<double>(s.batch), H = static_cast<double>(s.heads), G = static_cast<double>(s.kv_heads);
+  const double n = static_cast<double>(s.n), m = static_cast<double>(s.m), d = static_cast<double>(s.d), dv = static_cast<double>(s.dv);
+  for (double elements : {B * n * H * d, B * m * G * d, B * m * G * dv, B * n * H * dv})
+    if (elements > static_cast<double>(max_tensor_elements))
+      return "a tensor of this shape has " + decimal(elements, 6) + " elements; attncheck builds at most 2^28 per tensor";
 
   p.scale = 1 / std::sqrt(static_cast<double>(s.d));
   if (auto it = kv.find("scale"); it != kv.end() && (!to_double(it->second, p.scale) || !(p.scale > 0)))
@@ -150,12 +133,12 @@ std::string attention_shape_spec(const kernels::AttentionProblem& p) {
   const auto al = [](kernels::Alignment a) { return a == kernels::Alignment::bottom_right ? "br" : "tl"; };
   std::string r = "B=" + std::to_string(s.batch) + ",H=" + std::to_string(s.heads) + ",Hkv=" + std::to_string(s.kv_heads) +
                   ",n=" + std::to_string(s.n) + ",m=" + std::to_string(s.m) + ",d=" + std::to_string(s.d) + ",dv=" + std::to_string(s.dv) +
-                  ",scale=" + g17(p.scale) + ",causal=" + (p.mask.causal ? al(p.mask.alignment) : "off") + ",align=" + al(p.mask.alignment) +
+                  ",scale=" + decimal(p.scale) + ",causal=" + (p.mask.causal ? al(p.mask.alignment) : "off") + ",align=" + al(p.mask.alignment) +
                   ",window=" + std::to_string(p.mask.window_left) + ":" + std::to_string(p.mask.window_right);
-  if (p.softcap > 0) r += ",softcap=" + g17(p.softcap);
+  if (p.softcap > 0) r += ",softcap=" + decimal(p.softcap);
   if (!p.alibi_slopes.empty()) {
     r += ",alibi=";
-    for (std::size_t h = 0; h < p.alibi_slopes.size(); ++h) r += (h ? "/" : "") + g17(p.alibi_slopes[h]);
+    for (std::size_t h = 0; h < p.alibi_slopes.size(); ++h) r += (h ? "/" : "") + decimal(p.alibi_slopes[h]);
   }
   return r;
 }
