@@ -2,8 +2,8 @@
 // counterexample that is real (it fails on the concrete broken kernel too). They are templates
 // over the scalar, like the reference kernels, so they run symbolically and concretely. Those the
 // gate's mutants also use are written once, in attncheck/kernels/broken.hpp; the ones left here
-// break a step slot the gate's KernelSet does not have (max_step, shifted_exp_step), or a kernel
-// in a way no gate mutant does (entropy_normalised, softmax_drops_last).
+// break a step slot the gate's KernelSet does not have (max_step, shifted_exp_step,
+// normalise_row), or a kernel in a way no gate mutant does (entropy_normalised, softmax_drops_last).
 #include "attncheck/kernels/broken.hpp"
 #include "harnesses/support.hpp"
 
@@ -42,6 +42,19 @@ struct ExpUnshifted {
   static constexpr const char* description = "shifted_exp_step computes exp(x), not exp(x - m)";
   static std::vector<std::string> caught_by() { return {"LEM-SM-001"}; }
   template <class T> static void apply(kernel_slots<T>& k) { k.shifted_exp_step = exp_unshifted<T>; }
+};
+
+// The denominator misses the last exp (an off-by-one loop bound in the sum), so the outputs sum to
+// more than 1 whenever the last exp is not negligible.
+template <class T> void normalise_sum_skips_last(T* e, std::size_t n) {
+  const T s = kernels::row_sum(e, n > 1 ? n - 1 : n);
+  for (std::size_t i = 0; i < n; ++i) e[i] = e[i] / s;
+}
+struct NormaliseSkipsLast {
+  static constexpr const char* name = "normalise_sum_skips_last";
+  static constexpr const char* description = "normalise_row divides by the sum of all exps but the last";
+  static std::vector<std::string> caught_by() { return {"KANI-SM-003"}; }
+  template <class T> static void apply(kernel_slots<T>& k) { k.normalise_row = normalise_sum_skips_last<T>; }
 };
 
 struct ScoresUnscaled {
@@ -124,6 +137,7 @@ struct AttentionAlwaysCausal {
 
 const bool registered = register_mutant(make_mutant<SoftmaxNoMax>()) && register_mutant(make_mutant<RowMaxIsMin>()) &&
                         register_mutant(make_mutant<ExpUnshifted>()) &&
+                        register_mutant(make_mutant<NormaliseSkipsLast>()) &&
                         register_mutant(make_mutant<ScoresUnscaled>()) &&
                         register_mutant(make_mutant<EntropyUnguarded>()) && register_mutant(make_mutant<EntropyFlipped>()) &&
                         register_mutant(make_mutant<EntropyNormalised>()) &&

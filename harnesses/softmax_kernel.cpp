@@ -7,6 +7,21 @@
 namespace attncheck::harnesses {
 namespace {
 
+// The check KANI-SM-001 and KANI-SM-003 share: the outputs y_0..y_{d-1} are finite and their
+// binary64 sum is within the derived normalisation bound of 1 (plus the binary64 summation error).
+template <class H>
+void check_sums_to_one(H& h, const std::vector<typename H::scalar>& y) {
+  const std::size_t d = y.size();
+  typename H::wide s = h.wide_const(0);
+  for (const auto& yi : y) {
+    h.check(is_finite(yi), "y_i finite");
+    s = s + h.widen(yi);
+  }
+  const real n = bounds::normalisation_bound(d, model<H>());
+  const real b = n + wide_sum_slack(d, 1 + n);  // Σ|y_i| <= 1 + n
+  h.check(s <= h.wide_const(up(1 + b)) && s >= h.wide_const(-up(-(1 - b))), "|sum y - 1| <= derived bound");
+}
+
 /// KANI-SM-001: the outputs of a finite row sum to 1 within the derived normalisation bound.
 struct bmc_sm_001 {
   template <class H> void operator()(H& h) const {
@@ -15,14 +30,31 @@ struct bmc_sm_001 {
     std::vector<T> x = h.any_vector("x", d), y(d);
     for (const T& xi : x) h.assume(is_finite(xi));
     h.k().softmax(x.data(), y.data(), d);
-    typename H::wide s = h.wide_const(0);
-    for (const T& yi : y) {
-      h.check(is_finite(yi), "y_i finite");
-      s = s + h.widen(yi);
+    check_sums_to_one(h, y);
+  }
+};
+
+/// KANI-SM-003: the kernel's normalisation step (normalise_row: s = row_sum(e), then e_i / s) on
+/// every row of exps the exp step can produce gives outputs that sum to 1 within the derived
+/// bound. The inputs are the exps themselves: any e in [0, 1]^d with some e_k = 1 — what the
+/// softmax kernel hands to normalise_row for every finite row (row_max is some x_k >= every x_i by
+/// LEM-ASCL-001, and LEM-SM-001 gives exp(x_i - m) in [0, 1] and exp(m - m) = 1). This leaves
+/// row_max, the subtractions and exp's axioms out of the query, which is what stops KANI-SM-001 at
+/// d = 1 (bench/bmc_scaling.md); the set of rows is a superset of the reachable ones, so a proof
+/// here holds for the kernel's rows.
+struct bmc_sm_003 {
+  template <class H> void operator()(H& h) const {
+    using T = typename H::scalar;
+    const std::size_t d = h.bound();
+    std::vector<T> e = h.any_vector("e", d);
+    typename H::cond some_one(false);
+    for (const T& ei : e) {
+      h.assume(ei >= lit<T>(0) && ei <= lit<T>(1));
+      some_one = some_one || ei == lit<T>(1);
     }
-    const real n = bounds::normalisation_bound(d, model<H>());
-    const real b = n + wide_sum_slack(d, 1 + n);  // Σ|y_i| <= 1 + n
-    h.check(s <= h.wide_const(up(1 + b)) && s >= h.wide_const(-up(-(1 - b))), "|sum y - 1| <= derived bound");
+    h.assume(some_one);
+    h.k().normalise_row(e.data(), d);
+    check_sums_to_one(h, e);
   }
 };
 
@@ -100,6 +132,10 @@ struct lem_sm_004 {
 const bool registered =
     register_harness({"KANI-SM-001", "softmax-kernel-v1", "softmax outputs sum to 1 within the derived bound",
                       false, true, 1, {}, "", make_body<bmc_sm_001>()}) &&
+    register_harness({"KANI-SM-003", "softmax-kernel-v1",
+                      "normalisation step: e in [0, 1]^d with some e_k = 1, divided by its sum, sums to 1 within "
+                      "the derived bound",
+                      false, false, 1, {}, "", make_body<bmc_sm_003>()}) &&
     register_harness({"KANI-SM-002", "softmax-kernel-v1", "softmax outputs in [0, 1] for every finite row", false,
                       true, 1, {"LEM-ASCL-001", "LEM-SM-001", "LEM-SM-002", "LEM-SM-003", "LEM-SM-005", "LEM-SM-004"},
                       "row_max by induction with LEM-ASCL-001 is >= every x_i and equal to some x_k, finite; "

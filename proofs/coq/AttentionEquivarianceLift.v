@@ -82,7 +82,7 @@ Proof.
   assert (Hmap : forall l, Forall (fun xi => is_finite xi = true) l ->
             map (fun xi => shifted_exp_step exp xi m') l = map (fun xi => shifted_exp_step exp xi m) l).
   { intros l Fl. apply map_ext_in. intros xi Hi. apply He. exact (proj1 (Forall_forall _ _) Fl xi Hi). }
-  unfold softmax, softmax_exps. fold m' m.
+  unfold softmax, normalise_row, softmax_exps. fold m' m.
   rewrite (Hmap (x1 :: x0 :: rest) ltac:(repeat constructor; assumption)).
   cbn [map swap01].
   (* The sums: the first two steps from +0 commute bit for bit (LEM-AEQ-004), the rest are equal. *)

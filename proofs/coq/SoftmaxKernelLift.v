@@ -127,15 +127,17 @@ Definition row_max (x0 : float) (xs : list float) : float := fold_left max_step 
 Definition sum_step (s e : float) : float := Bplus mode_NE s e.
 Definition row_sum (e : list float) : float := fold_left sum_step e zero.
 
+(** [normalise_row]: [s = row_sum(e, n); for (i = 0; i < n; ++i) e[i] = e[i] / s;] *)
+Definition normalise_row (e : list float) : list float := map (fun ei => Bdiv mode_NE ei (row_sum e)) e.
+
 (** [softmax]: [if (n == 0) return; m = row_max(x, n); y[i] = shifted_exp_step(x[i], m);
-    s = row_sum(y, n); y[i] = y[i] / s;] *)
+    normalise_row(y, n);] *)
 Definition softmax_exps (x : list float) : list float :=
   match x with
   | [] => []
   | x0 :: xs => map (fun xi => shifted_exp_step xi (row_max x0 xs)) x
   end.
-Definition softmax (x : list float) : list float :=
-  let e := softmax_exps x in map (fun ei => Bdiv mode_NE ei (row_sum e)) e.
+Definition softmax (x : list float) : list float := normalise_row (softmax_exps x).
 
 (** ** The step lemmas, as the solver proved them (harnesses/attention_scaling.cpp,
     harnesses/softmax_kernel.cpp): each [h.assume] a premise, each [h.check] a conclusion. *)
@@ -261,7 +263,7 @@ Theorem kani_sm_002_all_d (x : list float) :
   Forall (fun yi => Bleb zero yi = true /\ Bleb yi one = true) (softmax x).
 Proof.
   intros Hne Fx. destruct (softmax_exps_spec x Hne Fx) as [He Hk].
-  unfold softmax. set (e := softmax_exps x) in *.
+  unfold softmax, normalise_row. set (e := softmax_exps x) in *.
   destruct top_finite_nonneg as [Ftop Htop].
   destruct (row_sum_spec e zero zero He (Bleb_refl_finite _ is_finite_zero)
               (Bleb_refl_finite _ is_finite_zero) Htop) as [H0s [Hall [c [Hsc Hctop]]]].
@@ -290,6 +292,7 @@ Arguments shifted_exp_step {prec emax prec_gt_0_ prec_lt_emax_} exp.
 Arguments row_max {prec emax}.
 Arguments sum_step {prec emax prec_gt_0_ prec_lt_emax_}.
 Arguments row_sum {prec emax prec_gt_0_ prec_lt_emax_}.
+Arguments normalise_row {prec emax prec_gt_0_ prec_lt_emax_}.
 Arguments softmax_exps {prec emax prec_gt_0_ prec_lt_emax_} exp.
 Arguments softmax {prec emax prec_gt_0_ prec_lt_emax_} exp.
 Arguments LEM_SM_001 prec emax {prec_gt_0_ prec_lt_emax_} exp.

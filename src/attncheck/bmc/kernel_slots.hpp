@@ -21,8 +21,9 @@ namespace attncheck::bmc {
 // sym<C> compiles in 21.6 s against 19.7 s for these slots, so compile time is not the reason:
 //  - KernelSet<sym<C>> does not compile as it is: position_encoding needs sin and cos, which the
 //    symbolic scalar has no model of (only exp and log, through validated axioms: axioms.hpp);
-//  - the step slots (max_step, row_max, shifted_exp_step, entropy_term) are the reference
-//    kernels' own decomposition, which the all-d composition lemmas prove one element at a time.
+//  - the step slots (max_step, row_max, shifted_exp_step, normalise_row, entropy_term) are the
+//    reference kernels' own decomposition, which the all-d composition lemmas prove one element at
+//    a time (and KANI-SM-003 one step at a time).
 //    A KernelSet also holds a user's library (`attncheck audit`), which has no steps: on it these
 //    slots would silently stay the reference's;
 //  - what KernelSet adds for storage × arithmetic (computed_in: f16 storage, f32 arithmetic) has
@@ -35,6 +36,7 @@ struct kernel_slots {
   T (*max_step)(T, T) = kernels::max_step<T>;
   T (*row_max)(const T*, std::size_t) = kernels::row_max<T>;
   T (*shifted_exp_step)(T, T) = kernels::shifted_exp_step<T>;
+  void (*normalise_row)(T*, std::size_t) = kernels::normalise_row<T>;
   void (*softmax)(const T*, T*, std::size_t) = kernels::softmax<T>;
   void (*scores)(const T*, const T*, std::size_t, std::size_t, std::size_t, T*) = kernels::scores<T>;
   void (*attention)(const T*, const T*, const T*, std::size_t, std::size_t, std::size_t, std::size_t, bool,
