@@ -138,6 +138,8 @@ TEST_CASE("BMC-MUTANT-softmax_no_max_subtraction: caught by KANI-SM-001, KANI-SM
 }
 TEST_CASE("BMC-MUTANT-row_max_is_min: caught by KANI-ASCL-002, LEM-ASCL-001") { expect_caught("row_max_is_min", 2); }
 TEST_CASE("BMC-MUTANT-exp_step_unshifted: caught by LEM-SM-001") { expect_caught("exp_step_unshifted", 1); }
+// Two exps: the sum then misses one that is not negligible (e = (1, 1): outputs 1 and 1).
+TEST_CASE("BMC-MUTANT-normalise_sum_skips_last: caught by KANI-SM-003") { expect_caught("normalise_sum_skips_last", 2); }
 TEST_CASE("BMC-MUTANT-scores_unscaled: caught by KANI-ASCL-001") { expect_caught("scores_unscaled", 2); }
 TEST_CASE("BMC-MUTANT-entropy_log_zero: caught by LEM-ASCL-003") { expect_caught("entropy_log_zero", 1); }
 TEST_CASE("BMC-MUTANT-entropy_sign_flipped: caught by BMC-ASCL-003, LEM-ASCL-003") {
@@ -156,7 +158,7 @@ TEST_CASE("BMC-MUTANT-attention_always_causal: caught by KANI-AEQ-002") { expect
 
 TEST_CASE("BMC-TRUST-MUTANT-LIST: every registered mutant has its own test case above") {
   const std::vector<std::string> tested = {"softmax_no_max_subtraction", "row_max_is_min", "exp_step_unshifted",
-                                           "scores_unscaled", "entropy_log_zero", "entropy_sign_flipped",
+                                           "normalise_sum_skips_last", "scores_unscaled", "entropy_log_zero", "entropy_sign_flipped",
                                            "entropy_normalised", "rmsnorm_no_eps", "jvp_uncentred",
                                            "softmax_drops_last", "attention_always_causal"};
   for (const mutant_def& m : mutants())
