@@ -330,6 +330,11 @@ TEST_CASE("BMC-GAPPA-SCORE-REL: gappa proves the relative score bound for positi
     CHECK(r.v == verdict::proved);
     CHECK(r.assumptions_satisfiable);
   }
+  // bf16 at d = 128: the derived relative bound exceeds 1 (γ_128 = 1 there), which says nothing.
+  const run_result none = prove_gappa(relative_score_harness(), Dtype::bf16, 128, 60, "");
+  INFO(describe(none));
+  CHECK(none.v == verdict::unsupported);
+  CHECK(none.reason.find(">= 1") != std::string::npos);
   // The too-tight bound fails through the relative goal itself.
   const run_result q = prove_gappa(relative_score_harness(), Dtype::f16, 8, 60, "gappa_score_bound_quarter");
   INFO(describe(q));
