@@ -43,6 +43,8 @@ if [ "$section" = gappa ] || [ "$section" = all ]; then
   for f in f16 bf16 f32 f64; do scale GAPPA-ASCL-001 "$f" 2 8 16 32 64 128 256 512 1024; done
   # The relative sum bound: d + 1 gappa runs per bound (one per position of the first nonzero exp).
   for f in f16 bf16 f32 f64; do scale GAPPA-SM-002 "$f" 2 4 8 16 24 32 48 64; done
+  # The relative score bound (positive normal products): one gappa run per bound.
+  for f in f16 bf16 f32 f64; do scale GAPPA-ASCL-002 "$f" 2 8 16 32 64 128 256; done
 fi
 [ "$section" = smt ] || [ "$section" = all ] || exit 0
 for h in KANI-ASCL-002 KANI-SM-002 KANI-SM-001 KANI-SM-003 KANI-QKN-002 KANI-QKN-001 BMC-ASCL-003 BMC-SLIP-001 KANI-ASCL-001; do

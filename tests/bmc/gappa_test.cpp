@@ -27,6 +27,12 @@ const gappa_harness_def& score_harness() {
   return *h;
 }
 
+const gappa_harness_def& relative_score_harness() {
+  const gappa_harness_def* h = find_gappa_harness("GAPPA-ASCL-002");
+  REQUIRE(h);
+  return *h;
+}
+
 const gappa_harness_def& sum_harness() {
   const gappa_harness_def* h = find_gappa_harness("GAPPA-SM-001");
   REQUIRE(h);
@@ -296,5 +302,93 @@ TEST_CASE("BMC-GAPPA-SUM-REL-NONVACUOUS: the relative bound holds at sampled row
   for (const f16 v : e) exact += static_cast<double>(v);
   const long double err = static_cast<long double>(static_cast<double>(kernels::row_sum(e.data(), d))) - exact;
   CHECK(err > 0.95L * rel * exact);
+  CHECK(err <= rel * exact);
+}
+
+TEST_CASE("BMC-GAPPA-SCORE-REL: gappa proves the relative score bound for positive normal products") {
+  // The box q_t, k_t in [lo, 1], lo = 2^-6 in f16 (every product >= 2^-12 > 2^-14, normal), the
+  // relative goal, and the claimed bound score_bound(1, √d, d) with η = 0: the derived bound per
+  // unit of |s| when Σ|q_t k_t| = |q·k| and nothing underflows.
+  constexpr std::size_t d = 4;
+  const gappa_problem p = relative_score_harness().build(Dtype::f16, d, "");
+  CHECK(p.relative);
+  CHECK(p.cases.empty());
+  CHECK(p.script.find("q0_in in [1b-6, 1]") != std::string::npos);
+  CHECK(p.script.find("k3_in in [1b-6, 1]") != std::string::npos);
+  CHECK(p.script.find(" -/ ") != std::string::npos);
+  CHECK(p.script.find("S_spec = (q0 * k0 + q1 * k1 + q2 * k2 + q3 * k3) / sqrt(1b2);") != std::string::npos);
+  bounds::Model md = bounds::model_of<f16>();
+  md.eta = 0;
+  const double k = static_cast<double>(bounds::score_bound(1, 2, d, md));
+  CHECK(p.bound >= k);
+  CHECK(p.bound <= k * (1 + 0x1p-50));
+  CHECK(relative_score_harness().build(Dtype::bf16, d, "").script.find("q0_in in [1b-62, 1]") != std::string::npos);
+  CHECK(relative_score_harness().build(Dtype::f64, d, "").script.find("q0_in in [1b-510, 1]") != std::string::npos);
+  for (Dtype f : {Dtype::f16, Dtype::bf16, Dtype::f32}) {
+    const run_result r = prove_gappa(relative_score_harness(), f, 16, 60, "");
+    INFO(describe(r));
+    CHECK(r.v == verdict::proved);
+    CHECK(r.assumptions_satisfiable);
+  }
+  // bf16 at d = 128: the derived relative bound exceeds 1 (γ_128 = 1 there), which says nothing.
+  const run_result none = prove_gappa(relative_score_harness(), Dtype::bf16, 128, 60, "");
+  INFO(describe(none));
+  CHECK(none.v == verdict::unsupported);
+  CHECK(none.reason.find(">= 1") != std::string::npos);
+  // The too-tight bound fails through the relative goal itself.
+  const run_result q = prove_gappa(relative_score_harness(), Dtype::f16, 8, 60, "gappa_score_bound_quarter");
+  INFO(describe(q));
+  CHECK(q.v == verdict::unknown);
+  CHECK(q.reason.find("gappa could not prove: REL(") != std::string::npos);
+}
+
+TEST_CASE("BMC-GAPPA-SCORE-REL-NONVACUOUS: the relative score bound holds at sampled points and is stronger than the absolute one") {
+  // Points of the box at d = 64 in f16: q = k = 1, uniform in [lo, 1], and rows with small
+  // Σ q_t k_t (entries near lo), where the absolute statement (Σ|q_t k_t| = d) is far looser.
+  // Long double holds every f16 product and their sum of 64 terms exactly; the division by √d
+  // adds one long double rounding (2^-64 relative), far below the bound.
+  constexpr std::size_t d = 64;
+  const double rel = relative_score_harness().build(Dtype::f16, d, "").bound;
+  const double abs_bound = score_harness().build(Dtype::f16, d, "").bound;
+  const double lo = 0x1p-6;
+  std::mt19937_64 rng(13);
+  std::uniform_real_distribution<double> u(lo, 1);
+  double worst = 0, loosest_ratio = 0;
+  for (int trial = 0; trial < 500; ++trial) {
+    std::vector<f16> q(d), k(d);
+    const double top = trial % 3 == 2 ? 4 * lo : 1.0;  // a third of the rows: entries in [lo, 4 lo]
+    std::uniform_real_distribution<double> v(lo, top);
+    long double exact = 0;
+    for (std::size_t t = 0; t < d; ++t) {
+      q[t] = static_cast<f16>(trial == 0 ? 1.0 : v(rng));
+      k[t] = static_cast<f16>(trial == 0 ? 1.0 : trial % 3 == 1 ? u(rng) : v(rng));
+      exact += static_cast<long double>(static_cast<double>(q[t])) * static_cast<double>(k[t]);
+    }
+    exact /= std::sqrt(static_cast<long double>(d));
+    f16 s{};
+    kernels::scores(q.data(), k.data(), 1, 1, d, &s);
+    const long double err = std::abs(static_cast<long double>(static_cast<double>(s)) - exact);
+    INFO("trial " << trial);
+    CHECK(err <= rel * exact);
+    worst = std::max(worst, static_cast<double>(err / exact));
+    loosest_ratio = std::max(loosest_ratio, static_cast<double>(abs_bound / (rel * exact)));
+  }
+  CHECK(worst > 0);
+  // Rows with entries in [lo, 4 lo] have |s| about 64 (2.5 lo)^2 / 8 = 0.012: there the absolute
+  // statement (0.27 at d = 64) allows several hundred times the relative one (K |s|, K = 0.034).
+  CHECK(loosest_ratio >= 300);
+  // The bound is nearly reached, so the quarter mutant claims something false (not only
+  // unprovable): q_0 = k_0 = 1, then q_t = 2^-5 + 2^-14, k_t = 2^-6 (in the box), products
+  // 2^-11 + 2^-20, just above half an ulp of the accumulator in [1, 2): every step rounds up by
+  // almost 2^-11, and √64 = 8 divides exactly; relative error about 0.89 of the bound.
+  std::vector<f16> q(d, static_cast<f16>(0x1p-5 + 0x1p-14)), k(d, static_cast<f16>(0x1p-6));
+  q[0] = k[0] = static_cast<f16>(1.0);
+  long double exact = 0;
+  for (std::size_t t = 0; t < d; ++t) exact += static_cast<long double>(static_cast<double>(q[t])) * static_cast<double>(k[t]);
+  exact /= 8;
+  f16 s{};
+  kernels::scores(q.data(), k.data(), 1, 1, d, &s);
+  const long double err = static_cast<long double>(static_cast<double>(s)) - exact;
+  CHECK(err > 0.85L * rel * exact);
   CHECK(err <= rel * exact);
 }

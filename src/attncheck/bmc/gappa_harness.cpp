@@ -35,6 +35,14 @@ run_result prove_gappa(const gappa_harness_def& h, Dtype f, std::size_t d, doubl
     r.reason = fmt::format("the derived bound is infinite at d = {} in {} (d u >= 1): nothing to prove", d, name_of(f));
     return r;
   }
+  // A relative bound |θ| >= 1 allows ŝ = 0 or the wrong sign: it says nothing (and gappa refuses a
+  // relative range that reaches -1), e.g. the score's relative form in bf16 at d = 128.
+  if (p.relative && p.bound >= 1) {
+    r.v = verdict::unsupported;
+    r.reason = fmt::format("the derived relative bound is {:g} >= 1 at d = {} in {}: nothing to prove", p.bound, d,
+                           name_of(f));
+    return r;
+  }
   std::vector<const std::string*> scripts{&p.script};
   for (const auto& c : p.cases) scripts.push_back(&c);
   if (script_out) {
