@@ -53,7 +53,7 @@ template <class T> void normalise_sum_skips_last(T* e, std::size_t n) {
 struct NormaliseSkipsLast {
   static constexpr const char* name = "normalise_sum_skips_last";
   static constexpr const char* description = "normalise_row divides by the sum of all exps but the last";
-  static std::vector<std::string> caught_by() { return {"KANI-SM-003"}; }
+  static std::vector<std::string> caught_by() { return {"KANI-SM-004"}; }
   template <class T> static void apply(kernel_slots<T>& k) { k.normalise_row = normalise_sum_skips_last<T>; }
 };
 

@@ -7,7 +7,7 @@
 namespace attncheck::harnesses {
 namespace {
 
-// The check KANI-SM-001 and KANI-SM-003 share: the outputs y_0..y_{d-1} are finite and their
+// The check KANI-SM-001 and KANI-SM-004 share: the outputs y_0..y_{d-1} are finite and their
 // binary64 sum is within the derived normalisation bound of 1 (plus the binary64 summation error).
 template <class H>
 void check_sums_to_one(H& h, const std::vector<typename H::scalar>& y) {
@@ -34,7 +34,7 @@ struct bmc_sm_001 {
   }
 };
 
-/// KANI-SM-003: the kernel's normalisation step (normalise_row: s = row_sum(e), then e_i / s) on
+/// KANI-SM-004: the kernel's normalisation step (normalise_row: s = row_sum(e), then e_i / s) on
 /// every row of exps the exp step can produce gives outputs that sum to 1 within the derived
 /// bound. The inputs are the exps themselves: any e in [0, 1]^d with some e_k = 1 — what the
 /// softmax kernel hands to normalise_row for every finite row (row_max is some x_k >= every x_i by
@@ -42,7 +42,7 @@ struct bmc_sm_001 {
 /// row_max, the subtractions and exp's axioms out of the query, which is what stops KANI-SM-001 at
 /// d = 1 (bench/bmc_scaling.md); the set of rows is a superset of the reachable ones, so a proof
 /// here holds for the kernel's rows.
-struct bmc_sm_003 {
+struct bmc_sm_004 {
   template <class H> void operator()(H& h) const {
     using T = typename H::scalar;
     const std::size_t d = h.bound();
@@ -132,10 +132,10 @@ struct lem_sm_004 {
 const bool registered =
     register_harness({"KANI-SM-001", "softmax-kernel-v1", "softmax outputs sum to 1 within the derived bound",
                       false, true, 1, {}, "", make_body<bmc_sm_001>()}) &&
-    register_harness({"KANI-SM-003", "softmax-kernel-v1",
+    register_harness({"KANI-SM-004", "softmax-kernel-v1",
                       "normalisation step: e in [0, 1]^d with some e_k = 1, divided by its sum, sums to 1 within "
                       "the derived bound",
-                      false, false, 1, {}, "", make_body<bmc_sm_003>()}) &&
+                      false, false, 1, {}, "", make_body<bmc_sm_004>()}) &&
     register_harness({"KANI-SM-002", "softmax-kernel-v1", "softmax outputs in [0, 1] for every finite row", false,
                       true, 1, {"LEM-ASCL-001", "LEM-SM-001", "LEM-SM-002", "LEM-SM-003", "LEM-SM-005", "LEM-SM-004"},
                       "row_max by induction with LEM-ASCL-001 is >= every x_i and equal to some x_k, finite; "

@@ -47,7 +47,7 @@ if [ "$section" = gappa ] || [ "$section" = all ]; then
   for f in f16 bf16 f32 f64; do scale GAPPA-ASCL-002 "$f" 2 8 16 32 64 128 256; done
 fi
 [ "$section" = smt ] || [ "$section" = all ] || exit 0
-for h in KANI-ASCL-002 KANI-SM-002 KANI-SM-001 KANI-SM-003 KANI-QKN-002 KANI-QKN-001 BMC-ASCL-003 BMC-SLIP-001 KANI-ASCL-001; do
+for h in KANI-ASCL-002 KANI-SM-002 KANI-SM-001 KANI-SM-004 KANI-QKN-002 KANI-QKN-001 BMC-ASCL-003 BMC-SLIP-001 KANI-ASCL-001; do
   for f in f16 bf16 f32; do
     for d in 1 2 3 4 6 8; do
       line=$("$build/attncheck" bmc --harness "$h" --format "$f" --bound "$d" --timeout "$timeout" --no-lemmas --no-witness \

@@ -27,7 +27,42 @@ std::string trivial_text(const std::string& bound_name, std::size_t bound, const
                      why.empty() ? "it catches no mutant" : join(why, "; "));
 }
 
+// The witness text of mutant m's counterexample r (replayed on the concrete mutant).
+Witness found(const bmc::harness_def& h, std::size_t bound, const bmc::mutant_def& m, const bmc::run_result& r,
+              double seconds) {
+  std::vector<std::string> failed;  // each assertion once (a loop's check fails at several i)
+  for (const auto& c : r.failed_on_replay)
+    if (std::find(failed.begin(), failed.end(), c) == failed.end()) failed.push_back(c);
+  return {true,
+          fmt::format("non-trivial at {}={}: mutant {} fails '{}' on the concrete kernel, no value compared with a "
+                      "derived bound NaN or infinite (replay: {})",
+                      h.bound_name, bound, m.name, join(failed, "; "), bmc::replay_command(r, &m)),
+          seconds};
+}
+
 }  // namespace
+
+Witness exhaustive_witness(const bmc::harness_def& h, Dtype f, std::size_t bound) {
+  double seconds = 0;
+  std::vector<std::string> why;
+  for (const bmc::mutant_def& m : bmc::mutants()) {
+    if (!catches(m.caught_by, h.id)) continue;
+    bmc::run_options o;
+    o.bound = bound;
+    o.mutant = &m;
+    o.finite_witness = true;
+    const bmc::run_result r = bmc::exhaustive(h, f, o);
+    seconds += r.seconds;
+    if (r.v == bmc::verdict::exhaustive_fail && !r.nonfinite_widened) return found(h, bound, m, r, seconds);
+    why.push_back(m.name + ": " + (r.v == bmc::verdict::exhaustive_pass   ? std::string("passes on every input")
+                                   : r.v == bmc::verdict::exhaustive_fail ? std::string("fails only through a NaN or infinity")
+                                                                          : r.reason));
+  }
+  Witness w;
+  w.seconds = seconds;
+  w.text = trivial_text(h.bound_name, bound, why, false);
+  return w;
+}
 
 Witness smt_witness(const bmc::harness_def& h, Dtype f, std::size_t bound, bmc::solver_choice solver,
                     double timeout_seconds) {
@@ -45,17 +80,7 @@ Witness smt_witness(const bmc::harness_def& h, Dtype f, std::size_t bound, bmc::
     const bmc::run_result r = bmc::prove(h, f, o);
     w.seconds += r.seconds;
     undecided = undecided || r.v == bmc::verdict::unknown;
-    if (r.v == bmc::verdict::counterexample && !r.nonfinite_widened) {
-      std::vector<std::string> failed;  // each assertion once (a loop's check fails at several i)
-      for (const auto& c : r.failed_on_replay)
-        if (std::find(failed.begin(), failed.end(), c) == failed.end()) failed.push_back(c);
-      w.nontrivial = true;
-      w.text = fmt::format("non-trivial at {}={}: mutant {} fails '{}' on the concrete kernel, no value compared with a "
-                           "derived bound NaN or infinite (replay: {})",
-                           h.bound_name,
-                           bound, m.name, join(failed, "; "), bmc::replay_command(r, &m));
-      return w;
-    }
+    if (r.v == bmc::verdict::counterexample && !r.nonfinite_widened) return found(h, bound, m, r, w.seconds);
     why.push_back(m.name + ": " +
                   (r.v == bmc::verdict::proved           ? std::string("no counterexample with finite compared values")
                    : r.v == bmc::verdict::counterexample ? std::string("refuted only through a NaN or infinity")

@@ -25,6 +25,10 @@ struct Witness {
 Witness smt_witness(const bmc::harness_def& h, Dtype f, std::size_t bound, bmc::solver_choice solver,
                     double timeout_seconds);
 
+// A row enumerated on the concrete kernel (the 8-bit formats): each mutant it catches enumerated
+// in turn until an input fails it with finite compared values (the enumeration stops there).
+Witness exhaustive_witness(const bmc::harness_def& h, Dtype f, std::size_t bound);
+
 // Gappa harness g at format f and row length d: a Gappa mutant it catches that gappa cannot prove
 // the asserted bound for (its enclosure of the error exceeds it), not one caught by the
 // specification check (a kernel computing another expression) or by a timeout.

@@ -116,8 +116,15 @@ add_test(NAME bmc.exhaustive-e4m3sat-d2
                  --harness KANI-ASCL-002 --harness BMC-ASCL-003 --harness KANI-AEQ-001)
 set_tests_properties(bmc.exhaustive-e4m3sat-d2 PROPERTIES PASS_REGULAR_EXPRESSION "exhaustive: passed on every input \\(64516\\)"
                      FAIL_REGULAR_EXPRESSION "exhaustive-fail|unknown|[1-9][0-9]* not proved")
+# A row enumerated on the concrete kernel has its witness too (bmc_witness.hpp): the entropy upper
+# bound, trivial at d = 1 in f16/bf16/f32, is non-trivial on every E4M3SAT row at d = 2
+# (entropy_normalised fails ln 2 + allowance at x = (0, 0), H = ln 2 finite). About 0.2 s.
+add_test(NAME bmc.exhaustive-witness-e4m3sat-d2
+         COMMAND attncheck_cli bmc --format e4m3sat --bound 2 --no-lemmas --harness BMC-ASCL-004)
+set_tests_properties(bmc.exhaustive-witness-e4m3sat-d2 PROPERTIES
+                     PASS_REGULAR_EXPRESSION "passed on every input \\(64516\\).*non-trivial at d=2: mutant entropy_normalised fails 'H\\(softmax\\(x\\)\\) <= ln d")
 set_tests_properties(bmc.exhaustive-e5m2-d2 bmc.exhaustive-e4m3-d2 bmc.exhaustive-e4m3-overflow bmc.exhaustive-e4m3sat-d2
-                     PROPERTIES LABELS bmc)
+                     bmc.exhaustive-witness-e4m3sat-d2 PROPERTIES LABELS bmc)
 add_test(NAME bmc.no-all-d-e4m3sat
          COMMAND attncheck_cli bmc --format e4m3sat --bound 1 --harness KANI-ASCL-002)
 set_tests_properties(bmc.no-all-d-e4m3sat PROPERTIES LABELS bmc

@@ -139,7 +139,7 @@ TEST_CASE("BMC-MUTANT-softmax_no_max_subtraction: caught by KANI-SM-001, KANI-SM
 TEST_CASE("BMC-MUTANT-row_max_is_min: caught by KANI-ASCL-002, LEM-ASCL-001") { expect_caught("row_max_is_min", 2); }
 TEST_CASE("BMC-MUTANT-exp_step_unshifted: caught by LEM-SM-001") { expect_caught("exp_step_unshifted", 1); }
 // Two exps: the sum then misses one that is not negligible (e = (1, 1): outputs 1 and 1).
-TEST_CASE("BMC-MUTANT-normalise_sum_skips_last: caught by KANI-SM-003") { expect_caught("normalise_sum_skips_last", 2); }
+TEST_CASE("BMC-MUTANT-normalise_sum_skips_last: caught by KANI-SM-004") { expect_caught("normalise_sum_skips_last", 2); }
 TEST_CASE("BMC-MUTANT-scores_unscaled: caught by KANI-ASCL-001") { expect_caught("scores_unscaled", 2); }
 TEST_CASE("BMC-MUTANT-entropy_log_zero: caught by LEM-ASCL-003") { expect_caught("entropy_log_zero", 1); }
 TEST_CASE("BMC-MUTANT-entropy_sign_flipped: caught by BMC-ASCL-003, LEM-ASCL-003") {

@@ -391,14 +391,23 @@ run_result exhaustive_as(const harness_def& h, Dtype f, const run_options& o, in
     slot<C>::con_body(h.body)(run);
     if (!run.assumptions_hold()) continue;
     ++held;
-    if (!run.failed().empty() && failures++ == 0) {
+    if (run.failed().empty()) continue;
+    const bool first = failures++ == 0;
+    // The reported input: the first failing one; for a witness (finite_witness) the first whose
+    // compared values are finite, which ends the search (the mutant's verdict is then known).
+    if (first || (o.finite_witness && r.nonfinite_widened && !run.nonfinite_widened())) {
       r.input_bits = bits;
       r.failed_on_replay = run.failed();
+      r.nonfinite_widened = run.nonfinite_widened();
     }
+    if (o.finite_witness && !r.nonfinite_widened) break;
   }
   r.cases = held;
   r.assumptions_satisfiable = held > 0;
   if (held == 0) return done(verdict::vacuous, "no input satisfies the assumptions");
+  if (failures && o.finite_witness && !r.nonfinite_widened)
+    return done(verdict::exhaustive_fail, fmt::format("fails with finite compared values (the search stops at the "
+                                                      "first such input): {}", fmt::join(r.failed_on_replay, "; ")));
   if (failures)
     return done(verdict::exhaustive_fail, fmt::format("{} of {} inputs fail: {}", failures, held, fmt::join(r.failed_on_replay, "; ")));
   return done(verdict::exhaustive_pass, fmt::format("all {} inputs satisfying the assumptions", held));

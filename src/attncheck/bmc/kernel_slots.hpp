@@ -23,7 +23,7 @@ namespace attncheck::bmc {
 //    symbolic scalar has no model of (only exp and log, through validated axioms: axioms.hpp);
 //  - the step slots (max_step, row_max, shifted_exp_step, normalise_row, entropy_term) are the
 //    reference kernels' own decomposition, which the all-d composition lemmas prove one element at
-//    a time (and KANI-SM-003 one step at a time).
+//    a time (and KANI-SM-004 one step at a time).
 //    A KernelSet also holds a user's library (`attncheck audit`), which has no steps: on it these
 //    slots would silently stay the reference's;
 //  - what KernelSet adds for storage × arithmetic (computed_in: f16 storage, f32 arithmetic) has

@@ -34,7 +34,7 @@ T row_sum(const T* e, std::size_t n) {
 }
 
 // The normalisation: divide each exp by their sum (row_sum), in place. A function of its own so
-// that the harness KANI-SM-003 checks exactly this step on every row of exps the exp step can
+// that the harness KANI-SM-004 checks exactly this step on every row of exps the exp step can
 // produce (any e in [0, 1]^n with some e_k = 1), without the max and exp in its query.
 template <Scalar T>
 void normalise_row(T* e, std::size_t n) {
