@@ -545,8 +545,7 @@ class BmcRun {
   void assess_smt(Row& row, const bmc::harness_def& h, Dtype f, std::size_t bound, bool enumerate) {
     if (!assessing()) return;
     const auto key = std::make_tuple(h.id, static_cast<int>(f), bound);
-    if (!witness_cache_.count(key))
-      witness_cache_[key] = enumerate ? exhaustive_witness(h, f, bound) : smt_witness(h, f, bound, p_.solver, o_.timeout);
+    if (!witness_cache_.count(key)) witness_cache_[key] = smt_witness(h, f, bound, enumerate, p_.solver, o_.timeout);
     row.nontrivial = witness_cache_[key].nontrivial;
     row.witness = witness_cache_[key].text;
   }

@@ -42,30 +42,8 @@ Witness found(const bmc::harness_def& h, std::size_t bound, const bmc::mutant_de
 
 }  // namespace
 
-Witness exhaustive_witness(const bmc::harness_def& h, Dtype f, std::size_t bound) {
-  double seconds = 0;
-  std::vector<std::string> why;
-  for (const bmc::mutant_def& m : bmc::mutants()) {
-    if (!catches(m.caught_by, h.id)) continue;
-    bmc::run_options o;
-    o.bound = bound;
-    o.mutant = &m;
-    o.finite_witness = true;
-    const bmc::run_result r = bmc::exhaustive(h, f, o);
-    seconds += r.seconds;
-    if (r.v == bmc::verdict::exhaustive_fail && !r.nonfinite_widened) return found(h, bound, m, r, seconds);
-    why.push_back(m.name + ": " + (r.v == bmc::verdict::exhaustive_pass   ? std::string("passes on every input")
-                                   : r.v == bmc::verdict::exhaustive_fail ? std::string("fails only through a NaN or infinity")
-                                                                          : r.reason));
-  }
-  Witness w;
-  w.seconds = seconds;
-  w.text = trivial_text(h.bound_name, bound, why, false);
-  return w;
-}
-
-Witness smt_witness(const bmc::harness_def& h, Dtype f, std::size_t bound, bmc::solver_choice solver,
-                    double timeout_seconds) {
+Witness smt_witness(const bmc::harness_def& h, Dtype f, std::size_t bound, bool enumerate,
+                    bmc::solver_choice solver, double timeout_seconds) {
   Witness w;
   std::vector<std::string> why;
   bool undecided = false;
@@ -77,15 +55,17 @@ Witness smt_witness(const bmc::harness_def& h, Dtype f, std::size_t bound, bmc::
     o.timeout_seconds = timeout_seconds;
     o.mutant = &m;
     o.finite_witness = true;
-    const bmc::run_result r = bmc::prove(h, f, o);
+    const bmc::run_result r = enumerate ? bmc::exhaustive(h, f, o) : bmc::prove(h, f, o);
     w.seconds += r.seconds;
     undecided = undecided || r.v == bmc::verdict::unknown;
-    if (r.v == bmc::verdict::counterexample && !r.nonfinite_widened) return found(h, bound, m, r, w.seconds);
+    const bool refuted = r.v == bmc::verdict::counterexample || r.v == bmc::verdict::exhaustive_fail;
+    if (refuted && !r.nonfinite_widened) return found(h, bound, m, r, w.seconds);
     why.push_back(m.name + ": " +
-                  (r.v == bmc::verdict::proved           ? std::string("no counterexample with finite compared values")
-                   : r.v == bmc::verdict::counterexample ? std::string("refuted only through a NaN or infinity")
-                                                         : std::string(bmc::name_of(r.v)) +
-                                                               (r.reason.empty() ? "" : " (" + r.reason + ")")));
+                  (r.v == bmc::verdict::proved            ? std::string("no counterexample with finite compared values")
+                   : r.v == bmc::verdict::exhaustive_pass ? std::string("passes on every input")
+                   : refuted                              ? std::string("refuted only through a NaN or infinity")
+                                                          : std::string(bmc::name_of(r.v)) +
+                                                                (r.reason.empty() ? "" : " (" + r.reason + ")")));
   }
   w.text = trivial_text(h.bound_name, bound, why, undecided);
   return w;

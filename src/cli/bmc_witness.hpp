@@ -21,13 +21,11 @@ struct Witness {
 
 // SMT harness h at format f and bound: each mutant it catches, in registration order, asked for a
 // counterexample whose compared values are finite (run_options::finite_witness), until one is
-// found and replayed on the concrete mutant with finite values.
-Witness smt_witness(const bmc::harness_def& h, Dtype f, std::size_t bound, bmc::solver_choice solver,
-                    double timeout_seconds);
-
-// A row enumerated on the concrete kernel (the 8-bit formats): each mutant it catches enumerated
-// in turn until an input fails it with finite compared values (the enumeration stops there).
-Witness exhaustive_witness(const bmc::harness_def& h, Dtype f, std::size_t bound);
+// found and replayed on the concrete mutant with finite values. A row enumerated on the concrete
+// kernel (enumerate: the 8-bit formats) enumerates each mutant instead, up to the first input that
+// fails it with finite compared values.
+Witness smt_witness(const bmc::harness_def& h, Dtype f, std::size_t bound, bool enumerate,
+                    bmc::solver_choice solver, double timeout_seconds);
 
 // Gappa harness g at format f and row length d: a Gappa mutant it catches that gappa cannot prove
 // the asserted bound for (its enclosure of the error exceeds it), not one caught by the
