@@ -76,7 +76,11 @@ struct Attk001 {
         property::sample("error", "attention_batched", {"error", "allowance"}, {static_cast<double>(err), static_cast<double>(ex.o_allowance[col])});
         if (!(err <= ex.o_allowance[col])) {
           Report<T> r(id, where(c, b, h, i) + ", column " + std::to_string(col));
-          with_inputs(r, c).kernel(o[col]).exact(ex.o[col]).error(err, ex.o_allowance[col]).raise();
+          with_inputs(r, c).kernel(o[col]).exact(ex.o[col]).error(err, ex.o_allowance[col]);
+          if (md.mixed() && !md.scores_stored &&
+              err <= bounds::attention_row_allowance(c.p, c.q, c.k, c.v, b, h, i, kb, md.unfused()).o_allowance[col])
+            r.line(bounds::unfused_note(format_of<T>.name));
+          r.raise();
         }
       }
     });

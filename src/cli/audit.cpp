@@ -37,6 +37,7 @@ struct AuditOptions : ReportFileOptions, CheckSelectionOptions {
   std::string tolerance;  // "" = not given: the bindings file's, else derived
   int abi = 0;            // --abi: 0 = not given
   bool no_lse = false;
+  std::string stores;  // --stores: "" = not given
   std::vector<std::string> attention_shapes;  // --attention-shape, as given
   bool replay = false;
   bool list = false;
@@ -45,12 +46,15 @@ struct AuditOptions : ReportFileOptions, CheckSelectionOptions {
 // The options that select the kernels, as they must be repeated in a replay line.
 std::string source_args(const AuditOptions& o) {
   std::string s;
-  if (!o.bindings.empty()) return " --bindings " + shell_quoted(o.bindings) + (o.abi ? " --abi " + std::to_string(o.abi) : "") + (o.no_lse ? " --no-lse" : "");
+  if (!o.bindings.empty())
+    return " --bindings " + shell_quoted(o.bindings) + (o.abi ? " --abi " + std::to_string(o.abi) : "") + (o.no_lse ? " --no-lse" : "") +
+           (o.stores.empty() ? "" : " --stores " + o.stores);
   if (!o.lib.empty()) s += " --lib " + shell_quoted(o.lib);
   if (!o.exec.empty()) s += " --exec " + shell_quoted(o.exec);
   for (const auto& k : o.kernels) s += " --kernel " + shell_quoted(k);
   if (o.abi) s += " --abi " + std::to_string(o.abi);
   if (o.no_lse) s += " --no-lse";
+  if (!o.stores.empty()) s += " --stores " + o.stores;
   return s;
 }
 
@@ -121,6 +125,13 @@ bool resolve_source(const AuditOptions& o, audit::KernelSource& src) {
   if (o.no_lse) {  // like --masked: for every kernel, over the bindings file's lse: entries
     src.lse = false;
     src.kernel_lse.clear();
+  }
+  if (!o.stores.empty()) {  // likewise over the bindings file's stores: entries
+    if (auto e = audit::parse_stores(o.stores, src.stores); !e.empty()) {
+      std::cerr << "error: --" << e << "\n";
+      return false;
+    }
+    src.kernel_stores.clear();
   }
   return true;
 }
@@ -218,6 +229,7 @@ bool plan_audit(const AuditOptions& o, const contract::LoadResult& loaded, const
   req.params.tolerance = *tolerance;
   req.policy.masked = src.masked;
   req.policy.returns_lse = src.lse;
+  req.policy.stores = src.stores;
   for (const auto& spec : o.attention_shapes) {
     kernels::AttentionProblem p;
     if (const std::string why = audit::parse_attention_shape(spec, p); !why.empty()) {
@@ -228,6 +240,7 @@ bool plan_audit(const AuditOptions& o, const contract::LoadResult& loaded, const
   }
   for (const auto& [kernel, p] : src.kernel_masked) req.kernel_policies.emplace(kernel, req.policy).first->second.masked = p;
   for (const auto& [kernel, l] : src.kernel_lse) req.kernel_policies.emplace(kernel, req.policy).first->second.returns_lse = l;
+  for (const auto& [kernel, st] : src.kernel_stores) req.kernel_policies.emplace(kernel, req.policy).first->second.stores = st;
   req.full_inputs = o.replay;
   req.stop = [] { return interrupted() != 0; };
   return true;
@@ -480,6 +493,11 @@ Command setup_audit(CLI::App& parent, const Global& global) {
   app->add_flag("--no-lse", o->no_lse,
                 "Attention of ABI version 2: the kernels return no log-sum-exp (they are never asked for one); "
                 "replaces the bindings file's lse: entries");
+  app->add_option("--stores", o->stores,
+                  "Attention with 16-bit storage and f32 arithmetic: what the kernels store in the storage format along "
+                  "the way, the error model they are judged by: p (fused, the default: scores and O in f32, the weights "
+                  "P rounded for P.V, as FlashAttention) or scores,p (unfused: q @ k^T stored too, as a graph of "
+                  "separate ops); replaces the bindings file's stores: entries (docs/formats.md)");
   app->add_option("--attention-shape", o->attention_shapes,
                   "Attention of ABI version 2: a shape AUDIT-ATTB-002 audits instead of its three defaults (repeatable), "
                   "e.g. B=1,H=32,Hkv=8,n=4096,m=4096,d=128,causal=br; keys B H Hkv n m d dv scale causal=off|tl|br "

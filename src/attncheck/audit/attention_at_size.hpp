@@ -163,10 +163,16 @@ void audit_attention_at_size(const KernelSet<T>& ks, const kernels::AttentionPro
         }
         const std::size_t K = vis.size();
         const bounds::real rel = 2 * bounds::gamma(2 * K + 1, a.u) + 2 * a.u + (md.mixed() ? md.out_u : 0);
+        // The stored weights' subnormal part (bounds/attention_batched.hpp, stored_abs): η_S/2 per
+        // key, rescaled by <= (1 + ε_exp)^K, over a normaliser >= (1 − ε_exp)(1 − γ_{2K}).
+        const bounds::real stored_abs = md.mixed() ? static_cast<bounds::real>(K) * md.out_eta / 2 *
+                                                         std::pow(1 + a.exp_rel, static_cast<bounds::real>(K)) * (1 + bounds::gamma(2 * K + 1, a.u)) /
+                                                         ((1 - a.exp_rel) * (1 - bounds::gamma(2 * K, a.u)))
+                                                   : 0;
         for (std::size_t c = 0; c < sh.dv; ++c) {
           const auto [lo, hi] = hull[(b * sh.kv_heads + sh.kv_head(h)) * sh.dv + c].range(vis.first, vis.last);
           const bounds::real vmax = std::max(std::abs(lo), std::abs(hi));
-          const bounds::real allowed = md.round_out(vmax, vmax * rel + 4 * static_cast<bounds::real>(K) * a.eta * vmax + a.eta) * bounds::evaluation_slack;
+          const bounds::real allowed = md.round_out(vmax, vmax * (rel + stored_abs) + 4 * static_cast<bounds::real>(K) * a.eta * vmax + a.eta) * bounds::evaluation_slack;
           const double x = to_double(row[c]);
           const bounds::real out = x < lo ? lo - x : x > hi ? x - hi : 0;
           if (!std::isfinite(x) || !(out <= allowed))
@@ -239,8 +245,14 @@ void audit_attention_at_size(const KernelSet<T>& ks, const kernels::AttentionPro
       const T got = o[sh.o_at(b, i, h) + c];
       const long double err = property::format_error(got, ex.o[c]);
       st.worst_sampled = std::max(st.worst_sampled, property::ratio(err, ex.o_allowance[c]));
-      if (!(err <= ex.o_allowance[c]))
-        Report<T>("AUDIT-ATTB-002", at + ", column " + std::to_string(c)).kernel(got).exact(ex.o[c]).error(err, ex.o_allowance[c]).raise();
+      if (!(err <= ex.o_allowance[c])) {
+        Report<T> r("AUDIT-ATTB-002", at + ", column " + std::to_string(c));
+        r.kernel(got).exact(ex.o[c]).error(err, ex.o_allowance[c]);
+        if (md.mixed() && !md.scores_stored &&
+            err <= bounds::attention_row_allowance(p, q, k, v, b, h, i, bounds::KeyBlocks::any(), md.unfused()).o_allowance[c])
+          r.line(bounds::unfused_note(format_of<T>.name));
+        r.raise();
+      }
     }
     if (!lse.empty()) {
       const double got = lse[sh.lse_at(b, h, i)];

@@ -34,6 +34,26 @@ std::string parse_lse(const std::string& s, bool& out) {
   return "lse: '" + s + "' is not true or false (whether the attention kernel returns the log-sum-exp)";
 }
 
+}  // namespace
+
+std::string parse_stores(const std::string& s, Intermediates& out) {
+  if (s == "p") {
+    out = Intermediates::fused;
+    return "";
+  }
+  if (s == "scores,p" || s == "p,scores") {
+    out = Intermediates::unfused;
+    return "";
+  }
+  return "stores: '" + s +
+         "' is not a set of stored intermediates this attncheck knows: 'p' (fused: scores and O in the arithmetic, the "
+         "weights P rounded to storage; the default) or 'scores,p' (unfused: the scores stored too; docs/formats.md)";
+}
+
+std::string_view stores_name(Intermediates s) { return s == Intermediates::unfused ? "scores,p" : "p"; }
+
+namespace {
+
 std::string parse_masked(const std::string& s, MaskedPolicy& out) {
   if (const auto p = parse_masked_policy(s)) {
     out = *p;
@@ -108,12 +128,13 @@ std::string read_bindings_text(const std::string& text, const std::string& path,
 }
 
 static std::string parse_bindings(const YAML::Node& root, const std::string& path, KernelSource& out) {
-  if (!root.IsMap()) return path + ": expected a map with keys library, kernels (and optionally masked, tolerance, abi, lse)";
+  if (!root.IsMap()) return path + ": expected a map with keys library, kernels (and optionally masked, tolerance, abi, lse, stores)";
   for (const auto& kv : root) {
     const auto key = kv.first.as<std::string>();
-    if (key != "library" && key != "kernels" && key != "masked" && key != "tolerance" && key != "abi" && key != "lse")
+    if (key != "library" && key != "kernels" && key != "masked" && key != "tolerance" && key != "abi" && key != "lse" &&
+        key != "stores")
       return path + ":" + std::to_string(kv.first.Mark().line + 1) + ": unknown key '" + key +
-             "' (known: library, kernels, masked, tolerance, abi, lse)";
+             "' (known: library, kernels, masked, tolerance, abi, lse, stores)";
   }
   if (root["abi"]) {
     const std::string a = root["abi"].as<std::string>();
@@ -126,6 +147,9 @@ static std::string parse_bindings(const YAML::Node& root, const std::string& pat
   if (root["lse"])
     if (auto e = parse_lse(root["lse"].as<std::string>(), out.lse); !e.empty())
       return path + ":" + std::to_string(root["lse"].Mark().line + 1) + ": " + e;
+  if (root["stores"])
+    if (auto e = parse_stores(root["stores"].as<std::string>(), out.stores); !e.empty())
+      return path + ":" + std::to_string(root["stores"].Mark().line + 1) + ": " + e;
   if (!root["library"] || !root["library"].IsScalar()) return path + ": 'library' (the shared library's path) is missing";
   std::filesystem::path lib = root["library"].as<std::string>();
   if (lib.is_relative()) lib = std::filesystem::path(path).parent_path() / lib;  // relative to the bindings file
@@ -157,8 +181,9 @@ static std::string parse_bindings(const YAML::Node& root, const std::string& pat
       const auto key = kv.first.as<std::string>();
       if (key == "tolerance") {
         if (auto e = take_tolerance(at, kv.second.as<std::string>()); !e.empty()) return e;
-      } else if (key != "kind" && key != "dtype" && key != "symbol" && key != "masked" && key != "compute" && key != "lse") {
-        return at + ": unknown key '" + key + "' (known: kind, dtype, compute, symbol, masked, lse, tolerance)";
+      } else if (key != "kind" && key != "dtype" && key != "symbol" && key != "masked" && key != "compute" && key != "lse" &&
+                 key != "stores") {
+        return at + ": unknown key '" + key + "' (known: kind, dtype, compute, symbol, masked, lse, stores, tolerance)";
       }
     }
     if (!k["kind"] || !k["dtype"] || !k["symbol"]) return at + ": a kernel entry needs kind, dtype and symbol";
@@ -184,6 +209,11 @@ static std::string parse_bindings(const YAML::Node& root, const std::string& pat
       bool l = true;
       if (auto e = parse_lse(k["lse"].as<std::string>(), l); !e.empty()) return at + ": " + e;
       out.kernel_lse[{b.kind, b.dtype}] = l;
+    }
+    if (k["stores"]) {
+      Intermediates st{};
+      if (auto e = parse_stores(k["stores"].as<std::string>(), st); !e.empty()) return at + ": " + e;
+      out.kernel_stores[{b.kind, b.dtype}] = st;
     }
     out.bindings.push_back(b);
   }

@@ -26,7 +26,17 @@ struct KernelSource {
   // below it; --no-lse replaces them all).
   bool lse = true;
   std::map<std::pair<Kind, Dtype>, bool> kernel_lse;
+  // Attention with 16-bit storage: which intermediates the kernels store in the storage format
+  // (stores: at the top, per kernel below it; --stores replaces them all). "p" (fused, the
+  // default) or "scores,p" (unfused): scalar/arithmetic.hpp, Intermediates.
+  Intermediates stores = Intermediates::fused;
+  std::map<std::pair<Kind, Dtype>, Intermediates> kernel_stores;
 };
+
+// Parses a stores declaration: "p" (fused) or "scores,p" / "p,scores" (unfused); returns an error
+// text or "".
+std::string parse_stores(const std::string& s, Intermediates& out);
+std::string_view stores_name(Intermediates s);
 
 // Parses KIND:DTYPE:SYMBOL (library) or KIND:DTYPE (exec); returns an error text or "".
 std::string parse_kernel_spec(const std::string& spec, bool with_symbol, Binding& out);

@@ -24,6 +24,9 @@ std::optional<MaskedPolicy> parse_masked_policy(std::string_view s);
 struct Policy {
   MaskedPolicy masked = MaskedPolicy::either;  // attention_v2: the policy of its fully masked rows (O)
   bool returns_lse = true;  // attention_v2: whether the kernel computes the LSE (false: never asked)
+  // attention_v2 with 16-bit storage: what it stores in the storage format (the error model its
+  // allowances are derived for; scalar/arithmetic.hpp).
+  Intermediates stores = Intermediates::fused;
   // attention_v2: the shapes AUDIT-ATTB-002 audits (--attention-shape); empty: default_sized_problems().
   std::vector<kernels::AttentionProblem> attention_shapes;
 };

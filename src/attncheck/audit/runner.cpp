@@ -94,7 +94,9 @@ void run_contract_test(Backend& b, const property::PropertyInfo& p, const AuditR
   }
   if (req.plan_only) return;
   if (req.full_inputs) row.stats.shown_elements = static_cast<std::size_t>(-1);
-  const KernelSet<T> ks = audited_kernels<T>(b, row.stats, req.policy_for(Kind::attention_v2, dtype_of<T>()).returns_lse);
+  const Policy att = req.policy_for(Kind::attention_v2, dtype_of<T>());
+  const intermediates_scope stores(att.stores);
+  const KernelSet<T> ks = audited_kernels<T>(b, row.stats, att.returns_lse);
   row.outcome = run_with<T>(p, ks, req.params);
   if (row.outcome.verdict != property::Verdict::pass && mentions_absent(row.outcome)) {
     row.state = RowState::not_applicable;
@@ -105,7 +107,9 @@ void run_contract_test(Backend& b, const property::PropertyInfo& p, const AuditR
 template <class T>
 void run_audit_property(Backend& b, const AuditProperty& ap, Kind kind, const AuditRequest& req, AuditRow& row) {
   if (req.full_inputs) row.stats.shown_elements = static_cast<std::size_t>(-1);
-  const KernelSet<T> ks = audited_kernels<T>(b, row.stats, req.policy_for(Kind::attention_v2, dtype_of<T>()).returns_lse);
+  const Policy att = req.policy_for(Kind::attention_v2, dtype_of<T>());
+  const intermediates_scope stores(att.stores);
+  const KernelSet<T> ks = audited_kernels<T>(b, row.stats, att.returns_lse);
   const auto& body = [&]() -> const std::function<void(Kind, const KernelSet<T>&, const Policy&)>& {
     if constexpr (std::is_same_v<T, f16>) return ap.f16;
     else if constexpr (std::is_same_v<T, bf16>) return ap.bf16;

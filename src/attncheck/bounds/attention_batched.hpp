@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <cstdlib>
 #include <limits>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "attncheck/bounds/error_model.hpp"
@@ -42,19 +44,21 @@ struct KeyBlocks {
 //              errs by E_t = 2ρ + u(1 + 2ρ), ρ = (1+u)/((1−ε_exp−η)(1−u)) − 1, and tanh is
 //              1-Lipschitz: δ₂ = c(1+u)(E_t + min(Δx, 2)) + cu + uc(1+u)(1+E_t)
 //   ALiBi:     b̂ = fl(fl(σ)·fl(dist)) within γ₃σ·dist; ŝ₃ = fl(ŝ₂ − b̂): δ₃ = δ₂ + γ₃σ·dist + u(|s₃| + δ₂ + γ₃σ·dist)
-// With 16-bit storage and f32 arithmetic each intermediate may also be stored in the storage
-// format along the way, as a math-path kernel does (the scale folded into q, the score, each
-// soft-cap step): round_out after each stage (proofs/bounds/mixed_precision.md).
-struct ScoreError {
-  mpfr200 exact;
-  real delta = 0;
-};
+// With 16-bit storage and f32 arithmetic, a kernel declared unfused (md.scores_stored,
+// scalar/arithmetic.hpp) may also store each score intermediate in the storage format along the
+// way, as a math-path kernel does (the scale folded into q, the score, each soft-cap step):
+// round_out after each stage (proofs/bounds/mixed_precision.md). A fused kernel (the default)
+// keeps its scores in the arithmetic: the callers pass md.arithmetic() for it (score_model).
+inline Model score_model(const Model& md) { return md.scores_stored ? md : md.arithmetic(); }
 
-inline real score_error_scaled(real dot_exact, real abs_dot, std::size_t d, real scale, const Model& md) {
+// abs_operand: max(Σ_t|q_t|, Σ_t|k_t|), for the scale folded into q (or k) and stored: each
+// element then errs by u_S·scale|q_t| + η_S/2 (its subnormal part), so the dot product by
+// u_S·scale·Σ|q_t k_t| + (η_S/2)·Σ|k_t|.
+inline real score_error_scaled(real dot_exact, real abs_dot, real abs_operand, std::size_t d, real scale, const Model& md) {
   const Model a = md.arithmetic();
   const real E = gamma(d, a.u) * abs_dot + static_cast<real>(d) * a.eta;
   real delta = scale * ((1 + gamma(2, a.u)) * E + gamma(2, a.u) * std::abs(dot_exact)) + a.eta;
-  if (md.mixed()) delta += md.out_u * scale * abs_dot;  // the scale folded into q (or k), stored
+  if (md.mixed()) delta += md.out_u * scale * abs_dot + md.out_eta / 2 * abs_operand;  // the scale folded into q (or k), stored
   return md.round_out(scale * std::abs(dot_exact), delta);
 }
 
@@ -72,6 +76,14 @@ inline real score_error_biased(real s3, real delta2, real bias, const Model& md)
   const Model a = md.arithmetic();
   const real eb = md.round_out(bias, gamma(3, a.u) * bias);
   return md.round_out(std::abs(s3), delta2 + eb + a.u * (std::abs(s3) + delta2 + eb) + a.eta);
+}
+
+// The line a failure under the fused model (the default) adds when the unfused model, which lets
+// the scores be stored in the storage format too, admits the error: a user must not have to guess.
+inline std::string unfused_note(std::string_view storage) {
+  return "Passes if declared unfused (the scores stored in " + std::string(storage) +
+         " before the softmax, as separate ops do): audit --stores scores,p, or stores: scores,p in the bindings file "
+         "(docs/formats.md)";
 }
 
 // The exact row and its allowances.
@@ -102,24 +114,31 @@ AttentionRowAllowance attention_row_allowance(const kernels::AttentionProblem& p
   const kernels::ScoreParams<mpfr200> sp(p);
   const long long diag = p.mask.diagonal(i, sh.n, sh.m);
   std::vector<mpfr200> qi(d), kj(d);
-  for (std::size_t t = 0; t < d; ++t) qi[t] = mpfr200(to_double(q[sh.q_at(b, i, h) + t]));
+  real abs_q = 0;
+  for (std::size_t t = 0; t < d; ++t) {
+    qi[t] = mpfr200(to_double(q[sh.q_at(b, i, h) + t]));
+    abs_q += std::abs(static_cast<real>(to_double(q[sh.q_at(b, i, h) + t])));
+  }
+  const Model smd = score_model(md);
   std::vector<mpfr200> s(K);
   std::vector<real> delta(K);
   for (std::size_t jj = 0; jj < K; ++jj) {
     const std::size_t j = r.keys.first + jj;
     mpfr200 abs_dot = 0;
+    real abs_k = 0;
     for (std::size_t t = 0; t < d; ++t) {
       kj[t] = mpfr200(to_double(k[sh.k_at(b, j, g) + t]));
       abs_dot += abs(qi[t] * kj[t]);
+      abs_k += std::abs(static_cast<real>(to_double(k[sh.k_at(b, j, g) + t])));
     }
     s[jj] = kernels::attention_score(p, sp, qi.data(), kj.data(), h, diag, j);
     const mpfr200 dot = kernels::dot(qi.data(), kj.data(), d);
     const real scale = static_cast<real>(p.scale);
-    real dl = score_error_scaled(oracle::dbl(dot), oracle::dbl(abs_dot), d, scale, md);
-    if (p.softcap > 0) dl = score_error_capped(oracle::dbl(mpfr200(dot * mpfr200(p.scale))), dl, static_cast<real>(p.softcap), md);
+    real dl = score_error_scaled(oracle::dbl(dot), oracle::dbl(abs_dot), std::max(abs_q, abs_k), d, scale, smd);
+    if (p.softcap > 0) dl = score_error_capped(oracle::dbl(mpfr200(dot * mpfr200(p.scale))), dl, static_cast<real>(p.softcap), smd);
     if (!p.alibi_slopes.empty()) {
       const real bias = static_cast<real>(std::abs(p.alibi_slopes[h])) * static_cast<real>(std::llabs(diag - static_cast<long long>(j)));
-      dl = score_error_biased(oracle::dbl(s[jj]), dl, bias, md);
+      dl = score_error_biased(oracle::dbl(s[jj]), dl, bias, smd);
     }
     delta[jj] = dl;
   }
@@ -129,13 +148,14 @@ AttentionRowAllowance attention_row_allowance(const kernels::AttentionProblem& p
   const auto row = oracle::softmax_row_exact(s);
   const mpfr200 M = kernels::row_max(s.data(), K);
   r.lse = oracle::dbl(M) + row.log_sum;
-  std::vector<real> vmax(dv, 0);
+  std::vector<real> vmax(dv, 0), vsum(dv, 0);
   for (std::size_t c = 0; c < dv; ++c) {
     mpfr200 acc = 0;
     for (std::size_t jj = 0; jj < K; ++jj) {
       const double vj = to_double(v[sh.v_at(b, r.keys.first + jj, g) + c]);
       acc += mpfr200(row.p[jj]) * vj;  // p to 64 bits: within the bounds' evaluation headroom
       vmax[c] = std::max<real>(vmax[c], std::abs(static_cast<real>(vj)));
+      vsum[c] += std::abs(static_cast<real>(vj));
     }
     r.o[c] = oracle::dbl(acc);
   }
@@ -148,7 +168,12 @@ AttentionRowAllowance attention_row_allowance(const kernels::AttentionProblem& p
   const std::size_t nb = blocks.count(r.keys);
   const real er = a.exp_rel, u = a.u;
   const real g_den = gamma(K + nb, u), g_num = gamma(K + nb + 1, u);
-  const real stored = md.mixed() ? md.out_u : 0;  // a math path stores its weights in the storage format
+  // Both models store the weights P in the storage format for the P·V product: each numerator
+  // term then errs by u_S relative and, where the weight is subnormal in S, by η_S/2 absolute
+  // (|RN_S(w) − w| <= u_S|w| + η_S/2). The absolute part is later rescaled by factors <= (1+ε_exp)
+  // per block and divided by a normaliser >= (1 − ε_exp)(1 − γ_den) (its largest term is exp(0)
+  // and is not rescaled after its block): stored_abs per visible key, times |v_jc|.
+  const real stored = md.mixed() ? md.out_u : 0;
   std::vector<real> rhi(K), rlo(K);
   real Dhi = 0, Dlo = 0;
   for (std::size_t jj = 0; jj < K; ++jj) {
@@ -163,6 +188,8 @@ AttentionRowAllowance attention_row_allowance(const kernels::AttentionProblem& p
   // Terms whose exp (or a rescaling) underflowed err by η each, against a normaliser >= 1 − g_den
   // (the row's maximal term is exp(0) = 1 in its block and only rescaled by exp(0) after it).
   const real sub = 2 * static_cast<real>(K * (nb + 1)) * a.eta;
+  const real stored_abs =
+      md.mixed() ? md.out_eta / 2 * std::pow(1 + er, static_cast<real>(nb)) * (1 + g_num) / ((1 - er) * (1 - g_den)) : 0;
   for (std::size_t c = 0; c < dv; ++c) {
     real B = 0, mag = 0;
     for (std::size_t jj = 0; jj < K; ++jj) {
@@ -172,7 +199,7 @@ AttentionRowAllowance attention_row_allowance(const kernels::AttentionProblem& p
       B += pv * w;
       mag += pv * (1 + w);
     }
-    B += u * mag + sub * vmax[c] + a.eta;
+    B += u * mag + sub * vmax[c] + a.eta + stored_abs * vsum[c];
     r.o_allowance[c] = std::isfinite(g_num) && Dlo > 0 ? md.round_out(std::abs(r.o[c]), B) * evaluation_slack
                                                        : std::numeric_limits<real>::infinity();
   }

@@ -29,12 +29,17 @@ struct Model {
   // within round_out(|y|, B) after it (proofs/bounds/mixed_precision.md).
   real out_u = 0;
   real out_eta = 0;
+  // Attention under f32 arithmetic: whether the scores are stored in the storage format too
+  // (Intermediates::unfused, scalar/arithmetic.hpp); the weights P are stored in both models.
+  bool scores_stored = false;
 
   // (Without a final rounding, B itself: an infinite B must not become inf·0 = NaN.)
   real round_out(real y_abs, real B) const { return mixed() ? B + out_u * (y_abs + B) + out_eta : B; }
   // The model of the arithmetic alone: for the intermediate values of a composite kernel, which
   // stay in the arithmetic format (only outputs are rounded to storage).
-  Model arithmetic() const { return {u, eta, exp_rel, log_rel, 0, 0}; }
+  Model arithmetic() const { return {u, eta, exp_rel, log_rel, 0, 0, false}; }
+  // The same model with the scores stored (the unfused one), for "passes if declared unfused".
+  Model unfused() const { Model m = *this; m.scores_stored = mixed(); return m; }
   bool mixed() const { return out_u != 0; }
 };
 
@@ -54,6 +59,7 @@ Model model_of() {
       Model m = detail::plain_model<float>();
       m.out_u = format_of<T>.unit_roundoff;
       m.out_eta = format_of<T>.denorm_min;
+      m.scores_stored = current_intermediates() == Intermediates::unfused;
       return m;
     }
   }

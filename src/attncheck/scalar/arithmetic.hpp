@@ -37,4 +37,35 @@ class arithmetic_scope {
   Arithmetic outer_;
 };
 
+// What a 16-bit-storage, f32-arithmetic attention kernel stores in its storage format along the
+// way, beside its outputs (docs/formats.md, "Stored intermediates"). Declared per audited kernel
+// (audit --stores, bindings `stores:`), carried per thread like the arithmetic.
+//   fused:   the scores and the O accumulator stay in f32; the weights P are rounded to storage
+//            for the P·V product (FlashAttention's tensor-core product). The default.
+//   unfused: the scores are stored too (q @ kᵀ as a 16-bit tensor, the scale folded into q, each
+//            soft-cap and bias step), then P (PyTorch's math path, an unfused graph).
+// A kernel that stores less (P kept in f32) passes either model; one that accumulates O, the
+// normaliser or P·V in 16 bits passes neither.
+enum class Intermediates : unsigned char { fused, unfused };
+
+namespace detail {
+inline Intermediates& intermediates_slot() {
+  thread_local Intermediates s = Intermediates::fused;
+  return s;
+}
+}  // namespace detail
+
+inline Intermediates current_intermediates() { return detail::intermediates_slot(); }
+
+class intermediates_scope {
+ public:
+  explicit intermediates_scope(Intermediates s) : outer_(detail::intermediates_slot()) { detail::intermediates_slot() = s; }
+  ~intermediates_scope() { detail::intermediates_slot() = outer_; }
+  intermediates_scope(const intermediates_scope&) = delete;
+  intermediates_scope& operator=(const intermediates_scope&) = delete;
+
+ private:
+  Intermediates outer_;
+};
+
 }  // namespace attncheck
