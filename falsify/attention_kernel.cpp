@@ -116,6 +116,9 @@ struct Attk002 {
         with_inputs(r, c).line("Kernel LSE:  " + decimal(got)).exact(ex.lse).error(err, ex.lse_allowance);
         const long double ratio2 = ex.lse != 0 ? got / ex.lse : 0;
         if (std::abs(ratio2 - 1.4426950408889634L) < 1e-3L) r.line("LSE / exact = 1/ln 2: the kernel returns log2 units (the contract asks for the natural log)");
+        if (md.mixed() && !md.scores_stored &&
+            err <= bounds::attention_row_allowance(c.p, c.q, c.k, c.v, b, h, i, kb, md.unfused()).lse_allowance)
+          r.line(bounds::unfused_note(format_of<T>.name));
         r.raise();
       }
     });

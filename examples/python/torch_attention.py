@@ -5,11 +5,17 @@ bias, masked_fill(-inf), torch.softmax, matmul, and torch.logsumexp for the LSE.
 no key give zeros (declare --masked zeros):
 
     attncheck audit --exec 'python3 examples/python/torch_attention.py' --abi 2 --masked zeros \\
-        --kernel attention:f32 --kernel attention:bf16
+        --stores scores,p --kernel attention:f32 --kernel attention:bf16
 
-f32 and f64 compute in their own format; bf16 and f16 arrive as float32 (f32 arithmetic) and the
-output is rounded once to storage. A library no one here wrote, audited as it computes.
+f32 and f64 compute in their own format. bf16 runs as a PyTorch user's bf16 model does: the
+tensors are bf16, so every op's result is a bf16 tensor (torch computes each op in f32 and rounds
+it): q @ k^T, the scale, each soft-cap and bias step, the softmax's P, then P @ V. That is the
+unfused model: declare it with --stores scores,p (docs/formats.md). The LSE is torch.logsumexp of
+the stored scores in f32. f16 arrives as float32 and is computed in f32 (torch 1.13's CPU ops have
+no f16 matmul), the output rounded once to storage: it stores less than either model allows.
+A library no one here wrote, audited as it computes.
 """
+import functools
 import os
 import sys
 
@@ -32,11 +38,14 @@ def visible(n, m, p):
     return vis, (diag - j).abs()
 
 
-def attention(q, k, v, p):
+def attention(q, k, v, p, storage=None):
+    """storage: the tensors' dtype (torch.bfloat16: every op's result stored in bf16); None: the
+    arithmetic format itself."""
     dt = torch.float64 if q.dtype == np.float64 else torch.float32
-    Q = torch.from_numpy(np.ascontiguousarray(q)).to(dt).permute(0, 2, 1, 3)   # B H n d
-    K = torch.from_numpy(np.ascontiguousarray(k)).to(dt).permute(0, 2, 1, 3)   # B Hkv m d
-    V = torch.from_numpy(np.ascontiguousarray(v)).to(dt).permute(0, 2, 1, 3)
+    st = storage or dt
+    Q = torch.from_numpy(np.ascontiguousarray(q)).to(st).permute(0, 2, 1, 3)   # B H n d
+    K = torch.from_numpy(np.ascontiguousarray(k)).to(st).permute(0, 2, 1, 3)   # B Hkv m d
+    V = torch.from_numpy(np.ascontiguousarray(v)).to(st).permute(0, 2, 1, 3)
     B, H, n, d = Q.shape
     Hkv, m = K.shape[1], K.shape[2]
     g = H // Hkv
@@ -53,15 +62,17 @@ def attention(q, k, v, p):
             if p.softcap > 0:
                 s = p.softcap * torch.tanh(s / p.softcap)
             if p.alibi_slopes is not None:
-                sl = torch.from_numpy(np.array(p.alibi_slopes[kv * g:(kv + 1) * g])).to(dt).view(g, 1, 1)
-                s = s - sl * dist.to(dt)
+                sl = torch.from_numpy(np.array(p.alibi_slopes[kv * g:(kv + 1) * g])).to(st).view(g, 1, 1)
+                s = s - sl * dist.to(st)
             s = s.masked_fill(~vis, float("-inf"))
-            L[b, hs] = torch.logsumexp(s, dim=-1)           # -inf for rows that see nothing
+            L[b, hs] = torch.logsumexp(s.to(dt), dim=-1)    # -inf for rows that see nothing
             w = torch.softmax(s, dim=-1)
-            w = torch.where(sees, w, torch.zeros((), dtype=dt))  # rows that see nothing: zeros
-            O[b, hs] = torch.matmul(w, V[b, kv])
+            w = torch.where(sees, w, torch.zeros((), dtype=st))  # rows that see nothing: zeros
+            O[b, hs] = torch.matmul(w, V[b, kv]).to(dt)
     return O.permute(0, 2, 1, 3).numpy(), (L.numpy() if p.want_lse else None)
 
 
 if __name__ == "__main__":
-    serve({("attention_v2", d): attention for d in ("f32", "f64", "bf16@f32", "f16@f32")})
+    kernels = {("attention_v2", d): attention for d in ("f32", "f64", "f16@f32")}
+    kernels[("attention_v2", "bf16@f32")] = functools.partial(attention, storage=torch.bfloat16)
+    serve(kernels)

@@ -1,6 +1,7 @@
 // attncheck: wrong batched attention kernels that the attention-kernel-v1 tests must catch: one per
 // bug class of shipped fused and tiled kernels (src/attncheck/kernels/broken_attention.hpp).
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "attncheck/property/registry.hpp"
@@ -63,6 +64,44 @@ ATTNCHECK_ATTENTION_MUTANT(LseUnscaled, broken::LseUnscaled, "attention_lse_unsc
 ATTNCHECK_ATTENTION_MUTANT(LastBlockUndivided, broken::LastBlockUndivided, "attention_last_block_undivided",
                            "the rows of the last query tile are not divided by their normaliser",
                            "FALSIFY-ATTK-001")
+
+// The same for the bug classes of mixed precision: the kernel's arithmetic is f32 (at 16-bit
+// storage under f32 arithmetic: the f32 template, inputs widened and O rounded once, as the
+// reference), and one piece of its running state is kept in bf16 across key tiles. At f32 the
+// same rounding is a bug too; at bf16@bf16 it changes nothing (that state is bf16 already).
+#define ATTNCHECK_ATTENTION_MUTANT_F32(Struct, Steps, Name, Description, ...)                       \
+  struct Struct {                                                                                \
+    static constexpr const char* name = Name;                                                    \
+    static constexpr const char* description = Description;                                      \
+    static std::vector<std::string> caught_by() { return {__VA_ARGS__}; }                        \
+    template <class T>                                                                           \
+    static void apply(KernelSet<T>& k) {                                                         \
+      if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>) {                         \
+        if (current_arithmetic() == Arithmetic::f32) {                                           \
+          KernelSet<float> wide = reference_kernels_in_storage<float>();                         \
+          wide.attention_batched = attention_batched_kernel<float, Steps>();                     \
+          k.attention_batched = computed_in<T, float>(wide).attention_batched;                   \
+          return;                                                                                \
+        }                                                                                        \
+      }                                                                                          \
+      k.attention_batched = attention_batched_kernel<T, Steps>();                                \
+    }                                                                                            \
+  };                                                                                             \
+  const bool Struct##_registered = register_mutant<Struct>();
+
+using broken::StateIn16;
+using AccIn16 = broken::StateStoredIn<bf16, StateIn16::acc>;
+using SumIn16 = broken::StateStoredIn<bf16, StateIn16::sum>;
+using PvIn16 = broken::StateStoredIn<bf16, StateIn16::pv>;
+ATTNCHECK_ATTENTION_MUTANT_F32(AccumulatorInBf16, AccIn16, "attention_accumulator_in_bf16",
+                               "the output accumulator O is kept in bf16 across key tiles (f32 arithmetic otherwise)",
+                               "FALSIFY-ATTK-001")
+ATTNCHECK_ATTENTION_MUTANT_F32(NormaliserInBf16, SumIn16, "attention_normaliser_in_bf16",
+                               "the normaliser l is kept in bf16 across key tiles (f32 arithmetic otherwise)",
+                               "FALSIFY-ATTK-002")
+ATTNCHECK_ATTENTION_MUTANT_F32(PvInBf16, PvIn16, "attention_pv_in_bf16",
+                               "the P·V product is accumulated in bf16 (f32 arithmetic otherwise)",
+                               "FALSIFY-ATTK-001")
 
 }  // namespace
 }  // namespace attncheck::mutants

@@ -27,21 +27,31 @@ static int V2_FN(v2_sees)(const attncheck_attention_problem* p, size_t i, size_t
   return 1;
 }
 
-/* The score before masking: scale·(q·k), soft-capped, ALiBi-biased. */
-static F V2_FN(v2_score)(const attncheck_attention_problem* p, const F* q, const F* k, size_t h, long long c, size_t j, int bug) {
+/* A value stored in the storage format along the way (st->fn rounds an f32 to 16 bits and back),
+ * or kept as it is (no st, or no such store). */
+#define V2_STORE(fn, x) (st && st->fn ? (F)st->fn((float)(x)) : (F)(x))
+
+/* The score before masking: scale·(q·k), soft-capped, ALiBi-biased; each step stored where st says. */
+static F V2_FN(v2_score)(const attncheck_attention_problem* p, const F* q, const F* k, size_t h, long long c, size_t j, int bug,
+                         const v2_stores* st) {
   F acc = 0;
   for (size_t t = 0; t < p->d; ++t) acc = acc + (F)(q[t] * k[t]);
+  acc = V2_STORE(dot, acc);
   const F scale = (F)p->scale, cap = (F)p->softcap;
   F s;
   if (p->softcap > 0 && bug == BUG_SOFTCAP_BEFORE_SCALE) {
     s = (F)(cap * TANH((F)(acc / cap))) * scale;
   } else {
-    s = acc * scale;
-    if (p->softcap > 0 && bug != BUG_SOFTCAP_AFTER_MASK) s = cap * TANH((F)(s / cap));
+    s = V2_STORE(score, acc * scale);
+    if (p->softcap > 0 && bug != BUG_SOFTCAP_AFTER_MASK) {
+      s = V2_STORE(score, s / cap);
+      s = V2_STORE(score, TANH(s));
+      s = V2_STORE(score, cap * s);
+    }
   }
   if (p->alibi_slopes) {
     const long long dist = c > (long long)j ? c - (long long)j : (long long)j - c;
-    s = s - (F)((F)p->alibi_slopes[h] * (F)dist);
+    s = V2_STORE(score, s - V2_STORE(score, (F)p->alibi_slopes[h] * (F)dist));
   }
   return s;
 }
@@ -54,15 +64,18 @@ typedef struct {
 } V2_FN(v2_row);
 
 static int V2_FN(v2_attention)(const attncheck_attention_problem* p, const F* q, const F* k, const F* v, F* o, F* lse, size_t br,
-                               size_t bc, int bug) {
+                               size_t bc, int bug, const v2_stores* st) {
   const size_t n = p->n, m = p->m, d = p->d, dv = p->dv, H = p->heads, Hkv = p->kv_heads;
   if (p->struct_size < sizeof(attncheck_attention_problem) || Hkv == 0 || H % Hkv != 0) return 1;
   if (br == 0 || br > n) br = n ? n : 1;
-  if (bc == 0 || bc > m) bc = m ? m : 1;
+  if (bc == 0) bc = m ? m : 1;
+  const size_t bc_declared = bc; /* the kernel's tile size (BUG_TAIL_PADDED pads the last tile to it) */
+  if (bc > m) bc = m ? m : 1;
   V2_FN(v2_row)* rows = malloc(br * sizeof *rows);
   F* accs = malloc((br * dv + 1) * sizeof(F));
-  F* s = malloc(bc * sizeof(F));
-  F* e = malloc(bc * sizeof(F));
+  const size_t tile_cap = bc < m ? bc : (m ? m : 1); /* a tile's entries (bc > m: one tile of m) */
+  F* s = malloc((bc > tile_cap ? bc : tile_cap) * sizeof(F));
+  F* e = malloc((bc > tile_cap ? bc : tile_cap) * sizeof(F));
   if (!rows || !accs || !s || !e) {
     free(rows), free(accs), free(s), free(e);
     return 2;
@@ -75,7 +88,7 @@ static int V2_FN(v2_attention)(const attncheck_attention_problem* p, const F* q,
         const size_t i1 = i0 + br < n ? i0 + br : n;
         for (size_t i = i0; i < i1; ++i) {
           V2_FN(v2_row)* r = &rows[i - i0];
-          r->max = bug == BUG_MAX_STARTS_AT_ZERO ? (F)0 : neg_inf;
+          r->max = bug == BUG_MAX_STARTS_AT_ZERO ? (F)0 : bug == BUG_MAX_SENTINEL ? (F)-1e4 : neg_inf;
           r->sum = 0;
           r->acc = accs + (i - i0) * dv;
           r->keys = 0;
@@ -104,16 +117,20 @@ static int V2_FN(v2_attention)(const attncheck_attention_problem* p, const F* q,
               const int vis = V2_FN(v2_sees)(p, i, j, bug);
               seen += vis;
               if (bug == BUG_SOFTCAP_AFTER_MASK) {
-                F x = vis ? V2_FN(v2_score)(p, qi, k + ((b * m + j) * Hkv + g) * d, h, c, j, bug) : neg_inf;
+                F x = vis ? V2_FN(v2_score)(p, qi, k + ((b * m + j) * Hkv + g) * d, h, c, j, bug, st) : neg_inf;
                 if (p->softcap > 0) x = (F)p->softcap * TANH((F)(x / (F)p->softcap));
                 s[len++] = x;
               } else {
-                s[len++] = vis ? V2_FN(v2_score)(p, qi, k + ((b * m + j) * Hkv + g) * d, h, c, j, bug) : neg_inf;
+                s[len++] = vis ? V2_FN(v2_score)(p, qi, k + ((b * m + j) * Hkv + g) * d, h, c, j, bug, st) : neg_inf;
               }
             }
             if (seen == 0) continue; /* nothing visible in this tile */
+            /* The bug of a kernel whose last key tile is padded to bc with score-0 keys that are not
+             * masked (their values are 0): only when the keys span more than one tile. */
+            const size_t pad = bug == BUG_TAIL_PADDED && m > bc_declared && j1 - j0 < bc_declared ? bc_declared - (j1 - j0) : 0;
             F tile_max = s[0];
             for (size_t u = 1; u < len; ++u) tile_max = s[u] > tile_max ? s[u] : tile_max;
+            if (pad && tile_max < 0) tile_max = 0;
             const F m_new = tile_max > r->max ? tile_max : r->max;
             const F alpha = EXP((F)(r->max - m_new)); /* exp(-inf - x) = 0 on the first tile */
             F tsum = 0;
@@ -121,11 +138,16 @@ static int V2_FN(v2_attention)(const attncheck_attention_problem* p, const F* q,
               e[u] = EXP((F)(s[u] - m_new));
               tsum = tsum + e[u];
             }
-            r->sum = (F)(r->sum * alpha) + tsum;
+            for (size_t u = 0; u < pad; ++u) tsum = tsum + EXP((F)(-m_new));
+            r->sum = V2_STORE(sum, (F)(r->sum * alpha) + tsum);
+            /* P, stored for the P·V product (the normaliser above used it unstored); an unfused
+             * kernel (one key tile) normalises P first, and O is then P·V undivided */
+            const int normalised = st && st->normalise;
+            for (size_t u = 0; u < len; ++u) e[u] = V2_STORE(p, normalised ? e[u] / tsum : e[u]);
             for (size_t cc = 0; cc < dv; ++cc) {
               F a = bug == BUG_ACC_NOT_RESCALED ? r->acc[cc] : (F)(r->acc[cc] * alpha);
-              for (size_t u = 0; u < len; ++u) a = a + (F)(e[u] * v[((b * m + j0 + u) * Hkv + g) * dv + cc]);
-              r->acc[cc] = a;
+              for (size_t u = 0; u < len; ++u) a = V2_STORE(pv, a + (F)(e[u] * v[((b * m + j0 + u) * Hkv + g) * dv + cc]));
+              r->acc[cc] = V2_STORE(acc, a);
             }
             r->max = m_new;
             r->keys += seen;
@@ -136,7 +158,8 @@ static int V2_FN(v2_attention)(const attncheck_attention_problem* p, const F* q,
           F* oi = o + ((b * n + i) * H + h) * dv;
           const int none = r->keys == 0;
           const int undivided = bug == BUG_LAST_BLOCK_UNDIVIDED && i1 == n; /* the rows of the last query tile */
-          for (size_t cc = 0; cc < dv; ++cc) oi[cc] = none ? (F)0 : undivided ? r->acc[cc] : (F)(r->acc[cc] / r->sum);
+          const int normalised = st && st->normalise;
+          for (size_t cc = 0; cc < dv; ++cc) oi[cc] = none ? (F)0 : undivided || normalised ? r->acc[cc] : (F)(r->acc[cc] / r->sum);
           if (lse) {
             F l = none ? (bug == BUG_LSE_PLUS_INF ? -neg_inf : neg_inf) : (F)(r->max + LOG(r->sum));
             if (!none && bug == BUG_LSE_LOG2) l = (F)(r->max * (F)1.4426950408889634) + (F)(LOG(r->sum) * (F)1.4426950408889634);
@@ -150,6 +173,7 @@ static int V2_FN(v2_attention)(const attncheck_attention_problem* p, const F* q,
   return 0;
 }
 
+#undef V2_STORE
 #undef V2_FN
 #undef V2_CAT
 #undef V2_CAT2

@@ -39,6 +39,19 @@
 
 ATTNCHECK_EXPORT_ABI_VERSION
 
+/* What a kernel stores in 16 bits along the way: each non-null member rounds an f32 to the storage
+ * format (and back) at that point of attention_v2_impl.h. */
+typedef float (*v2_round_fn)(float);
+typedef struct {
+  v2_round_fn dot;   /* q.k, before the scale (unfused: q @ k^T as a 16-bit tensor) */
+  v2_round_fn score; /* each score step: scaled, soft-cap steps, the bias (unfused) */
+  v2_round_fn p;     /* the weights P before the P.V product (fused and unfused) */
+  v2_round_fn acc;   /* the O accumulator after each key tile (a bug) */
+  v2_round_fn sum;   /* the normaliser after each key tile (a bug) */
+  v2_round_fn pv;    /* every addition of the P.V product (a bug) */
+  int normalise;     /* P normalised before it is stored, O = P.V undivided (unfused; one key tile) */
+} v2_stores;
+
 enum v2_bug {
   BUG_NONE,
   BUG_ACC_NOT_RESCALED,
@@ -53,7 +66,9 @@ enum v2_bug {
   BUG_LSE_LOG2,
   BUG_LSE_NO_SCALE,
   BUG_LAST_BLOCK_UNDIVIDED,
-  BUG_LSE_PLUS_INF
+  BUG_LSE_PLUS_INF,
+  BUG_MAX_SENTINEL,
+  BUG_TAIL_PADDED
 };
 
 #define F float
@@ -84,16 +99,16 @@ enum { TILE = 2 }; /* br = bc = 2: small enough that the audit's small shapes sp
 
 /* ---- correct kernels ------------------------------------------------------------------------- */
 int v2_plain_f32(const attncheck_attention_problem* p, const float* q, const float* k, const float* v, float* o, float* lse) {
-  return v2_attention_f32(p, q, k, v, o, lse, 0, 0, BUG_NONE);
+  return v2_attention_f32(p, q, k, v, o, lse, 0, 0, BUG_NONE, NULL);
 }
 int v2_tiled_f32(const attncheck_attention_problem* p, const float* q, const float* k, const float* v, float* o, float* lse) {
-  return v2_attention_f32(p, q, k, v, o, lse, TILE, TILE, BUG_NONE);
+  return v2_attention_f32(p, q, k, v, o, lse, TILE, TILE, BUG_NONE, NULL);
 }
 int v2_plain_f64(const attncheck_attention_problem* p, const double* q, const double* k, const double* v, double* o, double* lse) {
-  return v2_attention_f64(p, q, k, v, o, lse, 0, 0, BUG_NONE);
+  return v2_attention_f64(p, q, k, v, o, lse, 0, 0, BUG_NONE, NULL);
 }
 int v2_tiled_f64(const attncheck_attention_problem* p, const double* q, const double* k, const double* v, double* o, double* lse) {
-  return v2_attention_f64(p, q, k, v, o, lse, TILE, TILE, BUG_NONE);
+  return v2_attention_f64(p, q, k, v, o, lse, TILE, TILE, BUG_NONE, NULL);
 }
 
 /* 16-bit storage, f32 arithmetic: widen, run the f32 kernel, round O once (to nearest even). */
@@ -129,13 +144,13 @@ static float* widen(const uint16_t* x, size_t count, float (*from)(uint16_t)) {
 }
 
 static int v2_16bit(const attncheck_attention_problem* p, const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* o,
-                    float* lse, size_t tile, float (*from)(uint16_t), uint16_t (*to)(float)) {
+                    float* lse, size_t tile, float (*from)(uint16_t), uint16_t (*to)(float), int bug, const v2_stores* st) {
   const size_t qs = p->batch * p->n * p->heads * p->d, ks = p->batch * p->m * p->kv_heads * p->d;
   const size_t vs = p->batch * p->m * p->kv_heads * p->dv, os = p->batch * p->n * p->heads * p->dv;
   float *qf = widen(q, qs, from), *kf = widen(k, ks, from), *vf = widen(v, vs, from), *of = malloc((os ? os : 1) * sizeof(float));
   int rc = 2;
   if (qf && kf && vf && of) {
-    rc = v2_attention_f32(p, qf, kf, vf, of, lse, tile, tile, BUG_NONE);
+    rc = v2_attention_f32(p, qf, kf, vf, of, lse, tile, tile, bug, st);
     if (rc == 0)
       for (size_t i = 0; i < os; ++i) o[i] = to(of[i]);
   }
@@ -145,26 +160,70 @@ static int v2_16bit(const attncheck_attention_problem* p, const uint16_t* q, con
 
 int v2_plain_bf16(const attncheck_attention_problem* p, const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* o,
                   float* lse) {
-  return v2_16bit(p, q, k, v, o, lse, 0, from_bf16, to_bf16);
+  return v2_16bit(p, q, k, v, o, lse, 0, from_bf16, to_bf16, BUG_NONE, NULL);
 }
 int v2_tiled_bf16(const attncheck_attention_problem* p, const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* o,
                   float* lse) {
-  return v2_16bit(p, q, k, v, o, lse, TILE, from_bf16, to_bf16);
+  return v2_16bit(p, q, k, v, o, lse, TILE, from_bf16, to_bf16, BUG_NONE, NULL);
 }
 int v2_plain_f16(const attncheck_attention_problem* p, const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* o,
                  float* lse) {
-  return v2_16bit(p, q, k, v, o, lse, 0, from_f16, to_f16);
+  return v2_16bit(p, q, k, v, o, lse, 0, from_f16, to_f16, BUG_NONE, NULL);
 }
 int v2_tiled_f16(const attncheck_attention_problem* p, const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* o,
                  float* lse) {
-  return v2_16bit(p, q, k, v, o, lse, TILE, from_f16, to_f16);
+  return v2_16bit(p, q, k, v, o, lse, TILE, from_f16, to_f16, BUG_NONE, NULL);
 }
+
+/* ---- 16-bit kernels that really store what their model allows (docs/formats.md) -------------------
+ * FlashAttention-2 as it runs on tensor cores, with tiles of 64 keys and 64 queries (and 2 x 2 for
+ * shapes small enough that one tile of 64 would hide the tiling): scores, normaliser and O in f32,
+ * P rounded to the storage format for the P.V product (fused, the default model). The unfused
+ * kernel is PyTorch's math path: q @ k^T stored, each score step stored, P normalised and stored,
+ * then P @ V (declared stores: scores,p). */
+static float round_bf16(float x) { return from_bf16(to_bf16(x)); }
+static float round_f16(float x) { return from_f16(to_f16(x)); }
+static const v2_stores fused_bf16 = {NULL, NULL, round_bf16, NULL, NULL, NULL, 0};
+static const v2_stores fused_f16 = {NULL, NULL, round_f16, NULL, NULL, NULL, 0};
+static const v2_stores unfused_bf16 = {round_bf16, round_bf16, round_bf16, NULL, NULL, NULL, 1};
+static const v2_stores unfused_f16 = {round_f16, round_f16, round_f16, NULL, NULL, NULL, 1};
+
+#define V2_16(name, tile, fmt, bug, stores)                                                                                \
+  int name(const attncheck_attention_problem* p, const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* o, \
+           float* lse) {                                                                                                \
+    return v2_16bit(p, q, k, v, o, lse, tile, from_##fmt, to_##fmt, bug, stores);                                      \
+  }
+V2_16(v2_fa2_bf16, 64, bf16, BUG_NONE, &fused_bf16)
+V2_16(v2_fa2_f16, 64, f16, BUG_NONE, &fused_f16)
+V2_16(v2_fa2_small_bf16, TILE, bf16, BUG_NONE, &fused_bf16)
+V2_16(v2_fa2_small_f16, TILE, f16, BUG_NONE, &fused_f16)
+V2_16(v2_unfused_bf16, 0, bf16, BUG_NONE, &unfused_bf16)
+V2_16(v2_unfused_f16, 0, f16, BUG_NONE, &unfused_f16)
+
+/* ---- broken 16-bit kernels: the fused kernel with one bug each ------------------------------------
+ *   bug_v2_acc16_bf16      the O accumulator kept in bf16 across key tiles (rounded after each tile)
+ *   bug_v2_sum16_bf16      the normaliser l kept in bf16 across key tiles
+ *   bug_v2_pv16_bf16       the P.V product accumulated in bf16 (every addition rounded)
+ *   bug_v2_dot16_f16       q.k stored in f16 before the scale (overflows to inf beyond 65504)
+ *   bug_v2_sentinel_bf16   the running maximum starts at the finite sentinel -1e4 instead of -inf
+ *   bug_v2_tail_padded_bf16  tiles of 64 keys; the last, partial tile is padded with unmasked score-0
+ *                          keys (values 0) when the keys span more than one tile */
+static const v2_stores acc16_bf16 = {NULL, NULL, round_bf16, round_bf16, NULL, NULL, 0};
+static const v2_stores sum16_bf16 = {NULL, NULL, round_bf16, NULL, round_bf16, NULL, 0};
+static const v2_stores pv16_bf16 = {NULL, NULL, round_bf16, NULL, NULL, round_bf16, 0};
+static const v2_stores dot16_f16 = {round_f16, NULL, round_f16, NULL, NULL, NULL, 0};
+V2_16(bug_v2_acc16_bf16, TILE, bf16, BUG_NONE, &acc16_bf16)
+V2_16(bug_v2_sum16_bf16, TILE, bf16, BUG_NONE, &sum16_bf16)
+V2_16(bug_v2_pv16_bf16, TILE, bf16, BUG_NONE, &pv16_bf16)
+V2_16(bug_v2_dot16_f16, TILE, f16, BUG_NONE, &dot16_f16)
+V2_16(bug_v2_sentinel_bf16, TILE, bf16, BUG_MAX_SENTINEL, &fused_bf16)
+V2_16(bug_v2_tail_padded_bf16, 64, bf16, BUG_TAIL_PADDED, &fused_bf16)
 
 /* ---- broken kernels: f32, tiled, one bug each ------------------------------------------------ */
 #define BROKEN(name, bug)                                                                                              \
   int bug_v2_##name##_f32(const attncheck_attention_problem* p, const float* q, const float* k, const float* v, float* o, \
                           float* lse) {                                                                                \
-    return v2_attention_f32(p, q, k, v, o, lse, TILE, TILE, bug);                                                      \
+    return v2_attention_f32(p, q, k, v, o, lse, TILE, TILE, bug, NULL);                                                    \
   }
 BROKEN(acc_not_rescaled, BUG_ACC_NOT_RESCALED)
 BROKEN(max_starts_at_zero, BUG_MAX_STARTS_AT_ZERO)
@@ -184,7 +243,7 @@ BROKEN(lse_plus_inf, BUG_LSE_PLUS_INF)
  * (the canary after lse) and 4 KiB past it (the guard page after lse) ---------------------------- */
 static int v2_lse_overrun(const attncheck_attention_problem* p, const float* q, const float* k, const float* v, float* o, float* lse,
                           size_t past) {
-  const int rc = v2_attention_f32(p, q, k, v, o, lse, TILE, TILE, BUG_NONE);
+  const int rc = v2_attention_f32(p, q, k, v, o, lse, TILE, TILE, BUG_NONE, NULL);
   if (rc == 0 && lse) lse[p->batch * p->heads * p->n + past] = 1.0f;
   return rc;
 }
@@ -198,7 +257,7 @@ int bug_v2_lse_far_f32(const attncheck_attention_problem* p, const float* q, con
 int bug_v2_writes_problem_f32(const attncheck_attention_problem* p, const float* q, const float* k, const float* v, float* o,
                               float* lse) {
   ((attncheck_attention_problem*)p)->reserved = 7;
-  return v2_attention_f32(p, q, k, v, o, lse, TILE, TILE, BUG_NONE);
+  return v2_attention_f32(p, q, k, v, o, lse, TILE, TILE, BUG_NONE, NULL);
 }
 
 /* ABI checks at compile time: each kernel has the version-2 signature of its dtype. */

@@ -149,4 +149,30 @@ struct LastBlockUndivided : AttentionSteps {
   }
 };
 
+// The running state of a row kept in the 16-bit format S across key tiles, the most common
+// mixed-precision bug (a bf16 accumulator register): after each block the output accumulator O
+// (What::acc) or the normaliser l (What::sum) is rounded to S. With What::pv the P·V product itself
+// is accumulated in S: every key is its own block (exact in real arithmetic, the online softmax
+// over any blocking is the same), and O is rounded to S after each key's product is added.
+enum class StateIn16 { acc, sum, pv };
+template <class S, StateIn16 What>
+struct StateStoredIn : AttentionSteps {
+  template <Scalar T>
+  static T in_s(T x) { return lit<T>(to_double(lit<S>(to_double(x)))); }
+  template <Scalar T, class ValueRow>
+  static void update(OnlineRow<T>& st, const T* s, std::size_t len, ValueRow v_row, std::vector<T>& e) {
+    if (What == StateIn16::pv) {
+      for (std::size_t t = 0; t < len; ++t) {
+        online_update(st, s + t, 1, [&](std::size_t) { return v_row(t); }, e);
+        for (T& a : st.acc) a = in_s(a);
+      }
+      return;
+    }
+    online_update(st, s, len, v_row, e);
+    if (What == StateIn16::sum) st.sum = in_s(st.sum);
+    else
+      for (T& a : st.acc) a = in_s(a);
+  }
+};
+
 }  // namespace attncheck::kernels::broken
