@@ -543,7 +543,8 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                 "loaded or called, so --lib and --exec may be left out and --kernel may be KIND:DTYPE");
   app->footer("Reports are written atomically once the audit has finished. SIGINT/SIGTERM stops after the checks in\n"
               "progress (which are discarded), prints what finished and writes no report (exit 128+signal).\n"
-              "Exit status: 0 every applicable check passed, 1 a check failed (or ERROR/GAVE-UP), 2 usage or loading errors.");
+              "Exit status: 0 every applicable check passed (or was NOT-JUDGED: the kernel declined every input), 1 a check\n"
+              "failed (or ERROR/GAVE-UP), 2 usage or loading errors.");
   return {app, [o, &global] { return run_audit_command(*o, global); }};
 }
 
