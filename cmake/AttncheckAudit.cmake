@@ -8,6 +8,7 @@
 #                     | EXEC "command line" KERNELS kind:dtype...         (a program, exec protocol)
 #                     | BINDINGS file.yaml                                (the library and kernels in a file)
 #                       [CASES n] [SEED s] [MASKED zeros|nan|either] [TOLERANCE t] [TIMEOUT seconds]
+#                       [ABI 1|2] [NO_LSE] [MEMORY mib]
 #                       [CONTRACTS contract-id...] [TESTS test-id...] [CONTRACTS_DIR dir]
 #                       [JUNIT file.xml] [SARIF file.sarif] [JSON file.json] [LABELS label...])
 #   attncheck_add_gate(NAME name [CONTRACTS_DIR dir] [CONTRACTS contract-id...] [TESTS test-id...]
@@ -16,7 +17,10 @@
 #
 # The checks are listed when CMake configures (`attncheck audit --list`, `attncheck gate --list`:
 # no kernel is loaded, so LIB may be a target not built yet). Each test runs
-# `attncheck audit ... --test ID --dtype DTYPE` (exit 0 pass, 1 fail). JUNIT, SARIF and JSON add
+# `attncheck audit ... --test ID --dtype DTYPE` (exit 0 pass, 1 fail). ABI 2 declares attention
+# kernels of ABI version 2 (--abi 2): the listing loads no library, so a library exporting version 2
+# must say so here for its version-2 checks to be listed; NO_LSE (--no-lse) leaves out the checks of
+# the LSE; MEMORY is --memory. JUNIT, SARIF and JSON add
 # one more test, NAME:reports, that runs the whole audit (or gate) once and writes those files.
 # The names of the tests made are left in ${NAME}_TESTS.
 
@@ -102,8 +106,8 @@ macro(_attncheck_shared_arguments command)
 endmacro()
 
 function(attncheck_add_audit)
-  cmake_parse_arguments(PARSE_ARGV 0 A ""
-                        "NAME;LIB;EXEC;BINDINGS;CASES;SEED;MASKED;TOLERANCE;TIMEOUT;CONTRACTS_DIR;JUNIT;SARIF;JSON"
+  cmake_parse_arguments(PARSE_ARGV 0 A "NO_LSE"
+                        "NAME;LIB;EXEC;BINDINGS;CASES;SEED;MASKED;TOLERANCE;TIMEOUT;ABI;MEMORY;CONTRACTS_DIR;JUNIT;SARIF;JSON"
                         "KERNELS;CONTRACTS;TESTS;LABELS")
   if(A_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "attncheck_add_audit: unknown arguments ${A_UNPARSED_ARGUMENTS}")
@@ -139,6 +143,12 @@ function(attncheck_add_audit)
   endif()
   if(DEFINED A_TOLERANCE)
     list(APPEND policy --tolerance "${A_TOLERANCE}")
+  endif()
+  if(DEFINED A_ABI)
+    list(APPEND policy --abi "${A_ABI}")
+  endif()
+  if(A_NO_LSE)
+    list(APPEND policy --no-lse)
   endif()
 
   if(DEFINED A_BINDINGS)
@@ -176,6 +186,9 @@ function(attncheck_add_audit)
   endif()
   if(DEFINED A_TIMEOUT)
     list(APPEND run --timeout ${A_TIMEOUT})
+  endif()
+  if(DEFINED A_MEMORY)
+    list(APPEND run --memory ${A_MEMORY})
   endif()
   _attncheck_add_tests(${A_NAME} "${listing}" "${labels}" ${run})
   _attncheck_add_reports(${A_NAME} "${labels}" "${A_JSON}" "${A_JUNIT}" "${A_SARIF}" ${run} ${select})

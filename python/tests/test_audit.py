@@ -84,6 +84,15 @@ def test_list_checks(cli):
     assert ("FALSIFY-SM-004", "f32") in checks and ("AUDIT-MASK-001", "f32") in checks
 
 
+def test_list_checks_of_attention_v2_are_version_2s(cli):
+    checks = attncheck.list_checks("attention_v2", "f32")
+    ids = {t for t, _ in checks}
+    assert {"FALSIFY-ATTK-001", "FALSIFY-ATTK-002", "AUDIT-ATTB-001", "AUDIT-SAFE-001"} <= ids
+    assert not any(t.startswith(("AUDIT-ATT-", "FALSIFY-EXPR-")) or t in ("FALSIFY-AEQ-004", "FALSIFY-ASCL-009") for t in ids)
+    without_lse = {t for t, _ in attncheck.list_checks("attention_v2", "f32", no_lse=True)}
+    assert "FALSIFY-ATTK-002" not in without_lse and "FALSIFY-ATTK-001" in without_lse
+
+
 def attention_v2(q, k, v, p):
     """A user's NumPy attention of ABI version 2 (q B n H d, k B m H_kv d, v B m H_kv dv; float64 inside)."""
     B, n, H, d = q.shape

@@ -32,7 +32,7 @@ struct AuditOptions : ReportFileOptions, CheckSelectionOptions {
   std::string lib, bindings, exec;
   std::vector<std::string> kernels;
   double timeout = 2;
-  int memory_mib = 1024;
+  int memory_mib = 0;  // --memory; 0 = not given: default_memory_mib for the source
   std::string masked;
   std::string tolerance;  // "" = not given: the bindings file's, else derived
   int abi = 0;            // --abi: 0 = not given
@@ -42,6 +42,18 @@ struct AuditOptions : ReportFileOptions, CheckSelectionOptions {
   bool replay = false;
   bool list = false;
 };
+
+// --memory's defaults. --lib: what the fork server may add to the address space it inherits (a
+// compiled kernel's own allocations). --exec: the whole address space of the program, and an
+// interpreter reserves much of it before it computes anything: measured at start on 2 cores,
+// Node 20 ~0.7 GiB, Python with torch ~0.6 GiB, and more with more cores (a thread pool per core,
+// a malloc arena of 64 MiB per thread); 1 GiB made correct Node and Python servers fail on the
+// default shapes. 4 GiB leaves them room and still stops a runaway allocation.
+constexpr int default_lib_memory_mib = 1024, default_exec_memory_mib = 4096;
+int memory_mib(const AuditOptions& o) {
+  if (o.memory_mib != 0) return o.memory_mib;
+  return o.exec.empty() ? default_lib_memory_mib : default_exec_memory_mib;
+}
 
 // The options that select the kernels, as they must be repeated in a replay line.
 std::string source_args(const AuditOptions& o) {
@@ -177,7 +189,7 @@ bool parse_audit_options(const AuditOptions& o, audit::KernelSource& src, audit:
     std::cerr << "error: --timeout must be in (0, 3600] seconds (got " << o.timeout << ")\n";
     return false;
   }
-  if (o.memory_mib < 16) {
+  if (o.memory_mib != 0 && o.memory_mib < 16) {
     std::cerr << "error: --memory must be at least 16 MiB (got " << o.memory_mib << ")\n";
     return false;
   }
@@ -273,6 +285,7 @@ void add_replay_lines(std::vector<audit::AuditRow>& rows, const AuditOptions& o,
                        " audit" + source_args(o) + " --test " + r.outcome.test_id + " --dtype " + std::string(dtype_name(r.outcome.dtype)) +
                        " --seed " + hex_u64(req.params.seed) + " --cases " + std::to_string(req.params.cases);
     if (o.timeout != 2) r.outcome.replay += " --timeout " + decimal(o.timeout, 6);
+    if (o.memory_mib != 0) r.outcome.replay += " --memory " + std::to_string(o.memory_mib);
     if (!o.tolerance.empty()) r.outcome.replay += " --tolerance " + req.params.tolerance.text();
     if (src.masked != audit::MaskedPolicy::either && o.bindings.empty())
       r.outcome.replay += " --masked " + std::string(audit::masked_policy_name(src.masked));
@@ -285,8 +298,22 @@ void add_replay_lines(std::vector<audit::AuditRow>& rows, const AuditOptions& o,
 // The audit rows as the gate's rows, over the rows that ran; what did not run (not applicable,
 // declined inputs) and what --exec cannot observe are notes.
 void add_audit_rows(GateReport& report, const std::vector<audit::AuditRow>& rows, const audit::Backend& backend) {
-  std::vector<std::string> na, declined;
+  std::vector<std::string> na, declined, not_judged;
   for (const auto& r : rows) {
+    if (r.state == audit::RowState::not_judged) {
+      // Ran, but the kernel answered none of its calls: a skipped row (JUnit <skipped/>), a note
+      // with what to do, never a pass or a failure.
+      std::string text = row_note_text(r);
+      for (std::size_t at = 0; (at = text.find('\n', at)) != std::string::npos; at += 5) text.replace(at, 1, "\n    ");
+      not_judged.push_back(text);
+      GateRow g;
+      g.contract = r.contract == "audit" && !r.kinds.empty() ? "audit:" + r.kinds.front() : r.contract;
+      g.obligations = r.obligations;
+      g.outcome = r.outcome;
+      g.outcome.message = "not judged: " + r.reason;
+      report.skipped_rows.push_back(g);
+      continue;
+    }
     if (r.state == audit::RowState::not_applicable) {
       na.push_back(row_note_text(r));
       GateRow g;
@@ -314,6 +341,10 @@ void add_audit_rows(GateReport& report, const std::vector<audit::AuditRow>& rows
     report.notes.push_back("declined inputs (the kernel returned nonzero):");
     report.notes.insert(report.notes.end(), declined.begin(), declined.end());
   }
+  if (!not_judged.empty()) {
+    report.notes.push_back(std::to_string(not_judged.size()) + " not judged (NOT-JUDGED: the kernel declined every input; neither passed nor failed):");
+    report.notes.insert(report.notes.end(), not_judged.begin(), not_judged.end());
+  }
   if (!na.empty()) {
     report.notes.push_back(std::to_string(na.size()) + " not applicable:");
     report.notes.insert(report.notes.end(), na.begin(), na.end());
@@ -336,7 +367,8 @@ int report_audit(const AuditOptions& o, const audit::KernelSource& src, const au
     std::cerr << "attncheck: interrupted by signal " << interrupted() << " before any check finished; no report file was written\n";
     return interrupted_exit_status();
   }
-  if (report.rows.empty()) {
+  const bool judged_none = std::any_of(rows.begin(), rows.end(), [](const audit::AuditRow& r) { return r.state == audit::RowState::not_judged; });
+  if (report.rows.empty() && !judged_none) {
     std::cout << "\n";
     for (const auto& n : report.notes) std::cout << n << "\n";
     std::cerr << "error: nothing applicable: no obligation of the selected contracts can be checked with the kernels given\n";
@@ -365,12 +397,15 @@ int report_audit(const AuditOptions& o, const audit::KernelSource& src, const au
   return report.failed() == 0 ? exit_pass : exit_fail;
 }
 
-// Answers which kernels exist and calls none: the backend of `audit --list`.
+// Answers which kernels exist and calls none: the backend of `audit --list`. abi is the declared
+// ABI version (--abi, abi:): from 2, `attention` is version 2's, as the library and exec backends
+// resolve it (a library's own marker is not read: nothing is loaded).
 class PlanBackend final : public audit::Backend {
  public:
-  explicit PlanBackend(const std::vector<audit::Binding>& bindings) : bindings_(bindings) {}
+  PlanBackend(const std::vector<audit::Binding>& bindings, int abi) : bindings_(bindings), abi_(abi) {}
   bool has(audit::Kind k, Dtype d) const override {
-    return std::any_of(bindings_.begin(), bindings_.end(), [&](const audit::Binding& b) { return b.kind == k && b.dtype == d; });
+    return std::any_of(bindings_.begin(), bindings_.end(),
+                       [&](const audit::Binding& b) { return audit::abi_kind(b.kind, abi_) == k && b.dtype == d; });
   }
   audit::Reply call(const audit::Call&) override { throw std::logic_error("audit --list calls no kernel"); }
   std::string describe() const override { return "no kernel (--list)"; }
@@ -378,13 +413,19 @@ class PlanBackend final : public audit::Backend {
 
  private:
   std::vector<audit::Binding> bindings_;
+  int abi_ = 1;
 };
 
 // `audit --list`: one line "TEST_ID DTYPE" per check the audit would run (each once, in run
 // order), decided as a run decides it and without loading or calling any kernel, so that a build
 // system can register one test per check before the kernels are built (cmake/AttncheckAudit.cmake).
 int list_audit_checks(const audit::KernelSource& src, audit::AuditRequest& req) {
-  PlanBackend backend(src.bindings);
+  PlanBackend backend(src.bindings, src.abi != 0 ? src.abi : 1);
+  // A library's version marker is not read here: an attention kernel of an undeclared version is
+  // listed as version 1's. Say so, so that a version-2 library's checks are not listed wrong unseen.
+  if (src.abi == 0 && std::any_of(src.bindings.begin(), src.bindings.end(), [](const audit::Binding& b) { return b.kind == audit::Kind::attention; }))
+    std::cerr << "note: --list loads no library, so `attention` is listed as ABI version 1's; for a library exporting "
+                 "version 2 (ATTNCHECK_EXPORT_ABI_VERSION) or a program serving kind 8, add --abi 2 (ABI 2 in attncheck_add_audit)\n";
   req.plan_only = true;
   std::vector<std::string> seen;
   for (const auto& r : audit::run_audit(backend, req, {})) {
@@ -407,7 +448,7 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
 
   audit::Limits limits;
   limits.timeout_seconds = o.timeout;
-  limits.memory_bytes = static_cast<std::size_t>(o.memory_mib) << 20;
+  limits.memory_bytes = static_cast<std::size_t>(memory_mib(o)) << 20;
   // Starts the kernel process(es): here, to report loading errors before anything runs, and once
   // more in each worker process of -j N (a fork server or program serves one process only).
   const auto make_backend = [src, limits]() -> std::unique_ptr<audit::Backend> {
@@ -477,7 +518,9 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                                "Only this dtype (repeatable; default: every dtype given a kernel)",
                                "Run seed, decimal or 0x hex; same seed, same cases", "Successful random cases per check"});
   app->add_option("--timeout", o->timeout, "Seconds one kernel call may take before it is killed (attention calls: plus 1 s per 2e7 multiply-adds)")->capture_default_str();
-  app->add_option("--memory", o->memory_mib, "MiB of address space the kernel process may add (--lib) or use (--exec)")->capture_default_str();
+  app->add_option("--memory", o->memory_mib,
+                  "MiB of address space the kernel process may add (--lib; default 1024) or use in all (--exec; default 4096: "
+                  "interpreters reserve much at start); an allocation failure the program reports is an ERROR naming this limit");
   app->add_option("--tolerance", o->tolerance,
                   "How accuracy against the oracle is judged: derived (default), ulp:N, abs:A,rel:R or baseline:K "
                   "(error <= K x that of attncheck's plain reference kernel at the same format); overrides the "
@@ -503,7 +546,7 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                   "e.g. B=1,H=32,Hkv=8,n=4096,m=4096,d=128,causal=br; keys B H Hkv n m d dv scale causal=off|tl|br "
                   "align=tl|br window=L:R softcap=C alibi=geo|S1/S2/.. (docs/audit.md)");
   add_report_options(*app, *o,
-                     {"schema attncheck-audit/1, schema_version 5: docs/audit.md, docs/report-schema.json",
+                     {"schema attncheck-audit/1, schema_version 6: docs/audit.md, docs/report-schema.json",
                       "one testcase per check and dtype; N/A ones skipped", " (AUDIT-* obligations: docs/audit.md)",
                       "seed and kernels"});
   add_jobs_option(*app, *o,
@@ -518,7 +561,8 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                 "loaded or called, so --lib and --exec may be left out and --kernel may be KIND:DTYPE");
   app->footer("Reports are written atomically once the audit has finished. SIGINT/SIGTERM stops after the checks in\n"
               "progress (which are discarded), prints what finished and writes no report (exit 128+signal).\n"
-              "Exit status: 0 every applicable check passed, 1 a check failed (or ERROR/GAVE-UP), 2 usage or loading errors.");
+              "Exit status: 0 every applicable check passed (or was NOT-JUDGED: the kernel declined every input), 1 a check\n"
+              "failed (or ERROR/GAVE-UP), 2 usage or loading errors.");
   return {app, [o, &global] { return run_audit_command(*o, global); }};
 }
 

@@ -1,5 +1,5 @@
 // attncheck CLI: the JSON report of `attncheck audit --json FILE` (schema "attncheck-audit/1",
-// schema_version 5; docs/audit.md and docs/report-schema.json). Fixed key order and number
+// schema_version 6; docs/audit.md and docs/report-schema.json). Fixed key order and number
 // formatting, like the gate's report, whose run metadata and per-obligation summary it shares.
 #include "attncheck/text/numbers.hpp"
 #include "cli/audit.hpp"
@@ -16,12 +16,14 @@ std::string string_list(const std::vector<std::string>& items) {
 }
 
 std::string verdict(const audit::AuditRow& r) {
-  return r.state == audit::RowState::not_applicable ? "N/A" : std::string(property::verdict_name(r.outcome.verdict));
+  if (r.state == audit::RowState::not_applicable) return "N/A";
+  if (r.state == audit::RowState::not_judged) return "NOT-JUDGED";
+  return std::string(property::verdict_name(r.outcome.verdict));
 }
 
 std::string result(const audit::AuditRow& r, const GateReport& report) {
   const property::Outcome& o = r.outcome;
-  const bool ran = r.state == audit::RowState::ran;
+  const bool ran = r.state != audit::RowState::not_applicable;  // not judged: it ran (its seed replays it)
   std::string s = "    {";
   s += "\"contract\": " + json_quoted(r.contract);
   s += ", \"obligations\": " + string_list(r.obligations);
@@ -53,9 +55,10 @@ std::string result(const audit::AuditRow& r, const GateReport& report) {
 }  // namespace
 
 std::string render_audit_json(const AuditReportInfo& info, const std::vector<audit::AuditRow>& rows, const GateReport& report) {
-  int passed = 0, failed = 0, na = 0;
+  int passed = 0, failed = 0, na = 0, not_judged = 0;
   for (const auto& r : rows) {
     if (r.state == audit::RowState::not_applicable) ++na;
+    else if (r.state == audit::RowState::not_judged) ++not_judged;
     else if (r.outcome.verdict == property::Verdict::pass) ++passed;
     else ++failed;
   }
@@ -73,13 +76,13 @@ std::string render_audit_json(const AuditReportInfo& info, const std::vector<aud
   std::vector<std::pair<std::string, std::string>> na_checks;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     s += (i ? ",\n" : "\n") + result(rows[i], report);
-    if (rows[i].state == audit::RowState::not_applicable)
+    if (rows[i].state != audit::RowState::ran)  // N/A or not judged: no check of it could judge
       for (const auto& id : rows[i].obligations)
         na_checks.emplace_back(id, rows[i].outcome.test_id + " [" + std::string(dtype_name(rows[i].outcome.dtype)) + "]");
   }
   s += rows.empty() ? "],\n" : "\n  ],\n";
   s += "  \"summary\": {\"passed\": " + std::to_string(passed) + ", \"failed\": " + std::to_string(failed) +
-       ", \"not_applicable\": " + std::to_string(na) + "},\n";
+       ", \"not_applicable\": " + std::to_string(na) + ", \"not_judged\": " + std::to_string(not_judged) + "},\n";
   s += "  \"obligations\": " + render_obligations_json(report, na_checks) + ",\n";
   s += "  \"run\": " + render_run_json(report);
   if (report.timings) s += ",\n  \"timings\": " + render_timings_json(report);

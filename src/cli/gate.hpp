@@ -93,8 +93,8 @@ std::string render_junit(const GateReport& report);
 std::string render_sarif(const GateReport& report);
 std::string render_markdown(const GateReport& report);
 
-// The JSON shared by the gate's and the audit's reports (schema_version 5, docs/report-schema.json).
-inline constexpr int report_schema_version = 5;
+// The JSON shared by the gate's and the audit's reports (schema_version 6, docs/report-schema.json).
+inline constexpr int report_schema_version = 6;
 std::string render_run_json(const GateReport& report);            // the "run" object, indented by 2
 std::string render_obligations_json(const GateReport& report, const std::vector<std::pair<std::string, std::string>>& na);
 std::string render_timings_json(const GateReport& report);        // the "timings" object

@@ -22,7 +22,7 @@ struct ReportFileOptions {
 
 // Where the two commands' help texts differ.
 struct ReportFileOptionHelp {
-  std::string json_schema;  // e.g. "schema attncheck-gate/1, schema_version 5: docs/report-schema.json"
+  std::string json_schema;  // e.g. "schema attncheck-gate/1, schema_version 6: docs/report-schema.json"
   std::string junit_cases;  // e.g. "one testcase per test and dtype"
   std::string sarif_note;   // appended to the SARIF help, e.g. " (AUDIT-* obligations: docs/audit.md)"
   std::string same_inputs;  // what must be the same for byte-identical reports, e.g. "seed and inputs"

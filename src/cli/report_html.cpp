@@ -45,7 +45,7 @@ std::string ratio_text(double v) {
 
 std::string verdict_class(const std::string& v) {
   if (v == "PASS") return "pass";
-  if (v == "N/A") return "na";
+  if (v == "N/A" || v == "NOT-JUDGED") return "na";  // neither passed nor failed
   return "fail";
 }
 
@@ -455,7 +455,7 @@ std::vector<Plot> plots_for(const ReportData& r) {
   std::vector<Plot> plots;
   std::vector<const ReportRow*> ran;
   for (const auto& row : r.rows)
-    if (row.verdict != "N/A") ran.push_back(&row);
+    if (row.verdict != "N/A" && row.verdict != "NOT-JUDGED") ran.push_back(&row);
 
   // 1. Tightness per obligation.
   std::vector<std::string> keys;
@@ -528,10 +528,11 @@ std::vector<Plot> plots_for(const ReportData& r) {
 
 HtmlReport render_html(const ReportData& r) {
   HtmlReport out;
-  int passed = 0, failed = 0, na = 0;
+  int passed = 0, failed = 0, na = 0, not_judged = 0;
   for (const auto& row : r.rows) {
     if (row.verdict == "PASS") ++passed;
     else if (row.verdict == "N/A") ++na;
+    else if (row.verdict == "NOT-JUDGED") ++not_judged;
     else ++failed;
   }
   const std::string kind = r.is_audit() ? "audit" : "gate";
@@ -546,7 +547,9 @@ HtmlReport render_html(const ReportData& r) {
        std::to_string(r.cases) + " cases · kernels " + esc(r.kernels) + " · tolerance " + esc(r.tolerance) + "</p>\n";
   h += "<p class=\"summary\"><span class=\"pass\">" + std::to_string(passed) + " passed</span><span class=\"fail\">" +
        std::to_string(failed) + " failed</span>" +
-       (r.is_audit() ? "<span class=\"na\">" + std::to_string(na) + " not applicable</span>" : std::string()) + "</p>\n";
+       (r.is_audit() ? "<span class=\"na\">" + std::to_string(na) + " not applicable</span>" : std::string()) +
+       (not_judged ? "<span class=\"na\">" + std::to_string(not_judged) + " not judged (every input declined)</span>" : std::string()) +
+       "</p>\n";
 
   h += "<h2>Plots</h2>\n";
   const std::vector<Plot> plots = plots_for(r);

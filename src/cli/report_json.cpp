@@ -1,5 +1,5 @@
 // attncheck CLI: the JSON report of `attncheck gate --json FILE` (schema "attncheck-gate/1",
-// schema_version 5, docs/report-schema.json), and the parts the audit's report shares with it.
+// schema_version 6, docs/report-schema.json), and the parts the audit's report shares with it.
 // Hand-written rather than a JSON library: the shape is fixed and small, and the output must be
 // byte-stable for a given seed (fixed key order, fixed number formatting, times only in the
 // "timings" object that --no-timings leaves out).

@@ -6,7 +6,8 @@ target_link_libraries(attncheck_audit_testkernels PRIVATE attncheck::abi m)
 set_target_properties(attncheck_audit_testkernels PROPERTIES C_STANDARD 11 C_EXTENSIONS OFF)
 
 # ABI version 2's attention kernels, in a library that exports the version marker (abi.h).
-add_library(attncheck_audit_testkernels_v2 SHARED ${CMAKE_CURRENT_LIST_DIR}/kernels_attention_v2.c)
+add_library(attncheck_audit_testkernels_v2 SHARED ${CMAKE_CURRENT_LIST_DIR}/kernels_attention_v2.c
+            ${CMAKE_CURRENT_LIST_DIR}/kernels_attention_v2_declines.c)
 target_link_libraries(attncheck_audit_testkernels_v2 PRIVATE attncheck::abi m)
 set_target_properties(attncheck_audit_testkernels_v2 PROPERTIES C_STANDARD 11 C_EXTENSIONS OFF)
 

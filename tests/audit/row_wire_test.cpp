@@ -24,6 +24,8 @@ TEST_CASE("an audit row round-trips through its wire form, every field, and a da
   r.stats.timeouts = 2;
   r.stats.declines = 3;
   r.stats.first_decline = "softmax<f32> declined the input (returned 7) on n = 270";
+  r.stats.first_decline_shape = "B=1,H=1,Hkv=1,n=2,m=1,d=1";
+  r.stats.out_of_memory = "attention<f32> ran out of memory";
   r.stats.timeout_budget = 9;
   r.stats.shown_elements = static_cast<std::size_t>(-1);
   r.masked_policy = "zeros";
@@ -42,6 +44,8 @@ TEST_CASE("an audit row round-trips through its wire form, every field, and a da
   CHECK(back->stats.timeouts == 2);
   CHECK(back->stats.declines == 3);
   CHECK(back->stats.first_decline == r.stats.first_decline);
+  CHECK(back->stats.first_decline_shape == r.stats.first_decline_shape);
+  CHECK(back->stats.out_of_memory == r.stats.out_of_memory);
   CHECK(back->stats.timeout_budget == 9);
   CHECK(back->stats.shown_elements == r.stats.shown_elements);
   CHECK(back->masked_policy == "zeros");

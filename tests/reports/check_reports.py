@@ -116,7 +116,7 @@ def mode_schema(tmp):
         errors = sorted(validator.iter_errors(report), key=lambda e: list(e.path))
         for e in errors[:10]:
             check(False, "%s: %s at %s" % (name, e.message[:300], "/".join(map(str, e.path))))
-        check(report["schema_version"] == 5, name + ": schema_version 5")
+        check(report["schema_version"] == 6, name + ": schema_version 6")
         check(("timings" in report) == ("no-timings" not in name), name + ": timings present exactly without --no-timings")
         reports[name] = report
     # The schema must be able to fail: a report with an undocumented key or a wrong type is refused.

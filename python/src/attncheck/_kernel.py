@@ -11,16 +11,18 @@ _MARK = "__attncheck_kernel__"
 
 def kernel(kind: str, dtype: str, *, cases: Optional[int] = None, seed: Union[int, str, None] = None,
            masked: Optional[str] = None, tolerance: Optional[str] = None, tests: Optional[Iterable[str]] = None,
-           timeout: Optional[float] = None) -> Callable[[F], F]:
+           timeout: Optional[float] = None, no_lse: bool = False) -> Callable[[F], F]:
     """Marks fn as a kernel for pytest to audit: one item per applicable check. The function is
-    returned unchanged (still callable as a kernel)."""
+    returned unchanged (still callable as a kernel). no_lse: an attention_v2 kernel that returns
+    no LSE (audit(no_lse=True)): the LSE's checks are not collected."""
     from .protocol import kernel_key
 
     key = kernel_key((kind, dtype))  # fails at import on a wrong kind or dtype
 
     def mark(fn: F) -> F:
         setattr(fn, _MARK, {"kind": key[0], "dtype": key[1], "cases": cases, "seed": seed, "masked": masked,
-                            "tolerance": tolerance, "tests": list(tests) if tests else None, "timeout": timeout})
+                            "tolerance": tolerance, "tests": list(tests) if tests else None, "timeout": timeout,
+                            "no_lse": no_lse})
         return fn
 
     return mark

@@ -64,7 +64,7 @@ class Check:
 
     test: str                  # FALSIFY-... or AUDIT-...
     dtype: str                 # as attncheck spells it: f32, bf16@f32, ...
-    verdict: str               # PASS, FAIL, ERROR, GAVE-UP, or N/A (not applicable)
+    verdict: str               # PASS, FAIL, ERROR, GAVE-UP, N/A (not applicable) or NOT-JUDGED (every input declined)
     contract: str
     obligations: List[str]
     kinds: List[str]
@@ -93,7 +93,7 @@ class Check:
         if self.message:
             lines.append("  " + self.message)
         if self.reason:
-            lines.append("  not applicable: " + self.reason)
+            lines.append(("  not judged: " if self.verdict == "NOT-JUDGED" else "  not applicable: ") + self.reason)
         lines.append("  Replay: " + self.replay)
         return "\n".join(lines)
 
@@ -114,7 +114,8 @@ class AuditResult:
 
     @property
     def ran(self) -> List[Check]:
-        return [c for c in self.checks if c.verdict != "N/A"]
+        """The checks that judged the kernel (not N/A, and not NOT-JUDGED: every input declined)."""
+        return [c for c in self.checks if c.verdict not in ("N/A", "NOT-JUDGED")]
 
     @property
     def failures(self) -> List[Check]:
@@ -128,8 +129,11 @@ class AuditResult:
 
     def summary(self) -> str:
         n = len(self.ran)
+        not_judged = sum(1 for c in self.checks if c.verdict == "NOT-JUDGED")
         text = "%d passed, %d failed, %d not applicable" % (n - len(self.failures), len(self.failures),
-                                                             len(self.checks) - n)
+                                                             len(self.checks) - n - not_judged)
+        if not_judged:
+            text += ", %d not judged (every input declined)" % not_judged
         return "\n\n".join([text] + [c.describe() for c in self.failures])
 
     def __bool__(self) -> bool:
@@ -305,11 +309,19 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
 
 
 def list_checks(kind: str, dtype: str, *, tests: Optional[Iterable[str]] = None, masked: Optional[str] = None,
-                cli: Optional[str] = None, contracts_dir: Optional[str] = None) -> List[Tuple[str, str]]:
-    """The (test ID, dtype) checks an audit of KIND:DTYPE runs (``attncheck audit --list``)."""
+                cli: Optional[str] = None, contracts_dir: Optional[str] = None,
+                no_lse: bool = False) -> List[Tuple[str, str]]:
+    """The (test ID, dtype) checks an audit of KIND:DTYPE runs (``attncheck audit --list``); kind
+    "attention_v2" lists ABI version 2's (``--kernel attention:DTYPE --abi 2``), without the LSE's
+    checks under no_lse, as audit() runs them."""
     exe = find_cli(cli)
+    k, d = kernel_key((kind, dtype))
     cmd = [exe] + (["--contracts", contracts_dir] if contracts_dir else []) + ["audit", "--list", "--kernel",
-                                                                             "%s:%s" % kernel_key((kind, dtype))]
+                                                                             "%s:%s" % ("attention" if k == "attention_v2" else k, d)]
+    if k == "attention_v2":
+        cmd += ["--abi", "2"]
+    if no_lse:
+        cmd += ["--no-lse"]
     for t in tests or ():
         cmd += ["--test", t]
     if masked:

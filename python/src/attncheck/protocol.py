@@ -206,7 +206,8 @@ def _compute(fn: Kernel, kind: str, arrays: list, n: int, m: int, d: int, dv: in
 
 def handle_call(payload: bytes, kernels: Mapping[Tuple[str, str], Kernel]) -> bytes:
     """One CALL payload -> its RESULT payload. A Declined kernel gives a declining RESULT; any
-    other exception of the kernel propagates (the server then exits: attncheck reports a crash)."""
+    other exception of the kernel propagates (the server then exits: attncheck reports a crash;
+    a MemoryError is first sent as ERROR, which attncheck reports as its --memory limit)."""
     if len(payload) < _CALL_FIXED.size:
         raise ProtocolError("CALL payload too short")
     kind_code, dt, causal, arith, inputs, n, m, d, dv, eps_bits, out_count = _CALL_FIXED.unpack_from(payload, 0)
@@ -305,6 +306,11 @@ def serve_stream(kernels: KernelTable, inp: BinaryIO, out: BinaryIO) -> None:
                 raise ProtocolError("unexpected frame type %d" % frame_type)
         except ProtocolError as e:
             _send(out, ERROR, str(e).encode()[:4096])
+            return
+        except MemoryError as e:
+            # Out of address space under attncheck's limit (--memory): said so, so that attncheck
+            # reports the limit to raise rather than a crash of the kernel.
+            _send(out, ERROR, ("MemoryError: %s" % e).encode()[:4096])
             return
 
 

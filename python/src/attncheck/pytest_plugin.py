@@ -55,7 +55,7 @@ if pytest is not None:
 
             s = self.spec
             checks = list_checks(s["kind"], s["dtype"], tests=s["tests"], masked=s["masked"],
-                                 cli=self.config.getoption("--attncheck-cli"))
+                                 cli=self.config.getoption("--attncheck-cli"), no_lse=s.get("no_lse", False))
             return [CheckItem.from_parent(self, name="%s[%s]" % (t, d), test=t, dtype=d) for t, d in checks]
 
         def run_audit(self) -> Any:
@@ -68,7 +68,7 @@ if pytest is not None:
                 self.result = audit(self.fn, kind=s["kind"], dtype=s["dtype"], cases=self._option("cases"),
                                     seed=self._option("seed"), masked=s["masked"], tolerance=s["tolerance"],
                                     timeout=s["timeout"], tests=sorted({i.test for i in mine}),
-                                    cli=self.config.getoption("--attncheck-cli"))
+                                    cli=self.config.getoption("--attncheck-cli"), no_lse=s.get("no_lse", False))
             return self.result
 
     class CheckItem(pytest.Item):
@@ -86,6 +86,8 @@ if pytest is not None:
                 pytest.fail("attncheck's report has no row for %s [%s]" % (self.test, self.dtype), pytrace=False)
             if check.verdict == "N/A":
                 pytest.skip("not applicable: " + check.reason)
+            if check.verdict == "NOT-JUDGED":
+                pytest.skip("not judged: " + check.reason)
             if not check.passed:
                 raise CheckFailed(check)
 

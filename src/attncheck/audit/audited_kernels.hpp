@@ -10,6 +10,7 @@
 
 #include <rapidcheck.h>
 
+#include "attncheck/audit/attention_shape.hpp"
 #include "attncheck/audit/call.hpp"
 #include "attncheck/scalar/dtype.hpp"
 #include "attncheck/text/numbers.hpp"
@@ -23,6 +24,13 @@ struct CallStats {
   int timeouts = 0;
   int declines = 0;
   std::string first_decline;  // the first declined call (kind, return value, shape), for the report
+  // attention_v2: the first declined problem as an --attention-shape spec (attention_shape.hpp),
+  // for the report's advice on aiming the sized audit at what the kernel supports; else "".
+  std::string first_decline_shape;
+  // The first call the kernel process could not answer for want of memory under --memory
+  // (Status::out_of_memory), for the report; once set, further calls are discarded and the
+  // check ends as an ERROR naming the limit (never a finding against the kernel).
+  std::string out_of_memory;
   // Each timed-out call costs the full timeout; after this many in one property run, further
   // calls are discarded, which ends shrinking with the smallest hanging input found so far.
   int timeout_budget = 4;
@@ -53,6 +61,7 @@ void perform(Backend& b, CallStats& st, Call& c, T* out, const std::string& shap
   c.dtype = dtype_of<T>();
   if (!b.has(c.kind, c.dtype)) throw KindAbsent(kind_label(c.kind));
   if (st.timeouts >= st.timeout_budget) RC_DISCARD("timeout budget spent");
+  if (!st.out_of_memory.empty()) RC_DISCARD("the kernel process ran out of memory under --memory");
   ++st.calls;
   const Reply r = b.call(c);
   const std::string what = std::string(kind_name(c.kind)) + "<" + std::string(dtype_name(c.dtype)) + ">";
@@ -62,8 +71,14 @@ void perform(Backend& b, CallStats& st, Call& c, T* out, const std::string& shap
       if (lse && !r.lse.empty()) std::memcpy(lse, r.lse.data(), r.lse.size());
       return;
     case Status::declined:
-      if (st.declines++ == 0) st.first_decline = what + " " + r.detail + " on " + shape;
+      if (st.declines++ == 0) {
+        st.first_decline = what + " " + r.detail + " on " + shape;
+        if (c.kind == Kind::attention_v2) st.first_decline_shape = attention_shape_spec(c.problem);
+      }
       RC_DISCARD("declined");
+    case Status::out_of_memory:
+      st.out_of_memory = what + " " + r.detail + " on " + shape;
+      throw KernelFault(r.status, st.out_of_memory);
     case Status::timed_out:
       ++st.timeouts;
       [[fallthrough]];

@@ -63,8 +63,10 @@ struct Call {
 // hang still ends). Every other kind is O(n) or O(n m d) at the audit's small sizes: the base.
 double call_timeout_seconds(const Call& c, double base_seconds);
 
-// How a call ended. Everything but `done` is a fault of the kernel (or a refusal, for declined).
-enum class Status { done, declined, crashed, timed_out, out_of_bounds, modified_input, protocol_error };
+// How a call ended. Everything but `done` is a fault of the kernel (or a refusal, for declined),
+// except out_of_memory: the kernel process reported an allocation failure under the address-space
+// limit (--memory), which is attncheck's limit, not a finding against the kernel.
+enum class Status { done, declined, crashed, timed_out, out_of_bounds, modified_input, protocol_error, out_of_memory };
 
 struct Reply {
   Status status = Status::protocol_error;

@@ -9,8 +9,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <initializer_list>
 
 #include "attncheck/audit/fd_io.hpp"
 #include "attncheck/audit/protocol.hpp"
@@ -27,6 +29,25 @@ Io read_frame(int fd, Deadline deadline, protocol::Header& h, std::vector<unsign
   h = protocol::decode_header(head);
   payload.resize(h.length);  // bounded by protocol::max_payload
   return h.length ? read_full(fd, payload.data(), h.length, deadline) : Io::ok;
+}
+
+bool contains_any(const std::string& text, std::initializer_list<const char*> words) {
+  std::string lower = text;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return std::any_of(words.begin(), words.end(), [&](const char* w) { return lower.find(w) != std::string::npos; });
+}
+
+// An ERROR text that reports an allocation failure: Python's MemoryError, C++'s std::bad_alloc,
+// Node's "Array buffer allocation failed" / "JavaScript heap out of memory", malloc's ENOMEM text.
+bool reports_allocation_failure(const std::string& text) {
+  return contains_any(text, {"memoryerror", "bad_alloc", "out of memory", "allocation failed", "cannot allocate memory",
+                             "failed to allocate", "unable to allocate"});
+}
+
+// An ERROR text that says the program does not serve the call's kind (attncheck.serve: "this program
+// serves no attention_v2:f32 kernel", "unknown kind, dtype or arithmetic code").
+bool reports_unserved_kind(const std::string& text) {
+  return contains_any(text, {"kind", "serve", "support", "unknown", "not implemented"});
 }
 
 std::string peer_error_text(const std::vector<unsigned char>& payload) {
@@ -86,7 +107,9 @@ void ExecBackend::start() {
     Io io = write_full(to_peer_, hello.data(), hello.size(), deadline);
     if (io != Io::timeout) io = read_frame(from_peer_, deadline, h, payload);
     if (io == Io::timeout) why = "sent no HELLO within " + std::to_string(static_cast<int>(startup_seconds)) + " s";
-    else if (io != Io::ok) why = "closed its output before HELLO";
+    else if (io != Io::ok)
+      why = "closed its output before HELLO (it runs under an address-space limit of --memory " + std::to_string(limits_.memory_bytes >> 20) +
+            " MiB; an interpreter that reserves more at start needs a larger --memory)";
     else if (h.type == protocol::Type::error) why = "reported an error: " + peer_error_text(payload);
     else if (h.type != protocol::Type::hello || payload.size() != 4) why = "answered HELLO with a frame of another type or size";
     else if (payload[0] != protocol::version || payload[1] || payload[2] || payload[3])
@@ -162,17 +185,25 @@ Reply ExecBackend::call(const Call& c) {
     io = read_frame(from_peer_, deadline, h, payload);
     if (io == Io::timeout) return fault(Status::timed_out, late);
     if (io != Io::ok) return fault(Status::crashed, "program closed its output without answering");
-    if (h.type == protocol::Type::error)
+    if (h.type == protocol::Type::error) {
+      const std::string text = peer_error_text(payload);
+      if (reports_allocation_failure(text))
+        return fault(Status::out_of_memory, "ran out of memory (the program reported: " + text + ") under attncheck's limit of --memory " +
+                                                std::to_string(limits_.memory_bytes >> 20) + " MiB of address space");
+      // The kind-8 hint only when it applies: the program said it does not serve the call's kind,
+      // and it has answered no kind-8 call of this audit.
+      const bool unserved_v2 = c.kind == Kind::attention_v2 && !answered_v2_ && reports_unserved_kind(text);
       return fault(Status::protocol_error,
-                   "program reported an error: " + peer_error_text(payload) +
-                       (c.kind == Kind::attention_v2
-                            ? " (the call was kind 8, attention of ABI version 2, sent because of --abi 2 or abi: 2: a program "
-                              "serving version 1's attention, kind 6, is audited without it; docs/audit-protocol.md)"
-                            : ""));
+                   "program reported an error: " + text +
+                       (unserved_v2 ? " (the call was kind 8, attention of ABI version 2, sent because of --abi 2 or abi: 2: a program "
+                                      "serving version 1's attention, kind 6, is audited without it; docs/audit-protocol.md)"
+                                    : ""));
+    }
     if (h.type != protocol::Type::result) throw protocol::ProtocolError("expected a RESULT frame, got type " + std::to_string(static_cast<int>(h.type)));
     const auto res = protocol::decode_result(payload, c.dtype, c.output_count,
                                              c.kind == Kind::attention_v2 ? std::optional<std::uint64_t>(c.lse_count) : std::nullopt);
     Reply r;
+    if (c.kind == Kind::attention_v2) answered_v2_ = true;  // it serves kind 8 (a RESULT, done or declined)
     if (res.status != 0) {
       r.status = Status::declined;
       r.code = res.status;

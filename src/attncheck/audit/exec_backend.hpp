@@ -39,6 +39,7 @@ class ExecBackend final : public Backend {
   std::vector<std::pair<Kind, Dtype>> kernels_;
   Limits limits_;
   int abi_ = 1;
+  bool answered_v2_ = false;  // the program has answered a kind-8 call with RESULT (it serves kind 8)
   pid_t child_ = -1;
   int to_peer_ = -1, from_peer_ = -1;
 };

@@ -9,6 +9,7 @@
 #include <chrono>
 
 #include "attncheck/property/parallel.hpp"
+#include "attncheck/text/numbers.hpp"
 
 namespace attncheck::audit {
 
@@ -41,11 +42,14 @@ F recorded(F f, unsigned& used, unsigned b) {
   };
 }
 
-// Which kernel kinds p calls: run it briefly on the reference kernels with a recorder.
+// Which kernel kinds p calls: run it briefly on the reference kernels with a recorder, with the
+// capabilities the audited kernels declared (lse: whether attention_v2 returns the LSE), so that a
+// check whose subject the kernel declared absent is seen to call nothing.
 template <class T>
-unsigned probe(const property::PropertyInfo& p, property::RunParams params) {
+unsigned probe(const property::PropertyInfo& p, property::RunParams params, bool lse) {
   unsigned used = 0;
   KernelSet<T> k = current_reference_kernels<T>();
+  k.attention_batched_lse = k.attention_batched_lse && lse;
   k.softmax = recorded(k.softmax, used, bit(Kind::softmax));
   k.log_softmax = recorded(k.log_softmax, used, bit(Kind::log_softmax));
   k.scores = recorded(k.scores, used, bit(Kind::scores));
@@ -76,7 +80,19 @@ bool mentions_absent(const property::Outcome& o) {
 
 template <class T>
 void run_contract_test(Backend& b, const property::PropertyInfo& p, const AuditRequest& req, AuditRow& row) {
-  const unsigned used = probe<T>(p, req.params);
+  const bool lse = req.policy_for(Kind::attention_v2, dtype_of<T>()).returns_lse;
+  const unsigned used = probe<T>(p, req.params, lse);
+  if (used == 0 && !lse && b.has(Kind::attention_v2, dtype_of<T>())) {
+    // It calls a kernel only when the LSE is returned: the LSE is its subject, and the kernel
+    // declared it absent (--no-lse, lse: false). Not applicable, never a failure.
+    if (const unsigned with_lse = probe<T>(p, req.params, true); with_lse != 0) {
+      row.kinds = used_names(with_lse);
+      row.state = RowState::not_applicable;
+      row.reason = "checks the LSE, which the attention kernel at " + std::string(dtype_name(dtype_of<T>())) +
+                   " is declared not to return (--no-lse or lse: false)";
+      return;
+    }
+  }
   row.kinds = used_names(used);
   std::vector<std::string> missing;
   for (Kind k : all_kinds)
@@ -101,7 +117,9 @@ void run_contract_test(Backend& b, const property::PropertyInfo& p, const AuditR
   if (row.outcome.verdict != property::Verdict::pass && mentions_absent(row.outcome)) {
     row.state = RowState::not_applicable;
     row.reason = "needs a kernel kind that was not provided (seen while running)";
+    return;
   }
+  settle_row((used & bit(Kind::attention_v2)) ? Kind::attention_v2 : Kind::softmax, row);
 }
 
 template <class T>
@@ -120,6 +138,7 @@ void run_audit_property(Backend& b, const AuditProperty& ap, Kind kind, const Au
   property::RunParams params = req.params;
   if (ap.one_shot) params.cases = 1;
   property::detail::run_rapidcheck([&] { body(kind, ks, policy); }, params, row.outcome);
+  settle_row(kind, row);
 }
 
 bool selected(const std::vector<std::string>& only, const std::string& id) {
@@ -127,6 +146,45 @@ bool selected(const std::vector<std::string>& only, const std::string& id) {
 }
 
 }  // namespace
+
+// After a run: a check in which the kernel answered no call (it declined every input) judged
+// nothing, whatever RapidCheck made of the discards (GAVE-UP; or PASS on cases that call no
+// kernel): not judged, with the count, the first declined call and, for attention, how to aim
+// --attention-shape. A check that ran out of memory under --memory is an ERROR naming the limit.
+// A check whose cases were all discarded for another reason (a property's own precondition) keeps
+// its GAVE-UP: it judged nothing and says so.
+void settle_row(Kind kind, AuditRow& row) {
+  property::Outcome& o = row.outcome;
+  const CallStats& st = row.stats;
+  if (!st.out_of_memory.empty()) {
+    o.verdict = property::Verdict::error;
+    o.message = "not judged: the kernel process ran out of memory under the limit attncheck set: " + st.out_of_memory +
+                "\nRaise the limit with --memory MIB (an allocation failure at attncheck's limit is not a finding against the kernel)";
+    o.counterexample.clear();
+    return;
+  }
+  const bool answered_none = st.declines > 0 && st.declines == st.calls;
+  const bool attention = kind == Kind::attention_v2;
+  std::string aim;
+  if (attention && st.declines > 0) {
+    aim = row.outcome.test_id == "AUDIT-ATTB-002"
+              ? "give the shapes the kernel supports with --attention-shape SPEC (repeatable; keys B H Hkv n m d dv scale "
+                "causal=off|tl|br align window=L:R softcap alibi, docs/audit.md); the first declined shape was --attention-shape " +
+                    st.first_decline_shape
+              : "this check draws its own small problems (every mask, alignment, window, soft-cap and ALiBi), so the "
+                "kernel's limits cannot be aimed at here; AUDIT-ATTB-002 audits the shapes you give with --attention-shape "
+                "SPEC (docs/audit.md): give it the shapes the kernel supports";
+  }
+  if (answered_none && (o.verdict == property::Verdict::gave_up || o.verdict == property::Verdict::pass)) {
+    row.state = RowState::not_judged;
+    row.reason = "every input declined (" + std::to_string(st.declines) + "); the first: " + st.first_decline +
+                 (aim.empty() ? std::string() : "\n" + aim);
+    return;
+  }
+  if (o.verdict == property::Verdict::gave_up && st.declines > 0)
+    o.message += "\nThe kernel declined " + std::to_string(st.declines) + " of " + std::to_string(st.calls) +
+                 " calls (not judged); the first: " + st.first_decline + (aim.empty() ? std::string() : "\n" + aim);
+}
 
 const std::vector<std::pair<std::string, std::string>>& replaced_tests() {
   static const std::vector<std::pair<std::string, std::string>> v = {
@@ -202,6 +260,7 @@ std::vector<AuditRow> run_audit(Backend& backend, const AuditRequest& req, const
     AuditRow row = it.row;
     const Dtype d = row.outcome.dtype;
     const auto t0 = std::chrono::steady_clock::now();
+    const FullRows whole(req.full_inputs);  // a replay prints every element of a row
     try {
       if (it.prop) {
         visit_dtype(d, [&]<class T>() { run_contract_test<T>(b, *it.prop, req, row); });
@@ -306,7 +365,7 @@ std::vector<std::string> get_strings(property::wire::Reader& r) {
 // kept it); property/parallel.cpp guards Outcome the same way. When this fires, put the new field on
 // the wire below and update the number.
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(AuditRow) == 584 && sizeof(CallStats) == 64,
+static_assert(sizeof(AuditRow) == 648 && sizeof(CallStats) == 128,
               "AuditRow or CallStats changed: put the new field on the wire (encode_row/decode_row)");
 #endif
 
@@ -323,6 +382,8 @@ std::string encode_row(const AuditRow& r) {
   put_u64(s, static_cast<std::uint64_t>(static_cast<std::int64_t>(r.stats.timeouts)));
   put_u64(s, static_cast<std::uint64_t>(static_cast<std::int64_t>(r.stats.declines)));
   put_string(s, r.stats.first_decline);
+  put_string(s, r.stats.first_decline_shape);
+  put_string(s, r.stats.out_of_memory);
   put_u64(s, static_cast<std::uint64_t>(static_cast<std::int64_t>(r.stats.timeout_budget)));
   put_u64(s, r.stats.shown_elements);
   put_string(s, r.masked_policy);
@@ -342,6 +403,8 @@ std::optional<AuditRow> decode_row(std::string_view bytes) {
   row.stats.timeouts = static_cast<int>(static_cast<std::int64_t>(r.u64()));
   row.stats.declines = static_cast<int>(static_cast<std::int64_t>(r.u64()));
   row.stats.first_decline = r.str();
+  row.stats.first_decline_shape = r.str();
+  row.stats.out_of_memory = r.str();
   row.stats.timeout_budget = static_cast<int>(static_cast<std::int64_t>(r.u64()));
   row.stats.shown_elements = r.u64();
   row.masked_policy = r.str();

@@ -49,18 +49,30 @@ struct AuditRequest {
   std::function<std::unique_ptr<Backend>()> worker_backend;
 };
 
-enum class RowState { ran, not_applicable };
+// ran: a verdict (outcome.verdict). not_applicable: the check cannot apply to the kernels given
+// (a kind not provided, or its subject declared absent, e.g. the LSE under --no-lse). not_judged:
+// it ran, but the kernel declined every input it was given (or every case was discarded before any
+// call), so nothing was judged: neither a pass nor a failure; reason says why and what to do.
+enum class RowState { ran, not_applicable, not_judged };
 
 struct AuditRow {
   std::string contract;                 // the contract ID, or "audit" for AUDIT-* obligations
   std::vector<std::string> obligations;
   std::vector<std::string> kinds;       // the kernel kinds the check calls
   RowState state = RowState::ran;
-  std::string reason;                   // why not applicable
+  std::string reason;                   // why not applicable, or why not judged
   property::Outcome outcome;               // test_id and dtype are set for every row
   CallStats stats;
   std::string masked_policy;            // the policy judged (rows of AUDIT-MASK-001), else ""
 };
+
+// The verdict of a check that ran, from what the kernel did (CallStats): the kernel answered none of
+// its calls (declined every input) and RapidCheck gave up or passed on cases without a call: not
+// judged (state, reason: the count, the first declined call, for attention how to aim
+// --attention-shape); the kernel process ran out of memory under --memory: an ERROR naming the
+// limit. Otherwise the verdict stands (a GAVE-UP after some declines says how many). kind: the kind
+// the check calls (attention_v2 for the attention advice). Called by run_audit on every row run.
+void settle_row(Kind kind, AuditRow& row);
 
 // Gate tests the audit does not run, with the reason and the AUDIT-* obligations that take over.
 const std::vector<std::pair<std::string, std::string>>& replaced_tests();

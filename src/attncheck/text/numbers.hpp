@@ -44,10 +44,27 @@ inline std::string decimal_long(long double v, int digits) {
   return buf;
 }
 
+// How many entries of a row row_bits and row_values show by default: 48, or every entry while a
+// replay runs (`attncheck audit --replay` prints a faulting input whole; FullRows below).
+inline std::size_t& shown_row_entries() {
+  static std::size_t n = 48;
+  return n;
+}
+// While alive, rows are printed whole (a replay); restores the previous setting after.
+struct FullRows {
+  std::size_t saved = shown_row_entries();
+  explicit FullRows(bool on = true) {
+    if (on) shown_row_entries() = static_cast<std::size_t>(-1);
+  }
+  ~FullRows() { shown_row_entries() = saved; }
+  FullRows(const FullRows&) = delete;
+  FullRows& operator=(const FullRows&) = delete;
+};
+
 // Rows longer than `limit` are cut in the middle with the count of omitted entries; a shrunk
 // counterexample is short, the long ones only appear in "largest error seen".
 template <class T>
-std::string row_bits(const std::vector<T>& x, std::size_t limit = 48) {
+std::string row_bits(const std::vector<T>& x, std::size_t limit = shown_row_entries()) {
   std::string s = "[";
   for (std::size_t i = 0; i < x.size(); ++i) {
     if (x.size() > limit && i == limit / 2) {
@@ -60,7 +77,7 @@ std::string row_bits(const std::vector<T>& x, std::size_t limit = 48) {
   return s + "]";
 }
 template <class T>
-std::string row_values(const std::vector<T>& x, std::size_t limit = 48) {
+std::string row_values(const std::vector<T>& x, std::size_t limit = shown_row_entries()) {
   std::string s = "[";
   for (std::size_t i = 0; i < x.size(); ++i) {
     if (x.size() > limit && i == limit / 2) {
