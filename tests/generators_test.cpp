@@ -306,7 +306,7 @@ std::pair<double, double> qk_extent(const BatchedCase<T>& c) {
 
 template <class T>
 void expect_finite_cases(bool large_regions) {
-  constexpr int n = 1500;
+  constexpr int n = 1000;
   double elem = 0, dot = 0;
   const auto [count, draws] = batched_coverage<T>(n, [&](const BatchedCase<T>& c) {
     for (const auto* x : {&c.q, &c.k, &c.v})
