@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,7 +13,10 @@
 #include <rapidcheck.h>
 
 #include "attncheck/property/registry.hpp"
+#include "attncheck/property/gen/attention_batched.hpp"
+#include "attncheck/property/gen/regions.hpp"
 #include "attncheck/property/gen/values.hpp"
+#include "attncheck/scalar/arithmetic.hpp"
 #include "tests/run_rapidcheck_body.hpp"
 
 namespace attncheck::gen {
@@ -199,6 +203,203 @@ TEST_CASE("generators: a property's own gen::inRange draws span their whole rang
       cases);
   REQUIRE(out.verdict == property::Verdict::pass);
   CHECK(std::abs(static_cast<double>(upper) / n - 0.5) <= t);
+}
+
+}  // namespace
+}  // namespace attncheck::gen
+
+// ---- batched attention cases (gen/attention_batched.hpp) and max-subtraction rows ---------------
+
+namespace attncheck::gen {
+namespace {
+using testing::run_body;
+
+// Bernstein's inequality for a frequency p̂ of N draws with exact value p: P(|p̂ - p| >= t) <=
+// 2 exp(-N t² / (2 p(1 - p) + 2t/3)), so t = sqrt(2 p(1-p) L / N) + 2L / (3N), L = ln(2/δ), is
+// enough (tighter than Hoeffding where p is small). δ = false_alarm / checks as above.
+double bernstein_tolerance(double n, double p, double checks) {
+  const double L = std::log(2 * checks / false_alarm);
+  return std::sqrt(2 * p * (1 - p) * L / n) + 2 * L / (3 * n);
+}
+
+// The regions of N batched cases at T, as the coverage figure counts them (run_body runs the
+// draws as the gate does, at the nominal size): region name -> count, and the draws.
+template <class T>
+std::pair<std::map<std::string, int>, int> batched_coverage(int n, const std::function<void(const BatchedCase<T>&)>& each = {}) {
+  const property::Outcome out = run_body(
+      [&] {
+        const auto c = batched_case<T>();
+        if (each) each(c);
+      },
+      n);
+  REQUIRE(out.verdict == property::Verdict::pass);
+  std::map<std::string, int> counts;
+  int draws = 0;
+  for (const auto& series : out.coverage) {
+    if (series.generator != "batched attention case") continue;
+    draws = static_cast<int>(series.draws);
+    for (std::size_t k = 0; k < series.regions.size(); ++k) counts[series.regions[k]] = static_cast<int>(series.counts[k]);
+  }
+  return {counts, draws};
+}
+
+constexpr const char* qk_beyond = "qk beyond f16 (|q·k| > 65504 before the scale)";
+constexpr const char* far_below = "every visible score below -5e4";
+
+TEST_CASE("generators: batched_case draws each region at its intended frequency (f32)") {
+  constexpr int n = 4000;
+  const auto [count, draws] = batched_coverage<float>(n);
+  REQUIRE(draws == n);
+  // Exact frequencies (uniform_int's modulo bias is below 2^-60 here, far inside the tolerances).
+  // Small cases (7/8): n uniform 1..9, m = n or uniform 1..12 (half each), d 1..12, dv 1..5,
+  // windows <= 4 keys. Several-tile cases (1/8): m uniform in [65, 300] (236 values, 3 of them
+  // multiples of 64, 1 of 128 among those > 128), n = 1 half of the time, d 1..8, dv 1..4, a
+  // window left 1/3 and right (not causal, 1/2) 1/3 of the time, long (>= 64) half of those.
+  // Shifts: a quarter of the uncapped cases (soft-cap 1/3), moderate half of the time, |q·k|
+  // beyond f16 a quarter (7e4, 2e5, 8e5: always), every score about -1e5 or -3e5 a quarter (|q·k|
+  // beyond f16 too unless -1e5 at scale 1.7, 1 scale in 5).
+  const double shifted = 0.25 * 2.0 / 3.0;
+  const std::vector<std::pair<std::string, double>> exact = {
+      {"several 64-key tiles (m > 64, m mod 64 != 0)", 1.0 / 8 * 233.0 / 236},
+      {"several 128-key tiles (m > 128, m mod 128 != 0)", 1.0 / 8 * 171.0 / 236},
+      {"decode row (n = 1, m > 1)", 7.0 / 8 * (1.0 / 9 * 0.5 * 11.0 / 12) + 1.0 / 8 * 0.5},
+      {"n != m", 7.0 / 8 * (0.5 * 11.0 / 12) + 1.0 / 8},
+      {"dv != d", 7.0 / 8 * 11.0 / 12 + 1.0 / 8 * 7.0 / 8},
+      {"window of 64+ keys", 1.0 / 8 * (1 - (1 - 1.0 / 6) * (1 - 1.0 / 12))},
+      {"scores shifted by 30..1000", shifted / 2},
+      {qk_beyond, shifted / 4 + shifted / 4 * (0.5 * 4.0 / 5 + 0.5)},
+  };
+  // Lower bounds: every score below -5e4 at least for the -1e5/-3e5 shifts (at most those and the
+  // negative |q·k| beyond f16 ones); an ALiBi bias above 100 at least in several-tile cases with
+  // ALiBi (1/4), steep slopes (1/2: 16 for head 0), no causal mask (1/2) and no window (2/3 each),
+  // where some key is >= 32 away from the diagonal.
+  const double far_lo = shifted / 4, far_hi = shifted / 4 + shifted / 8, alibi_lo = 1.0 / 8 * 1.0 / 4 * 1.0 / 2 * 1.0 / 2 * 2.0 / 3 * 2.0 / 3;
+  const double checks = static_cast<double>(exact.size()) + 3;
+  for (const auto& [name, p] : exact) {
+    CAPTURE(name);
+    REQUIRE(count.count(name));
+    CHECK(std::abs(static_cast<double>(count.at(name)) / n - p) <= bernstein_tolerance(n, p, checks));
+  }
+  CHECK(static_cast<double>(count.at(far_below)) / n >= far_lo - bernstein_tolerance(n, far_lo, checks));
+  CHECK(static_cast<double>(count.at(far_below)) / n <= far_hi + bernstein_tolerance(n, far_hi, checks));
+  CHECK(static_cast<double>(count.at("ALiBi bias above 100 on a visible key")) / n >= alibi_lo - bernstein_tolerance(n, alibi_lo, checks));
+}
+
+// The largest magnitude of a case's q and k elements and of its unscaled Σ_t |q_t k_t| over every
+// (b, h, i, j) pair (a bound on every product and partial sum of every q·k).
+template <class T>
+std::pair<double, double> qk_extent(const BatchedCase<T>& c) {
+  const auto& s = c.p.shape;
+  double elem = 0, dot = 0;
+  for (const T& x : c.q) elem = std::max(elem, std::abs(to_double(x)));
+  for (const T& x : c.k) elem = std::max(elem, std::abs(to_double(x)));
+  for (std::size_t b = 0; b < s.batch; ++b)
+    for (std::size_t h = 0; h < s.heads; ++h)
+      for (std::size_t i = 0; i < s.n; ++i)
+        for (std::size_t j = 0; j < s.m; ++j) {
+          double acc = 0;
+          for (std::size_t t = 0; t < s.d; ++t) acc += std::abs(to_double(c.q[s.q_at(b, i, h) + t]) * to_double(c.k[s.k_at(b, j, s.kv_head(h)) + t]));
+          dot = std::max(dot, acc);
+        }
+  return {elem, dot};
+}
+
+template <class T>
+void expect_finite_cases(bool large_regions) {
+  constexpr int n = 1000;
+  double elem = 0, dot = 0;
+  const auto [count, draws] = batched_coverage<T>(n, [&](const BatchedCase<T>& c) {
+    for (const auto* x : {&c.q, &c.k, &c.v})
+      for (const T& e : *x) REQUIRE(std::isfinite(to_double(e)));
+    for (const T& e : c.v) REQUIRE(std::abs(to_double(e)) <= 8);
+    const auto [e, d] = qk_extent(c);
+    elem = std::max(elem, e), dot = std::max(dot, d);
+  });
+  REQUIRE(draws == n);
+  // Every element is finite in every storage format (f16's 65504 the smallest), every q·k in f32.
+  CHECK(elem <= 1600);
+  CHECK(dot < 1e7);
+  CHECK(count.count(qk_beyond) == (large_regions ? 1u : 0u));
+  CHECK(count.count(far_below) == (large_regions ? 1u : 0u));
+  if (large_regions) {
+    CHECK(count.at(qk_beyond) > 0);
+    CHECK(count.at(far_below) > 0);
+  } else {
+    // Without them every product and partial sum of q·k stays in f16's range.
+    CHECK(dot <= 65504);
+  }
+}
+
+TEST_CASE("generators: batched_case's values stay finite in every format; the large-score regions only where the model can hold them") {
+  SUBCASE("f32") { expect_finite_cases<float>(true); }
+  SUBCASE("f64") { expect_finite_cases<double>(true); }
+  SUBCASE("bf16@bf16: the derived allowance says nothing at such scores") { expect_finite_cases<bf16>(false); }
+  SUBCASE("bf16@f32") {
+    arithmetic_scope a(Arithmetic::f32);
+    expect_finite_cases<bf16>(true);
+  }
+  SUBCASE("f16@f32") {
+    arithmetic_scope a(Arithmetic::f32);
+    expect_finite_cases<f16>(true);
+  }
+  SUBCASE("f16@f16: q·k beyond 65504 overflows the arithmetic itself") { expect_finite_cases<f16>(false); }
+  SUBCASE("f16@f32 declared unfused: the scores are stored in f16") {
+    arithmetic_scope a(Arithmetic::f32);
+    intermediates_scope s(Intermediates::unfused);
+    expect_finite_cases<f16>(false);
+  }
+}
+
+template <class T>
+void expect_max_subtraction_rows() {
+  const format_info& f = format_of<T>;
+  const format_info& a = arithmetic_format<T>();
+  const auto buckets = max_subtraction_buckets(f, a);
+  REQUIRE(!buckets.empty());
+  constexpr int n = 8000;
+  const double checks = static_cast<double>(buckets.size()) + 1;
+  rc::Random random(0x5eed6000u);
+  std::map<std::string, int> count;
+  int over = 0;
+  for (int i = 0; i < n; ++i) {
+    const auto x = to_row<T>(max_subtraction_row(f, a)(random.split(), large_size).value());
+    REQUIRE(!x.empty());
+    for (const T& e : x) REQUIRE(std::isfinite(to_double(e)));
+    const auto regions = max_subtraction_regions(x);
+    // Every row is one where max subtraction matters, in exactly one magnitude bucket.
+    REQUIRE((regions[0].reached || regions[1].reached));
+    over += regions[0].reached;
+    int in = 0;
+    for (std::size_t k = 2; k < regions.size(); ++k) in += regions[k].reached, count[std::string(regions[k].name)] += regions[k].reached;
+    REQUIRE(in == 1);
+  }
+  // Each bucket 1/#buckets of the rows: every magnitude of the maximum, not only near overflow.
+  const double p = 1.0 / static_cast<double>(buckets.size());
+  for (const MagnitudeBucket& b : buckets) {
+    CAPTURE(b.name);
+    CHECK(std::abs(count[std::string(b.name)] / static_cast<double>(n) - p) <= bernstein_tolerance(n, p, checks));
+  }
+  // Overflow and underflow half of the time each: in these formats both sides reach every bucket.
+  CHECK(std::abs(over / static_cast<double>(n) - 0.5) <= bernstein_tolerance(n, 0.5, checks));
+}
+
+TEST_CASE("generators: max_subtraction_row draws rows where max subtraction matters, from every decade of the maximum, finite in every format") {
+  SUBCASE("f32") { expect_max_subtraction_rows<float>(); }
+  SUBCASE("f64") { expect_max_subtraction_rows<double>(); }
+  SUBCASE("f16@f16") { expect_max_subtraction_rows<f16>(); }
+  SUBCASE("bf16@bf16") { expect_max_subtraction_rows<bf16>(); }
+  SUBCASE("f16@f32") {
+    arithmetic_scope a(Arithmetic::f32);
+    expect_max_subtraction_rows<f16>();
+  }
+  SUBCASE("bf16@f32") {
+    arithmetic_scope a(Arithmetic::f32);
+    expect_max_subtraction_rows<bf16>();
+  }
+  // The buckets the formats reach: f16 up to 65504 (two), f32 and bf16 up to 3.4e38, f64 beyond 1e24 (five).
+  CHECK(max_subtraction_buckets(format_of<f16>, format_of<f16>).size() == 2);
+  CHECK(max_subtraction_buckets(format_of<float>, format_of<float>).size() == 5);
+  CHECK(max_subtraction_buckets(format_of<double>, format_of<double>).size() == 5);
 }
 
 }  // namespace

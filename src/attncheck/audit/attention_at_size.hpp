@@ -26,8 +26,10 @@
 #include <string>
 #include <vector>
 
+#include "attncheck/audit/attention_shape.hpp"
 #include "attncheck/bounds/attention_batched.hpp"
 #include "attncheck/kernels/kernel_set.hpp"
+#include "attncheck/property/gen/values.hpp"
 #include "attncheck/property/property.hpp"
 
 namespace attncheck::audit {
@@ -101,20 +103,52 @@ std::vector<T> normal_tensor(std::mt19937_64& rng, std::size_t size, double sigm
   return x;
 }
 
+// --attention-shape qk=LO:HI: every magnitude uniform in [lo, hi], the sign random; beyond the
+// storage format's range, its largest finite value (gen::to).
+template <class T>
+std::vector<T> magnitude_tensor(std::mt19937_64& rng, std::size_t size, double lo, double hi) {
+  std::uniform_real_distribution<double> U(lo, hi);
+  std::vector<T> x(size);
+  for (auto& e : x) {
+    const double m = std::clamp(U(rng), lo, hi);
+    e = gen::to<T>(rng() & 1 ? -m : m);
+  }
+  return x;
+}
+
+// --attention-shape shift=S: coordinate 0 of every q and k row set to ±a, a = sqrt(|S|/scale), so
+// that every score moves by about S (gen::draw_shift does the same for the gate's cases).
+template <class T>
+void shift_scores(const kernels::AttentionProblem& p, std::vector<T>& q, std::vector<T>& k, double shift) {
+  if (shift == 0) return;
+  const double a = std::sqrt(std::abs(shift) / p.scale);
+  const T qa = gen::to<T>(a), ka = gen::to<T>(shift > 0 ? a : -a);
+  for (std::size_t i = 0; i < q.size(); i += p.shape.d) q[i] = qa;
+  for (std::size_t j = 0; j < k.size(); j += p.shape.d) k[j] = ka;
+}
+
 }  // namespace detail
 
 // Audits one problem at its size. masked_ok(row) judges a row that sees no key against the
 // kernel's policy. Fails (property::Report) with the first violation found.
+// The inputs are q, k ~ N(0, 1.5²) and v ~ N(0, 4²) elementwise, or with mag (--attention-shape
+// qk=, shift=; audit/attention_shape.hpp) q and k of the magnitudes asked for and every score shifted.
 template <class T, class MaskedOk>
 void audit_attention_at_size(const KernelSet<T>& ks, const kernels::AttentionProblem& p, std::uint64_t seed, MaskedOk masked_ok,
-                             SizedAuditStats& st) {
+                             SizedAuditStats& st, const InputMagnitudes& mag = {}) {
   using property::Report;
   const auto& sh = p.shape;
   const std::string dt(dtype_name(dtype_of<T>()));
-  const std::string what = "attention_batched<" + dt + ">, " + p.describe() + ", inputs from seed " + std::to_string(seed);
+  std::string what = "attention_batched<" + dt + ">, " + p.describe() + ", inputs from seed " + std::to_string(seed);
+  if (mag.qk_hi > 0) what += ", |q|, |k| elements in [" + decimal(mag.qk_lo, 6) + ", " + decimal(mag.qk_hi, 6) + "]";
+  if (mag.shift != 0) what += ", scores shifted by about " + decimal(mag.shift, 6);
   std::mt19937_64 rng(seed);
-  const auto q = detail::normal_tensor<T>(rng, sh.q_size(), 1.5), k = detail::normal_tensor<T>(rng, sh.k_size(), 1.5),
-             v = detail::normal_tensor<T>(rng, sh.v_size(), 4);
+  const auto draw_qk = [&](std::size_t size) {
+    return mag.qk_hi > 0 ? detail::magnitude_tensor<T>(rng, size, mag.qk_lo, mag.qk_hi) : detail::normal_tensor<T>(rng, size, 1.5);
+  };
+  auto q = draw_qk(sh.q_size()), k = draw_qk(sh.k_size());
+  const auto v = detail::normal_tensor<T>(rng, sh.v_size(), 4);
+  detail::shift_scores(p, q, k, mag.shift);
   const auto run = [&](const std::vector<T>& kk, const std::vector<T>& vv) {
     std::pair<std::vector<T>, std::vector<lse_t<T>>> r{std::vector<T>(sh.o_size()), std::vector<lse_t<T>>(ks.attention_batched_lse ? sh.lse_size() : 0)};
     ks.attention_batched(p, {}, q.data(), kk.data(), vv.data(), r.first.data(), r.second.empty() ? nullptr : r.second.data());

@@ -51,16 +51,16 @@ bool to_alignment(std::string_view v, kernels::Alignment& a) {
 
 }  // namespace
 
-std::string parse_attention_shape(std::string_view spec, kernels::AttentionProblem& out) {
+std::string parse_attention_shape(std::string_view spec, SizedProblem& out) {
   std::map<std::string, std::string_view, std::less<>> kv;
   for (auto item : split(spec, ',')) {
     const std::size_t eq = item.find('=');
     if (eq == std::string_view::npos || eq == 0)
       return "'" + std::string(item) + "' is not key=value (e.g. B=1,H=32,Hkv=8,n=4096,m=4096,d=128,causal=br)";
     const std::string key(item.substr(0, eq));
-    static const char* known[] = {"B", "H", "Hkv", "n", "m", "d", "dv", "scale", "causal", "align", "window", "softcap", "alibi"};
+    static const char* known[] = {"B", "H", "Hkv", "n", "m", "d", "dv", "scale", "causal", "align", "window", "softcap", "alibi", "qk", "shift"};
     if (std::none_of(std::begin(known), std::end(known), [&](const char* k) { return key == k; }))
-      return "unknown key '" + key + "' (known: B, H, Hkv, n, m, d, dv, scale, causal, align, window, softcap, alibi)";
+      return "unknown key '" + key + "' (known: B, H, Hkv, n, m, d, dv, scale, causal, align, window, softcap, alibi, qk, shift)";
     if (!kv.emplace(key, item.substr(eq + 1)).second) return "key '" + key + "' given twice";
   }
   for (const char* need : {"n", "m", "d"})
@@ -124,7 +124,25 @@ std::string parse_attention_shape(std::string_view spec, kernels::AttentionProbl
         return "alibi: " + std::to_string(p.alibi_slopes.size()) + " slopes for H = " + std::to_string(s.heads) + " heads (or alibi=geo)";
     }
   }
-  out = std::move(p);
+  InputMagnitudes in;
+  if (auto it = kv.find("qk"); it != kv.end()) {
+    const auto lh = split(it->second, ':');
+    if (lh.size() != 2 || !to_double(lh[0], in.qk_lo) || !to_double(lh[1], in.qk_hi) || !(in.qk_lo >= 0 && in.qk_lo <= in.qk_hi && in.qk_hi > 0))
+      return "qk = '" + std::string(it->second) + "': expected LO:HI, magnitudes of the q and k elements, 0 <= LO <= HI, HI > 0";
+  }
+  if (auto it = kv.find("shift"); it != kv.end() && !to_double(it->second, in.shift))
+    return "shift = '" + std::string(it->second) + "': expected a finite number (every score shifted by about it)";
+  out.problem = std::move(p);
+  out.inputs = in;
+  return "";
+}
+
+std::string parse_attention_shape(std::string_view spec, kernels::AttentionProblem& out) {
+  SizedProblem sp;
+  if (std::string why = parse_attention_shape(spec, sp); !why.empty()) return why;
+  if (sp.inputs.qk_hi > 0) return "qk: this caller keeps the problem alone and would lose the magnitudes (audit::SizedProblem keeps them)";
+  if (sp.inputs.shift != 0) return "shift: this caller keeps the problem alone and would lose the shift (audit::SizedProblem keeps it)";
+  out = std::move(sp.problem);
   return "";
 }
 
@@ -140,6 +158,13 @@ std::string attention_shape_spec(const kernels::AttentionProblem& p) {
     r += ",alibi=";
     for (std::size_t h = 0; h < p.alibi_slopes.size(); ++h) r += (h ? "/" : "") + decimal(p.alibi_slopes[h]);
   }
+  return r;
+}
+
+std::string attention_shape_spec(const SizedProblem& p) {
+  std::string r = attention_shape_spec(p.problem);
+  if (p.inputs.qk_hi > 0) r += ",qk=" + decimal(p.inputs.qk_lo) + ":" + decimal(p.inputs.qk_hi);
+  if (p.inputs.shift != 0) r += ",shift=" + decimal(p.inputs.shift);
   return r;
 }
 

@@ -559,8 +559,12 @@ void attention_v2_at_size(Kind, const KernelSet<T>& ks, const Policy& pol) {
   // Not shrunk: a smaller seed is not a simpler case, and each try re-runs every shape.
   const std::uint64_t seed = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
   SizedAuditStats st;
-  for (const auto& p : pol.attention_shapes.empty() ? default_sized_problems() : pol.attention_shapes)
-    audit_attention_at_size<T>(ks, p, seed, [&](const T* row, std::size_t dv) { return follows_masked_policy(row, dv, pol.masked); }, st);
+  std::vector<SizedProblem> shapes = pol.attention_shapes;
+  if (shapes.empty())
+    for (auto& p : default_sized_problems()) shapes.emplace_back(std::move(p));
+  for (const auto& sp : shapes)
+    audit_attention_at_size<T>(ks, sp.problem, seed, [&](const T* row, std::size_t dv) { return follows_masked_policy(row, dv, pol.masked); }, st,
+                               sp.inputs);
   property::observe(st.worst_sampled, "sampled rows");
 }
 

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "attncheck/audit/attention_shape.hpp"
 #include "attncheck/audit/call.hpp"
 #include "attncheck/kernels/kernel_set.hpp"
 #include "attncheck/property/masked_rows.hpp"
@@ -27,8 +28,9 @@ struct Policy {
   // attention_v2 with 16-bit storage: what it stores in the storage format (the error model its
   // allowances are derived for; scalar/arithmetic.hpp).
   Intermediates stores = Intermediates::fused;
-  // attention_v2: the shapes AUDIT-ATTB-002 audits (--attention-shape); empty: default_sized_problems().
-  std::vector<kernels::AttentionProblem> attention_shapes;
+  // attention_v2: the shapes AUDIT-ATTB-002 audits (--attention-shape), each with the magnitudes
+  // of its inputs; empty: default_sized_problems().
+  std::vector<SizedProblem> attention_shapes;
 };
 
 // One audit obligation, checked once per applicable kind: body(kind) draws an input for that

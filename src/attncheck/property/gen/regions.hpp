@@ -7,9 +7,12 @@
 #include <cstddef>
 #include <limits>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
+#include "attncheck/property/gen/values.hpp"
 #include "attncheck/property/registry.hpp"
+#include "attncheck/scalar/arithmetic.hpp"
 #include "attncheck/scalar/traits.hpp"
 
 namespace attncheck::gen {
@@ -75,6 +78,35 @@ std::vector<property::Region> row_regions(const std::vector<T>& x, RowCan can = 
                     });
   if (can.masked) r.push_back({"masked (-inf) entry", masked});
   if (can.nan_or_inf) r.push_back({"NaN or +inf entry", nan_or_inf});
+  return r;
+}
+
+// The format a kernel of storage T computes its exps in: f32 for 16-bit storage with f32
+// arithmetic (f16@f32, bf16@f32), else T's own.
+template <class T>
+const format_info& arithmetic_format() {
+  if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>)
+    if (current_arithmetic() == Arithmetic::f32) return format_of<float>;
+  return format_of<T>;
+}
+
+// The regions of a row for max subtraction (FALSIFY-ASCL-004; gen::max_subtraction_row): whether
+// exp(max x) overflows in the arithmetic format (max > ln max_finite) or underflows into
+// subnormals or zero (max < ln min_normal), where only the shifted formula exp(x_i - max) gets
+// the row right, and, for such rows, the decade bucket of |max| (max_subtraction_buckets: those
+// the format reaches).
+template <class T>
+std::vector<property::Region> max_subtraction_regions(const std::vector<T>& x) {
+  const format_info& f = format_of<T>;
+  const format_info& a = arithmetic_format<T>();
+  double top = -std::numeric_limits<double>::infinity();
+  for (const T& t : x)
+    if (std::isfinite(to_double(t))) top = std::max(top, to_double(t));
+  const bool finite = std::isfinite(top);
+  const bool over = finite && top > std::log(a.max_finite), under = finite && top < std::log(std::ldexp(1.0, a.min_exponent));
+  std::vector<property::Region> r = {{"exp(max) overflows unshifted (max > ln max_finite)", over},
+                                     {"exp(max) underflows unshifted (max < ln min_normal)", under}};
+  for (const MagnitudeBucket& b : max_subtraction_buckets(f, a)) r.push_back({b.name, (over || under) && std::abs(top) > b.lo && std::abs(top) <= b.hi});
   return r;
 }
 

@@ -129,6 +129,59 @@ inline rc::Gen<std::vector<double>> mixed_extremes(const format_info& f) {
   });
 }
 
+// Rows where subtracting the maximum changes the result (FALSIFY-ASCL-004, max subtraction):
+// exp(max x) overflows (max x > ln max_finite) or underflows into subnormals or zero
+// (max x < ln min_normal) unshifted, while exp(x_i - max x) = exp(0) = 1 at the maximum does not.
+// The thresholds are those of the arithmetic format a (where exp is computed: f32 for f16@f32),
+// the magnitudes at most the storage format f's max_finite.
+// The magnitude of the maximum is drawn from every decade the format has, not only near overflow:
+// a bucket uniformly among max_subtraction_buckets(f) (those the format reaches), a side (overflow
+// or underflow) uniformly among those reaching the bucket, then |max| log-uniform in the bucket's
+// part of that side's range, which starts 1 % beyond the threshold (ln max_finite, ln min_normal)
+// so that rounding into the format keeps the row on its side. The first entry is the maximum; the
+// others (0 to 31 more) lie below it by gaps uniform in [0, G], G in {1, 10, 100}, clamped at
+// -max_finite (so a huge maximum gives a row of equal entries, whose softmax is 1/n).
+struct MagnitudeBucket {
+  std::string_view name;  // the coverage region (gen/regions.hpp: max_subtraction_regions)
+  double lo, hi;          // |max| in (lo, hi]
+};
+inline std::vector<MagnitudeBucket> max_subtraction_buckets(const format_info& f, const format_info& a) {
+  const double low = std::min(std::log(a.max_finite), -std::log(std::ldexp(1.0, a.min_exponent)));
+  const std::vector<MagnitudeBucket> all = {{"max subtraction matters, |max| <= 1e3", 0, 1e3},
+                                           {"max subtraction matters, |max| in (1e3, 1e6]", 1e3, 1e6},
+                                           {"max subtraction matters, |max| in (1e6, 1e12]", 1e6, 1e12},
+                                           {"max subtraction matters, |max| in (1e12, 1e24]", 1e12, 1e24},
+                                           {"max subtraction matters, |max| > 1e24", 1e24, std::numeric_limits<double>::infinity()}};
+  std::vector<MagnitudeBucket> r;
+  for (const MagnitudeBucket& b : all)
+    if (b.lo < f.max_finite && b.hi > low) r.push_back(b);
+  return r;
+}
+
+inline rc::Gen<std::vector<double>> max_subtraction_row(const format_info& f, const format_info& a) {
+  const auto buckets = max_subtraction_buckets(f, a);
+  // |max| ranges of the two sides: overflow (max > 0) and underflow (max < 0).
+  const double over_lo = 1.01 * std::log(a.max_finite), under_lo = -1.01 * std::log(std::ldexp(1.0, a.min_exponent));
+  return rc::gen::mapcat(rc::gen::noShrink(uniform_int<std::size_t>(0, buckets.size() - 1)), [f, buckets, over_lo, under_lo](std::size_t bi) {
+    const MagnitudeBucket b = buckets[bi];
+    std::vector<std::pair<double, double>> sides;  // (sign, lower end of |max|) of the sides reaching the bucket
+    for (const auto& [sign, lo] : {std::pair{1.0, over_lo}, std::pair{-1.0, under_lo}})
+      if (std::max(lo, b.lo) < std::min(b.hi, f.max_finite)) sides.push_back({sign, lo});
+    const auto magnitude = rc::gen::mapcat(uniform_int<std::size_t>(0, sides.size() - 1), [f, b, sides](std::size_t si) {
+      const double lo = std::max(sides[si].second, b.lo), hi = std::min(b.hi, f.max_finite), sign = sides[si].first;
+      return rc::gen::map(uniform_real(std::log(lo), std::log(hi)), [sign, lo, hi](double e) { return sign * std::clamp(std::exp(e), lo, hi); });
+    });
+    const auto gaps = rc::gen::mapcat(rc::gen::element(1.0, 10.0, 100.0), [](double g) {
+      return sized_row(0, 31, rc::gen::map(unit(), [g](double u) { return g * std::abs(u); }));
+    });
+    return rc::gen::map(rc::gen::pair(magnitude, gaps), [f](std::pair<double, std::vector<double>> mg) {
+      std::vector<double> x{mg.first};
+      for (double g : mg.second) x.push_back(std::max(mg.first - g, -f.max_finite));
+      return x;
+    });
+  });
+}
+
 // One kind of score row that row() draws, with its weight.
 struct RowBucket {
   std::string_view name;
