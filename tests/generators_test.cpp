@@ -305,25 +305,30 @@ std::pair<double, double> qk_extent(const BatchedCase<T>& c) {
 }
 
 template <class T>
-void expect_finite_cases(bool large_regions) {
+void expect_finite_cases(bool large_regions, bool qk_only = false) {
   constexpr int n = 1000;
-  double elem = 0, dot = 0;
+  double elem = 0, dot = 0, max_score = 0;
   const auto [count, draws] = batched_coverage<T>(n, [&](const BatchedCase<T>& c) {
     for (const auto* x : {&c.q, &c.k, &c.v})
       for (const T& e : *x) REQUIRE(std::isfinite(to_double(e)));
     for (const T& e : c.v) REQUIRE(std::abs(to_double(e)) <= 8);
     const auto [e, d] = qk_extent(c);
     elem = std::max(elem, e), dot = std::max(dot, d);
+    max_score = std::max(max_score, c.p.scale * d);
   });
   REQUIRE(draws == n);
   // Every element is finite in every storage format (f16's 65504 the smallest), every q·k in f32.
   CHECK(elem <= 1600);
   CHECK(dot < 1e7);
-  CHECK(count.count(qk_beyond) == (large_regions ? 1u : 0u));
+  CHECK(count.count(qk_beyond) == (large_regions || qk_only ? 1u : 0u));
   CHECK(count.count(far_below) == (large_regions ? 1u : 0u));
   if (large_regions) {
     CHECK(count.at(qk_beyond) > 0);
     CHECK(count.at(far_below) > 0);
+  } else if (qk_only) {
+    // q·k beyond f16's range, every score within it (the scale folded into q keeps them there).
+    CHECK(count.at(qk_beyond) > 0);
+    CHECK(max_score <= 3e4 + 1e3);
   } else {
     // Without them every product and partial sum of q·k stays in f16's range.
     CHECK(dot <= 65504);
@@ -343,10 +348,10 @@ TEST_CASE("generators: batched_case's values stay finite in every format; the la
     expect_finite_cases<f16>(true);
   }
   SUBCASE("f16@f16: q·k beyond 65504 overflows the arithmetic itself") { expect_finite_cases<f16>(false); }
-  SUBCASE("f16@f32 declared unfused: the scores are stored in f16") {
+  SUBCASE("f16@f32 declared unfused: the scores are stored in f16, q·k need not be") {
     arithmetic_scope a(Arithmetic::f32);
     intermediates_scope s(Intermediates::unfused);
-    expect_finite_cases<f16>(false);
+    expect_finite_cases<f16>(false, true);
   }
 }
 

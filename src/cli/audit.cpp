@@ -243,7 +243,7 @@ bool plan_audit(const AuditOptions& o, const contract::LoadResult& loaded, const
   req.policy.returns_lse = src.lse;
   req.policy.stores = src.stores;
   for (const auto& spec : o.attention_shapes) {
-    kernels::AttentionProblem p;
+    audit::SizedProblem p;
     if (const std::string why = audit::parse_attention_shape(spec, p); !why.empty()) {
       std::cerr << "error: --attention-shape '" << spec << "': " << why << "\n";
       return false;
@@ -544,7 +544,8 @@ Command setup_audit(CLI::App& parent, const Global& global) {
   app->add_option("--attention-shape", o->attention_shapes,
                   "Attention of ABI version 2: a shape AUDIT-ATTB-002 audits instead of its three defaults (repeatable), "
                   "e.g. B=1,H=32,Hkv=8,n=4096,m=4096,d=128,causal=br; keys B H Hkv n m d dv scale causal=off|tl|br "
-                  "align=tl|br window=L:R softcap=C alibi=geo|S1/S2/.. (docs/audit.md)");
+                  "align=tl|br window=L:R softcap=C alibi=geo|S1/S2/.., and the inputs' magnitudes qk=LO:HI (of the q "
+                  "and k elements) shift=S (every score shifted by about S) (docs/audit.md)");
   add_report_options(*app, *o,
                      {"schema attncheck-audit/1, schema_version 6: docs/audit.md, docs/report-schema.json",
                       "one testcase per check and dtype; N/A ones skipped", " (AUDIT-* obligations: docs/audit.md)",

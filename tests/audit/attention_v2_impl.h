@@ -34,15 +34,16 @@ static int V2_FN(v2_sees)(const attncheck_attention_problem* p, size_t i, size_t
 /* The score before masking: scale·(q·k), soft-capped, ALiBi-biased; each step stored where st says. */
 static F V2_FN(v2_score)(const attncheck_attention_problem* p, const F* q, const F* k, size_t h, long long c, size_t j, int bug,
                          const v2_stores* st) {
-  F acc = 0;
-  for (size_t t = 0; t < p->d; ++t) acc = acc + (F)(q[t] * k[t]);
-  acc = V2_STORE(dot, acc);
   const F scale = (F)p->scale, cap = (F)p->softcap;
+  const int fold = st && st->fold_scale; /* the scale folded into q (stored), then q'.k stored */
+  F acc = 0;
+  for (size_t t = 0; t < p->d; ++t) acc = acc + (F)((fold ? V2_STORE(score, q[t] * scale) : q[t]) * k[t]);
+  acc = V2_STORE(dot, acc);
   F s;
   if (p->softcap > 0 && bug == BUG_SOFTCAP_BEFORE_SCALE) {
     s = (F)(cap * TANH((F)(acc / cap))) * scale;
   } else {
-    s = V2_STORE(score, acc * scale);
+    s = fold ? acc : V2_STORE(score, acc * scale);
     if (p->softcap > 0 && bug != BUG_SOFTCAP_AFTER_MASK) {
       s = V2_STORE(score, s / cap);
       s = V2_STORE(score, TANH(s));

@@ -50,6 +50,7 @@ typedef struct {
   v2_round_fn sum;   /* the normaliser after each key tile (a bug) */
   v2_round_fn pv;    /* every addition of the P.V product (a bug) */
   int normalise;     /* P normalised before it is stored, O = P.V undivided (unfused; one key tile) */
+  int fold_scale;    /* the scale folded into q (stored), then q'.k (stored by dot) */
 } v2_stores;
 
 enum v2_bug {
@@ -179,14 +180,15 @@ int v2_tiled_f16(const attncheck_attention_problem* p, const uint16_t* q, const 
  * FlashAttention-2 as it runs on tensor cores, with tiles of 64 keys and 64 queries (and 2 x 2 for
  * shapes small enough that one tile of 64 would hide the tiling): scores, normaliser and O in f32,
  * P rounded to the storage format for the P.V product (fused, the default model). The unfused
- * kernel is PyTorch's math path: q @ k^T stored, each score step stored, P normalised and stored,
+ * kernel is PyTorch's math path: the scale folded into q (stored, so that q.k cannot overflow where
+ * the scores do not), q' @ k^T stored, each soft-cap and bias step stored, P normalised and stored,
  * then P @ V (declared stores: scores,p). */
 static float round_bf16(float x) { return from_bf16(to_bf16(x)); }
 static float round_f16(float x) { return from_f16(to_f16(x)); }
-static const v2_stores fused_bf16 = {NULL, NULL, round_bf16, NULL, NULL, NULL, 0};
-static const v2_stores fused_f16 = {NULL, NULL, round_f16, NULL, NULL, NULL, 0};
-static const v2_stores unfused_bf16 = {round_bf16, round_bf16, round_bf16, NULL, NULL, NULL, 1};
-static const v2_stores unfused_f16 = {round_f16, round_f16, round_f16, NULL, NULL, NULL, 1};
+static const v2_stores fused_bf16 = {NULL, NULL, round_bf16, NULL, NULL, NULL, 0, 0};
+static const v2_stores fused_f16 = {NULL, NULL, round_f16, NULL, NULL, NULL, 0, 0};
+static const v2_stores unfused_bf16 = {round_bf16, round_bf16, round_bf16, NULL, NULL, NULL, 1, 1};
+static const v2_stores unfused_f16 = {round_f16, round_f16, round_f16, NULL, NULL, NULL, 1, 1};
 
 #define V2_16(name, tile, fmt, bug, stores)                                                                                \
   int name(const attncheck_attention_problem* p, const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* o, \
@@ -208,10 +210,10 @@ V2_16(v2_unfused_f16, 0, f16, BUG_NONE, &unfused_f16)
  *   bug_v2_sentinel_bf16   the running maximum starts at the finite sentinel -1e4 instead of -inf
  *   bug_v2_tail_padded_bf16  tiles of 64 keys; the last, partial tile is padded with unmasked score-0
  *                          keys (values 0) when the keys span more than one tile */
-static const v2_stores acc16_bf16 = {NULL, NULL, round_bf16, round_bf16, NULL, NULL, 0};
-static const v2_stores sum16_bf16 = {NULL, NULL, round_bf16, NULL, round_bf16, NULL, 0};
-static const v2_stores pv16_bf16 = {NULL, NULL, round_bf16, NULL, NULL, round_bf16, 0};
-static const v2_stores dot16_f16 = {round_f16, NULL, round_f16, NULL, NULL, NULL, 0};
+static const v2_stores acc16_bf16 = {NULL, NULL, round_bf16, round_bf16, NULL, NULL, 0, 0};
+static const v2_stores sum16_bf16 = {NULL, NULL, round_bf16, NULL, round_bf16, NULL, 0, 0};
+static const v2_stores pv16_bf16 = {NULL, NULL, round_bf16, NULL, NULL, round_bf16, 0, 0};
+static const v2_stores dot16_f16 = {round_f16, NULL, round_f16, NULL, NULL, NULL, 0, 0};
 V2_16(bug_v2_acc16_bf16, TILE, bf16, BUG_NONE, &acc16_bf16)
 V2_16(bug_v2_sum16_bf16, TILE, bf16, BUG_NONE, &sum16_bf16)
 V2_16(bug_v2_pv16_bf16, TILE, bf16, BUG_NONE, &pv16_bf16)

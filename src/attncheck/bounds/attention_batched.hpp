@@ -200,8 +200,10 @@ AttentionRowAllowance attention_row_allowance(const kernels::AttentionProblem& p
       mag += pv * (1 + w);
     }
     B += u * mag + sub * vmax[c] + a.eta + stored_abs * vsum[c];
-    r.o_allowance[c] = std::isfinite(g_num) && Dlo > 0 ? md.round_out(std::abs(r.o[c]), B) * evaluation_slack
-                                                       : std::numeric_limits<real>::infinity();
+    // Not finite (a factor r_j overflowed: score errors of thousands, where 0·inf made NaN of a
+    // zero |v| term): the bound says nothing, and says so.
+    r.o_allowance[c] = std::isfinite(g_num) && Dlo > 0 && std::isfinite(B) ? md.round_out(std::abs(r.o[c]), B) * evaluation_slack
+                                                                          : std::numeric_limits<real>::infinity();
   }
 
   // Lemma "log-sum-exp error": m_final + log(ŝum) = lse + log D, |log D| <= λ; then log's own
@@ -209,7 +211,7 @@ AttentionRowAllowance attention_row_allowance(const kernels::AttentionProblem& p
   const real lambda = std::max(std::log(Dhi), -std::log(Dlo)) + sub;
   const real log_arg = r.max_score_error + std::log(static_cast<real>(K)) + lambda;
   const real B = lambda + a.log_rel * log_arg + u * (std::abs(r.lse) + lambda + a.log_rel * log_arg) + a.eta;
-  r.lse_allowance = std::isfinite(g_den) && Dlo > 0 ? B * evaluation_slack : std::numeric_limits<real>::infinity();
+  r.lse_allowance = std::isfinite(g_den) && Dlo > 0 && std::isfinite(B) ? B * evaluation_slack : std::numeric_limits<real>::infinity();
   return r;
 }
 
