@@ -335,7 +335,7 @@ void expect_finite_cases(bool large_regions, bool qk_only = false) {
   }
 }
 
-TEST_CASE("generators: batched_case's values stay finite in every format; the large-score regions only where the model can hold them") {
+TEST_CASE("generators: batched_case's values stay finite in every format, the large-score regions only where the model can hold them") {
   SUBCASE("f32") { expect_finite_cases<float>(true); }
   SUBCASE("f64") { expect_finite_cases<double>(true); }
   SUBCASE("bf16@bf16: the derived allowance says nothing at such scores") { expect_finite_cases<bf16>(false); }

@@ -199,7 +199,7 @@ void sentinel_attention(const AttentionProblem& p, attncheck::kernels::Tiling, c
 
 }  // namespace
 
-TEST_CASE("--attention-shape: AUDIT-ATTB-002 draws the magnitudes asked for; shift=-1e5 catches a running maximum started at -5e4") {
+TEST_CASE("--attention-shape: AUDIT-ATTB-002 draws the magnitudes asked for, shift=-1e5 catches a running maximum started at -5e4") {
   using namespace attncheck;
   // The drawing: magnitudes in [LO, HI] with both signs, clamped to the storage format's range.
   std::mt19937_64 rng(7);

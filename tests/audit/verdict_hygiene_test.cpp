@@ -45,7 +45,7 @@ std::string python_server(const std::string& name, const std::string& body) {
 
 }  // namespace
 
-TEST_CASE("--no-lse: FALSIFY-ATTK-002 (the LSE's check) is N/A, not GAVE-UP, and the audit passes; --list leaves it out") {
+TEST_CASE("--no-lse: FALSIFY-ATTK-002 (the LSE's check) is N/A, not GAVE-UP, and the audit passes, --list leaves it out") {
   const std::string t = "--masked zeros --test FALSIFY-ATTK-002 --test AUDIT-SAFE-001 --cases 20 -j 1";
   Run with_lse = audit(lib_v2 + "--kernel attention:f32:v2_plain_f32 " + t);
   INFO(with_lse.output);
@@ -120,7 +120,7 @@ TEST_CASE("a check whose every input the kernel declined is NOT-JUDGED (exit 0),
   CHECK(some.verdicts["FALSIFY-ATTK-001 attention [f32]"] == "PASS");
 }
 
-TEST_CASE("settle_row: every call declined is not judged; all cases discarded without a decline stays GAVE-UP; out of memory is an ERROR") {
+TEST_CASE("settle_row: every call declined is not judged, all cases discarded without a decline stays GAVE-UP, out of memory is an ERROR") {
   using namespace attncheck;
   using namespace attncheck::audit;
   const auto row = [](property::Verdict v, int calls, int declines) {
@@ -199,7 +199,7 @@ TEST_CASE("exec: an allocation failure under --memory is an ERROR naming the lim
   // A program that serves no kind 8 gets it (python example numpy_softmax.py: attention_v2_test.cpp).
 }
 
-TEST_CASE("--replay prints every element of a property's counterexample rows; without it they are cut after 48") {
+TEST_CASE("--replay prints every element of a property's counterexample rows, without it they are cut after 48") {
   // Wrong only on rows longer than 60: FALSIFY-SM-001's shrunk row is longer than 48 entries.
   const std::string t = std::string("--lib '") + ATTNCHECK_AUDIT_TESTLIB +
                         "' --kernel softmax:f32:bug_softmax_wrong_long_f32 --test FALSIFY-SM-001 --dtype f32 --cases 40 -j 1";
