@@ -54,13 +54,16 @@ export ATTNCHECK_CASES="${ATTNCHECK_CASES:-50}"
 #   the twelve broken ABI 2 attention kernels (560 s together) and the PyTorch-ops attention
 #                          example: the same --lib / exec paths and attention-v2 properties as the
 #                          correct ABI 2 kernels' test and the NumPy attention example, which stay;
+#   the 16-bit attention kernels that store their intermediates, correct and broken
+#                          (tests/audit/attention_v2_stored_test.cpp: the same --lib path and
+#                          properties, at other test kernels' numbers);
 #   docs.figures: the documents' transcripts (a gate of 54 checks at 200 cases, two bmc runs), code
 #                          the gate and bmc tests run here already (docs.figures-catch-drift stays);
 #   bmc.contract-bounds (340 s, run serially): every harness at its contract bound plus the
 #                          non-triviality witnesses; the same harness, solver and witness code as
 #                          bmc.mutant-counterexample, bmc.witness-trivial-at-bound and the cvc5 and
 #                          Gappa tests that stay, Z3's own (uninstrumented) time dominating.
-excluded='^BMC-AXIOMS-F32:|byte-identical|^bmc[.]exhaustive-(e5m2|e4m3sat)-d2$|scipy[.]special|ABI 2 broken attention kernel|attention from PyTorch'"'"'s CPU ops|^docs[.]figures$|^bmc[.]contract-bounds$'
+excluded='^BMC-AXIOMS-F32:|byte-identical|^bmc[.]exhaustive-(e5m2|e4m3sat)-d2$|scipy[.]special|ABI 2 broken attention kernel|^audit:bug_v2_|kernels that store|^audit:unfused 16-bit|attention from PyTorch'"'"'s CPU ops|^docs[.]figures$|^bmc[.]contract-bounds$'
 echo "sanitize: ctest -LE 'proofs|install|python' -E '$excluded' with ATTNCHECK_CASES=$ATTNCHECK_CASES in $build"
 cd "$build"
 exec ctest --output-on-failure -j "$(nproc)" -LE 'proofs|install|python' -E "$excluded" "$@"
