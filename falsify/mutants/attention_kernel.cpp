@@ -12,18 +12,43 @@ namespace {
 using property::register_mutant;
 namespace broken = kernels::broken;
 
+// The broken steps in the kernel's own arithmetic T.
+template <class Steps>
+struct InT {
+  template <class T>
+  static void set(KernelSet<T>& k) { k.attention_batched = attention_batched_kernel<T, Steps>(); }
+};
+
+// The broken steps with f32 arithmetic wherever the run has it: at 16-bit storage under f32
+// arithmetic, the f32 template with the inputs widened and O rounded once, as the reference.
+template <class Steps>
+struct InF32 {
+  template <class T>
+  static void set(KernelSet<T>& k) {
+    if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>) {
+      if (current_arithmetic() == Arithmetic::f32) {
+        KernelSet<float> wide = reference_kernels_in_storage<float>();
+        InT<Steps>::set(wide);
+        k.attention_batched = computed_in<T, float>(wide).attention_batched;
+        return;
+      }
+    }
+    InT<Steps>::set(k);
+  }
+};
+
 // One registration per broken step set: name, description, the tests that must catch it.
-#define ATTNCHECK_ATTENTION_MUTANT(Struct, Steps, Name, Description, ...)                  \
-  struct Struct {                                                                          \
-    static constexpr const char* name = Name;                                              \
-    static constexpr const char* description = Description;                                \
-    static std::vector<std::string> caught_by() { return {__VA_ARGS__}; }                  \
-    template <class T>                                                                     \
-    static void apply(KernelSet<T>& k) {                                                   \
-      k.attention_batched = attention_batched_kernel<T, Steps>();                          \
-    }                                                                                      \
-  };                                                                                       \
+#define ATTNCHECK_ATTENTION_MUTANT_IN(Struct, Set, Name, Description, ...) \
+  struct Struct {                                                           \
+    static constexpr const char* name = Name;                               \
+    static constexpr const char* description = Description;                 \
+    static std::vector<std::string> caught_by() { return {__VA_ARGS__}; }   \
+    template <class T>                                                      \
+    static void apply(KernelSet<T>& k) { Set::set(k); }                     \
+  };                                                                        \
   const bool Struct##_registered = register_mutant<Struct>();
+#define ATTNCHECK_ATTENTION_MUTANT(Struct, Steps, Name, Description, ...) \
+  ATTNCHECK_ATTENTION_MUTANT_IN(Struct, InT<Steps>, Name, Description, __VA_ARGS__)
 
 ATTNCHECK_ATTENTION_MUTANT(AccumulatorNotRescaled, broken::AccumulatorNotRescaled, "attention_accumulator_not_rescaled",
                            "the output accumulator is not rescaled by exp(M_old − M_new) when a later tile raises the running maximum",
@@ -65,34 +90,15 @@ ATTNCHECK_ATTENTION_MUTANT(LastBlockUndivided, broken::LastBlockUndivided, "atte
                            "the rows of the last query tile are not divided by their normaliser",
                            "FALSIFY-ATTK-001")
 
-// The same for the bug classes of mixed precision: the kernel's arithmetic is f32 (at 16-bit
-// storage under f32 arithmetic: the f32 template, inputs widened and O rounded once, as the
-// reference), and one piece of its running state is kept in bf16 across key tiles. At f32 the
-// same rounding is a bug too; at bf16@bf16 it changes nothing (that state is bf16 already).
-#define ATTNCHECK_ATTENTION_MUTANT_F32(Struct, Steps, Name, Description, ...)                       \
-  struct Struct {                                                                                \
-    static constexpr const char* name = Name;                                                    \
-    static constexpr const char* description = Description;                                      \
-    static std::vector<std::string> caught_by() { return {__VA_ARGS__}; }                        \
-    template <class T>                                                                           \
-    static void apply(KernelSet<T>& k) {                                                         \
-      if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>) {                         \
-        if (current_arithmetic() == Arithmetic::f32) {                                           \
-          KernelSet<float> wide = reference_kernels_in_storage<float>();                         \
-          wide.attention_batched = attention_batched_kernel<float, Steps>();                     \
-          k.attention_batched = computed_in<T, float>(wide).attention_batched;                   \
-          return;                                                                                \
-        }                                                                                        \
-      }                                                                                          \
-      k.attention_batched = attention_batched_kernel<T, Steps>();                                \
-    }                                                                                            \
-  };                                                                                             \
-  const bool Struct##_registered = register_mutant<Struct>();
-
+// The bug classes of mixed precision: the kernel's arithmetic is f32 (InF32), and one piece of
+// its running state is kept in bf16 across key tiles. At f32 the same rounding is a bug too; at
+// bf16@bf16 it changes nothing (that state is bf16 already).
 using broken::StateIn16;
 using AccIn16 = broken::StateStoredIn<bf16, StateIn16::acc>;
 using SumIn16 = broken::StateStoredIn<bf16, StateIn16::sum>;
 using PvIn16 = broken::StateStoredIn<bf16, StateIn16::pv>;
+#define ATTNCHECK_ATTENTION_MUTANT_F32(Struct, Steps, Name, Description, ...) \
+  ATTNCHECK_ATTENTION_MUTANT_IN(Struct, InF32<Steps>, Name, Description, __VA_ARGS__)
 ATTNCHECK_ATTENTION_MUTANT_F32(AccumulatorInBf16, AccIn16, "attention_accumulator_in_bf16",
                                "the output accumulator O is kept in bf16 across key tiles (f32 arithmetic otherwise)",
                                "FALSIFY-ATTK-001")

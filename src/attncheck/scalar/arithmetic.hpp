@@ -16,27 +16,6 @@ enum class Arithmetic : unsigned char {
   f32,      // 16-bit storage, f32 arithmetic, one final rounding to the storage format
 };
 
-namespace detail {
-inline Arithmetic& arithmetic_slot() {
-  thread_local Arithmetic a = Arithmetic::storage;
-  return a;
-}
-}  // namespace detail
-
-// The arithmetic of 16-bit storage formats on this thread (storage outside any scope).
-inline Arithmetic current_arithmetic() { return detail::arithmetic_slot(); }
-
-class arithmetic_scope {
- public:
-  explicit arithmetic_scope(Arithmetic a) : outer_(detail::arithmetic_slot()) { detail::arithmetic_slot() = a; }
-  ~arithmetic_scope() { detail::arithmetic_slot() = outer_; }
-  arithmetic_scope(const arithmetic_scope&) = delete;
-  arithmetic_scope& operator=(const arithmetic_scope&) = delete;
-
- private:
-  Arithmetic outer_;
-};
-
 // What a 16-bit-storage, f32-arithmetic attention kernel stores in its storage format along the
 // way, beside its outputs (docs/formats.md, "Stored intermediates"). Declared per audited kernel
 // (audit --stores, bindings `stores:`), carried per thread like the arithmetic.
@@ -49,23 +28,34 @@ class arithmetic_scope {
 enum class Intermediates : unsigned char { fused, unfused };
 
 namespace detail {
-inline Intermediates& intermediates_slot() {
-  thread_local Intermediates s = Intermediates::fused;
-  return s;
+// One per-thread value of a run property V (its default outside any scope: V's first
+// enumerator, storage and fused).
+template <class V>
+V& thread_slot() {
+  thread_local V v{};
+  return v;
 }
 }  // namespace detail
 
-inline Intermediates current_intermediates() { return detail::intermediates_slot(); }
-
-class intermediates_scope {
+// Sets the thread's value of V for the lifetime of the scope, and restores the outer one.
+template <class V>
+class thread_scope {
  public:
-  explicit intermediates_scope(Intermediates s) : outer_(detail::intermediates_slot()) { detail::intermediates_slot() = s; }
-  ~intermediates_scope() { detail::intermediates_slot() = outer_; }
-  intermediates_scope(const intermediates_scope&) = delete;
-  intermediates_scope& operator=(const intermediates_scope&) = delete;
+  explicit thread_scope(V v) : outer_(detail::thread_slot<V>()) { detail::thread_slot<V>() = v; }
+  ~thread_scope() { detail::thread_slot<V>() = outer_; }
+  thread_scope(const thread_scope&) = delete;
+  thread_scope& operator=(const thread_scope&) = delete;
 
  private:
-  Intermediates outer_;
+  V outer_;
 };
+
+// The arithmetic of 16-bit storage formats on this thread (storage outside any scope).
+inline Arithmetic current_arithmetic() { return detail::thread_slot<Arithmetic>(); }
+using arithmetic_scope = thread_scope<Arithmetic>;
+
+// The stored intermediates of attention on this thread (fused outside any scope).
+inline Intermediates current_intermediates() { return detail::thread_slot<Intermediates>(); }
+using intermediates_scope = thread_scope<Intermediates>;
 
 }  // namespace attncheck
