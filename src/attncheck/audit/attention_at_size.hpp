@@ -197,12 +197,8 @@ void audit_attention_at_size(const KernelSet<T>& ks, const kernels::AttentionPro
         }
         const std::size_t K = vis.size();
         const bounds::real rel = 2 * bounds::gamma(2 * K + 1, a.u) + 2 * a.u + (md.mixed() ? md.out_u : 0);
-        // The stored weights' subnormal part (bounds/attention_batched.hpp, stored_abs): η_S/2 per
-        // key, rescaled by <= (1 + ε_exp)^K, over a normaliser >= (1 − ε_exp)(1 − γ_{2K}).
-        const bounds::real stored_abs = md.mixed() ? static_cast<bounds::real>(K) * md.out_eta / 2 *
-                                                         std::pow(1 + a.exp_rel, static_cast<bounds::real>(K)) * (1 + bounds::gamma(2 * K + 1, a.u)) /
-                                                         ((1 - a.exp_rel) * (1 - bounds::gamma(2 * K, a.u)))
-                                                   : 0;
+        // The stored weights' subnormal part, K keys in at most K blocks (bounds::stored_weight_abs).
+        const bounds::real stored_abs = static_cast<bounds::real>(K) * bounds::stored_weight_abs(md, K, K);
         for (std::size_t c = 0; c < sh.dv; ++c) {
           const auto [lo, hi] = hull[(b * sh.kv_heads + sh.kv_head(h)) * sh.dv + c].range(vis.first, vis.last);
           const bounds::real vmax = std::max(std::abs(lo), std::abs(hi));

@@ -86,6 +86,19 @@ inline std::string unfused_note(std::string_view storage) {
          "(docs/formats.md)";
 }
 
+// The weights P stored in the storage format for the P·V product (both models): each numerator
+// term errs by u_S relative and, where the weight is subnormal in S, by η_S/2 absolute
+// (|RN_S(w) − w| <= u_S|w| + η_S/2). The absolute part is later rescaled by factors <= (1+ε_exp)
+// per block (nb blocks) and divided by a normaliser >= (1 − ε_exp)(1 − γ_{K+nb}) (its largest term
+// is exp(0) and is not rescaled after its block), the numerator's sum adding (1 + γ_{K+nb+1}):
+// the absolute error per visible key, to be multiplied by |v_jc|. 0 without 16-bit storage.
+inline real stored_weight_abs(const Model& md, std::size_t K, std::size_t nb) {
+  if (!md.mixed()) return 0;
+  const real er = md.exp_rel;
+  return md.out_eta / 2 * std::pow(1 + er, static_cast<real>(nb)) * (1 + gamma(K + nb + 1, md.u)) /
+         ((1 - er) * (1 - gamma(K + nb, md.u)));
+}
+
 // The exact row and its allowances.
 struct AttentionRowAllowance {
   kernels::AttentionMask::Range keys;       // the visible keys
@@ -168,11 +181,8 @@ AttentionRowAllowance attention_row_allowance(const kernels::AttentionProblem& p
   const std::size_t nb = blocks.count(r.keys);
   const real er = a.exp_rel, u = a.u;
   const real g_den = gamma(K + nb, u), g_num = gamma(K + nb + 1, u);
-  // Both models store the weights P in the storage format for the P·V product: each numerator
-  // term then errs by u_S relative and, where the weight is subnormal in S, by η_S/2 absolute
-  // (|RN_S(w) − w| <= u_S|w| + η_S/2). The absolute part is later rescaled by factors <= (1+ε_exp)
-  // per block and divided by a normaliser >= (1 − ε_exp)(1 − γ_den) (its largest term is exp(0)
-  // and is not rescaled after its block): stored_abs per visible key, times |v_jc|.
+  // Both models store the weights P in the storage format: u_S relative on each numerator term,
+  // and the subnormal part stored_abs per visible key (stored_weight_abs).
   const real stored = md.mixed() ? md.out_u : 0;
   std::vector<real> rhi(K), rlo(K);
   real Dhi = 0, Dlo = 0;
@@ -188,8 +198,7 @@ AttentionRowAllowance attention_row_allowance(const kernels::AttentionProblem& p
   // Terms whose exp (or a rescaling) underflowed err by η each, against a normaliser >= 1 − g_den
   // (the row's maximal term is exp(0) = 1 in its block and only rescaled by exp(0) after it).
   const real sub = 2 * static_cast<real>(K * (nb + 1)) * a.eta;
-  const real stored_abs =
-      md.mixed() ? md.out_eta / 2 * std::pow(1 + er, static_cast<real>(nb)) * (1 + g_num) / ((1 - er) * (1 - g_den)) : 0;
+  const real stored_abs = stored_weight_abs(md, K, nb);
   for (std::size_t c = 0; c < dv; ++c) {
     real B = 0, mag = 0;
     for (std::size_t jj = 0; jj < K; ++jj) {
