@@ -438,6 +438,39 @@ int list_audit_checks(const audit::KernelSource& src, audit::AuditRequest& req) 
   return exit_pass;
 }
 
+// An exec program asked for a kernel it does not serve is a usage error, not one failure per
+// check: each requested kernel is asked for once (ExecBackend::serves), and when the program
+// says it serves no such kernel but serves the kind at another format, the error lists those
+// and suggests the nearest spelling. When the program serves the kind at no format, or answers
+// the question otherwise (a crash, a hang, another ERROR), the checks run and judge it.
+bool exec_serves_requested(audit::ExecBackend& b, const audit::KernelSource& src) {
+  const int abi = src.abi != 0 ? src.abi : 1;
+  for (const auto& binding : src.bindings) {
+    const audit::Kind kind = audit::abi_kind(binding.kind, abi);
+    if (b.serves(kind, binding.dtype) != audit::ExecBackend::Served::no) continue;
+    std::vector<Dtype> served;
+    for (Dtype d : all_dtypes)
+      if (d != binding.dtype && b.serves(kind, d) == audit::ExecBackend::Served::yes) served.push_back(d);
+    if (served.empty() && kind == audit::Kind::attention_v2 && b.serves(audit::Kind::attention, binding.dtype) == audit::ExecBackend::Served::yes) {
+      std::cerr << "error: " << b.describe() << " serves attention:" << dtype_name(binding.dtype)
+                << " of ABI version 1 (CALL kind 6), not version 2's (kind 8), which --abi 2 or abi: 2 asks for: audit it without "
+                   "them (docs/audit-protocol.md)\n";
+      return false;
+    }
+    if (served.empty()) continue;
+    const std::string k(audit::kind_name(kind));
+    std::string list;
+    for (Dtype d : served) list += (list.empty() ? "" : ", ") + k + ":" + std::string(dtype_name(d));
+    const auto same_storage = std::find_if(served.begin(), served.end(), [&](Dtype d) { return storage_name(d) == storage_name(binding.dtype); });
+    const Dtype nearest = same_storage != served.end() ? *same_storage : served.front();
+    std::cerr << "error: " << b.describe() << " serves no " << k << ":" << dtype_name(binding.dtype) << " kernel; it serves " << list
+              << ".\n  Did you mean --kernel " << k << ":" << dtype_name(nearest)
+              << "? (a 16-bit storage name alone, such as f16, means f32 arithmetic: f16@f32; docs/formats.md)\n";
+    return false;
+  }
+  return true;
+}
+
 int run_audit_command(const AuditOptions& o, const Global& global) {
   audit::KernelSource src;
   audit::AuditRequest req;
@@ -466,6 +499,7 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
     std::cerr << "error: " << e.what() << "\n";
     return exit_usage;
   }
+  if (auto* exec = dynamic_cast<audit::ExecBackend*>(backend.get()); exec && !exec_serves_requested(*exec, src)) return exit_usage;
   req.jobs = o.jobs > 0 ? o.jobs : property::default_jobs();
   req.worker_backend = make_backend;
 

@@ -160,6 +160,55 @@ Reply ExecBackend::fault(Status s, const std::string& detail) {
 
 Reply ExecBackend::call(const Call& c) {
   if (!has(c.kind, c.dtype)) throw KindAbsent(kind_label(c.kind));
+  return exchange(c);
+}
+
+ExecBackend::Served ExecBackend::serves(Kind k, Dtype d) {
+  Call c;
+  c.kind = k;
+  c.dtype = d;
+  const std::size_t bytes = dtype_size(d);
+  const auto zeros = [bytes](std::size_t count) { return std::vector<unsigned char>(count * bytes, 0); };
+  switch (k) {
+    case Kind::softmax:
+    case Kind::log_softmax:
+    case Kind::entropy:
+      c.n = 1;
+      c.inputs = {zeros(1)};
+      c.output_count = 1;
+      break;
+    case Kind::softmax_jvp:
+      c.n = 1;
+      c.inputs = {zeros(1), zeros(1)};
+      c.output_count = 1;
+      break;
+    case Kind::scores:
+      c.n = c.m = c.d = 1;
+      c.inputs = {zeros(1), zeros(1)};
+      c.output_count = 1;
+      break;
+    case Kind::rmsnorm:
+      c.d = 1;
+      c.eps = 1.0 / 1024;  // a power of two: exact in every S
+      c.inputs = {zeros(1), zeros(1)};
+      c.output_count = 1;
+      break;
+    case Kind::attention:
+    case Kind::attention_v2:
+      c.n = c.m = c.d = c.dv = 1;
+      c.problem.shape.n = c.problem.shape.m = c.problem.shape.d = c.problem.shape.dv = 1;
+      c.inputs = {zeros(1), zeros(1), zeros(1)};
+      c.output_count = 1;
+      break;
+  }
+  const Reply r = exchange(c);
+  if (r.status == Status::done || r.status == Status::declined) return Served::yes;
+  if (r.status == Status::protocol_error && r.detail.rfind("program reported an error: ", 0) == 0 && reports_unserved_kind(r.detail.substr(27)))
+    return Served::no;
+  return Served::unknown;
+}
+
+Reply ExecBackend::exchange(const Call& c) {
   if (child_ < 0) start();
   std::vector<unsigned char> frame;
   try {

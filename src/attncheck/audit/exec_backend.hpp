@@ -27,12 +27,22 @@ class ExecBackend final : public Backend {
 
   bool has(Kind k, Dtype d) const override;
   Reply call(const Call& c) override;
+
+  // Whether the program serves kind k at d, asked by one call on the smallest input of that kind
+  // (all elements +0; an attention_v2 problem of one query, one key, d = dv = 1, no LSE asked):
+  // yes on a RESULT (computed or declined), no on an ERROR that says the kind or format is not
+  // served (reports_unserved_kind), unknown on anything else (a crash, a hang, another ERROR: the
+  // audit's checks judge those). The exec protocol has no "what do you serve" frame; this asks
+  // the question with the frames every program already answers.
+  enum class Served { yes, no, unknown };
+  Served serves(Kind k, Dtype d);
   std::string describe() const override { return "program '" + command_ + "'"; }
   bool sees_memory() const override { return false; }
 
  private:
   void start();
   void stop();
+  Reply exchange(const Call& c);  // call() without the check that c's kernel was asked for
   Reply fault(Status s, const std::string& detail);  // stops the peer and describes why
 
   std::string command_;
