@@ -21,6 +21,7 @@ namespace attncheck::cli {
 inline constexpr int exit_pass = 0;   // everything checked passed
 inline constexpr int exit_fail = 1;   // a check failed, errored or gave up
 inline constexpr int exit_usage = 2;  // bad arguments or broken contracts: nothing was judged
+inline constexpr int exit_not_assessed = 3;  // `coverage`: no gap, but some proofs not checked in this build
 
 // Options of the top-level command, filled by CLI11 before any subcommand runs.
 struct Global {

@@ -34,8 +34,16 @@ struct Coverage {
   // "trivial" (proved only where no such mutant exists: not counted), or "" (not run, not proved,
   // or the report has no witness).
   std::vector<std::string> harness_kind;
-  std::vector<std::string> missing;  // required kinds that are absent: empty means covered
+  std::vector<std::string> missing;  // required kinds that are absent or fail: a gap
+  // Required proofs this build has not checked (no copy in the proofs record: `ctest -L proofs`
+  // has not run, or not since the proof was added): not assessed, which is not a gap. A proof
+  // edited since its recorded check is stale, a gap.
+  std::vector<std::string> unassessed;
+  bool covered() const { return missing.empty() && unassessed.empty(); }
 };
+
+// A proof's status when the proofs record holds no copy of it.
+inline constexpr const char* not_checked_in_build = "not checked in this build";
 
 // What one run of `attncheck bmc --json FILE` (schema attncheck-bmc/1) says, per harness ID.
 struct BmcRecord {

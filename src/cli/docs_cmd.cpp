@@ -262,7 +262,7 @@ std::string index_page(const std::vector<contract::Contract>& contracts, const C
          (deps.empty() ? "-" : join(deps, ", ")) + " |";
     if (st) {
       int checked = 0;
-      for (const auto& o : c->obligations) checked += coverage_of(*c, o, st->root, st->record).missing.empty() ? 1 : 0;
+      for (const auto& o : c->obligations) checked += coverage_of(*c, o, st->root, st->record).covered() ? 1 : 0;
       std::vector<const ReportRow*> rows;
       if (st->report)
         for (const auto& r : st->report->rows)

@@ -70,12 +70,20 @@ void show_obligation(const Contract& c, const contract::Obligation& o, const std
                                            ? read_bmc_record(default_bmc_record(), &bmc_error)
                                            : std::nullopt;
   const Coverage v = coverage_of(c, o, root, default_proofs_record(), bmc ? &*bmc : nullptr);
-  field("latex proof", v.latex);
-  for (const auto& line : v.coq) field("coq", line);
+  // A proof this build has not checked says how to check it, not that it is missing.
+  const auto how = [](std::string s) {
+    if (const auto at = s.find(not_checked_in_build); at != std::string::npos)
+      s.insert(at + std::string_view(not_checked_in_build).size(), " (run ctest -L proofs)");
+    return s;
+  };
+  field("latex proof", how(v.latex));
+  for (const auto& line : v.coq) field("coq", how(line));
   field("coq proves", coq_kind_cell(v));
   for (std::size_t i = 0; i < v.harnesses.size(); ++i) field("harness", v.harnesses[i] + ": " + v.harness_status[i]);
   if (!v.harnesses.empty()) field("harness backing", harness_kind_cell(v));
-  field("coverage", v.missing.empty() ? "covered" : "missing " + join(v.missing, "; "));
+  field("coverage", !v.missing.empty()      ? "missing " + join(v.missing, "; ")
+                    : !v.unassessed.empty() ? "not assessed: " + how(join(v.unassessed, "; "))
+                                            : "covered");
   std::cout << "  " << (tests.empty() ? "status: no test attacks this obligation" : gate_hint("--test", join(tests, " --test ")))
             << "\n";
 }

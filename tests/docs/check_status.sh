@@ -17,7 +17,7 @@ grep -q "no proofs record" "$work/err" || fail "no warning about the missing pro
 page="$work/none/softmax-kernel-v1.md"
 grep -q '| Proof checked | Last verdict |' "$page" || fail "no status columns in $page"
 grep -q 'LaTeX checked' "$page" && fail "a proof counts as checked without a record"
-grep -Eq '\| SM-INV-001 \|.*\| LaTeX not built in this record; Coq 0/1 checked \| not run \|$' "$page" || fail "SM-INV-001 row wrong"
+grep -Eq '\| SM-INV-001 \|.*\| LaTeX not checked in this build; Coq 0/1 checked \| not run \|$' "$page" || fail "SM-INV-001 row wrong"
 
 # A record with softmax_kernel.tex as built, and the report of a gate run against a mutant.
 mkdir -p "$work/record/pdf/checked"
@@ -29,7 +29,7 @@ grep -Eq '\| SM-INV-001 \|.*\| LaTeX checked; Coq 0/1 checked \| FAIL FALSIFY-SM
   fail "SM-INV-001 should show LaTeX checked and the failing FALSIFY-SM-001 of the report"
 grep -Eq '^\| FALSIFY-SM-001 \|.*\| FAIL [a-z0-9 ]*' "$page" || fail "FALSIFY-SM-001 should show FAIL"
 # qk-norm-v1 was not in the gate run and its proof is not in the record.
-grep -Eq '\| QKN-BND-001 \|.*\| LaTeX not built in this record; Coq 0/1 checked \| not in the report \|$' \
+grep -Eq '\| QKN-BND-001 \|.*\| LaTeX not checked in this build; Coq 0/1 checked \| not in the report \|$' \
   "$work/live/qk-norm-v1.md" || fail "QKN-BND-001 should be unchecked and not in the report"
 # An edited source makes the recorded proof stale, never checked.
 echo "% edited" >>"$work/record/pdf/checked/softmax_kernel.tex"
