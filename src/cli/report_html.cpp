@@ -11,6 +11,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "attncheck/text/numbers.hpp"
 #include "cli/cli.hpp"
@@ -60,6 +61,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .summary span { margin-right: 1.5em; font-size: 1.1em; }
 figure.plot { margin: 1em 0; } figure.plot svg { max-width: 100%; height: auto; }
 figcaption { color: #444; max-width: 900px; }
+p.question { font-weight: bold; max-width: 900px; margin: 0.4em 0; }
 pre { background: #f7f7f7; padding: 0.6em; overflow-x: auto; white-space: pre-wrap; }
 .warning { color: #8a5300; }
 details { margin: 0.5em 0 1em 0; }
@@ -90,6 +92,42 @@ int dtype_rank(const std::string& d) {
 struct Plot {
   std::string id, title, caption, script;
 };
+
+// The question each plot answers, said above it (a reader decides from it whether to look).
+std::string plot_question(const std::string& id) {
+  static const std::pair<const char*, const char*> questions[] = {
+      {"plot-error-histogram-", "How much of its derived allowance does each output element of this kernel use?"},
+      {"plot-error-vs-entropy-", "Does this kernel's error grow on peaked rows (low entropy), and does it stay under each element's allowance?"},
+      {"plot-error-vs-gap-", "Does this kernel's error grow with an entry's distance from the row maximum, and stay under each element's allowance?"},
+      {"plot-lipschitz-cone", "Does the computed softmax move at most half as far as its input (the Lipschitz constant 1/2)?"},
+      {"plot-entropy-vs-beta", "Does the attention entropy stay in [0, ln n] and never rise as the inverse temperature grows?"},
+      {"plot-sfb-tightness-distribution", "How close does each case of the softmax-filtering bound come to the bound?"},
+      {"plot-tightness-per-obligation", "Which obligations use most of their allowance (how much margin is left)?"},
+      {"plot-tightness-per-format", "Which scalar formats use most of their allowance?"},
+      {"plot-softmax-filtering-bound", "Which stage of the softmax-filtering bound is tight?"},
+  };
+  for (const auto& [prefix, q] : questions)
+    if (id.rfind(prefix, 0) == 0) return q;
+  return "";
+}
+
+// A failure's one-line reason for the failure summary: the first line of its text (what failed,
+// on which shape) and the line that says why, when there is one: the error against its
+// allowance ("Error: ... ratio 10.6") or the rule that was broken ("... must be ...").
+std::string one_line_reason(const std::string& text) {
+  std::istringstream in(text);
+  std::string first, why, line;
+  std::getline(in, first);
+  while (why.empty() && std::getline(in, line)) {
+    const auto start = line.find_first_not_of(' ');
+    if (start == std::string::npos) continue;
+    line = line.substr(start);
+    if (line.rfind("Error:", 0) == 0 || line.find(" must ") != std::string::npos) why = line;
+  }
+  std::string reason = why.empty() ? first : first + ": " + why;
+  if (reason.size() > 240) reason = reason.substr(0, 237) + "...";
+  return reason;
+}
 
 // ---- plots of the per-case samples (the results' "samples", schema_version 3) ----
 
@@ -551,36 +589,19 @@ HtmlReport render_html(const ReportData& r) {
        (not_judged ? "<span class=\"na\">" + std::to_string(not_judged) + " not judged (every input declined)</span>" : std::string()) +
        "</p>\n";
 
-  h += "<h2>Plots</h2>\n";
-  const std::vector<Plot> plots = plots_for(r);
-  if (plots.empty()) h += "<p>No check in this report measured an error/allowance ratio: nothing to plot.</p>\n";
-  for (const Plot& p : plots) {
-    std::string error;
-    const auto svg = gnuplot_svg(p.script, p.id + "-", &error);
-    if (!svg) {
-      out.warnings.push_back(p.title + ": " + error);
-      h += "<p class=\"warning\">Plot \"" + esc(p.title) + "\" not drawn: " + esc(error) + "</p>\n";
-      continue;
-    }
-    out.plot_ids.push_back(p.id);
-    h += "<figure class=\"plot\" id=\"" + p.id + "\">\n" + *svg + "\n<figcaption>" + esc(p.caption) +
-         "</figcaption>\n</figure>\n";
-  }
-
-  h += "<h2>Verdicts</h2>\n<table>\n<thead><tr><th>contract</th><th>obligations</th><th>test</th><th>dtype</th>"
-       "<th>verdict</th><th>cases</th><th>worst</th><th>median</th></tr></thead>\n<tbody>\n";
-  for (const auto& row : r.rows) {
-    const std::string cls = verdict_class(row.verdict);
-    h += "<tr><td>" + esc(row.contract) + "</td><td>" + esc(join(row.obligations, " ")) + "</td><td>" +
-         (cls == "fail" ? "<a href=\"#" + esc(row.test + "-" + row.dtype) + "\">" + esc(row.test) + "</a>" : esc(row.test)) +
-         "</td><td>" + esc(row.dtype) + "</td><td class=\"" + cls + "\">" + esc(row.verdict) + "</td><td class=\"num\">" +
-         std::to_string(row.cases) + "</td><td class=\"num\">" + ratio_text(row.worst_ratio) + "</td><td class=\"num\">" +
-         ratio_text(row.median_ratio) + "</td></tr>\n";
-  }
-  h += "</tbody>\n</table>\n";
-
+  // A failing report opens on its failures: which checks failed, the worst ratio and a one-line
+  // reason each, then each failure with its counterexample and replay line; the verdict table
+  // and the plots follow.
   if (failed) {
-    h += "<h2>Failures</h2>\n";
+    h += "<h2 id=\"failures\">Failures</h2>\n<table class=\"failure-summary\">\n<thead><tr><th>test</th><th>dtype</th>"
+         "<th>verdict</th><th>worst</th><th>reason</th></tr></thead>\n<tbody>\n";
+    for (const auto& row : r.rows) {
+      if (verdict_class(row.verdict) != "fail") continue;
+      h += "<tr><td><a href=\"#" + esc(row.test + "-" + row.dtype) + "\">" + esc(row.test) + "</a></td><td>" + esc(row.dtype) +
+           "</td><td class=\"fail\">" + esc(row.verdict) + "</td><td class=\"num\">" + ratio_text(row.worst_ratio) + "</td><td>" +
+           esc(one_line_reason(row.message.empty() ? row.counterexample : row.message)) + "</td></tr>\n";
+    }
+    h += "</tbody>\n</table>\n";
     for (const auto& row : r.rows) {
       if (verdict_class(row.verdict) != "fail") continue;
       h += "<h3 id=\"" + esc(row.test + "-" + row.dtype) + "\"><span class=\"fail\">" + esc(row.verdict) + "</span> " +
@@ -594,6 +615,35 @@ HtmlReport render_html(const ReportData& r) {
       if (!row.replay.empty()) h += "<p>Replay:</p><pre>" + esc(row.replay) + "</pre>\n";
     }
   }
+  h += "<h2 id=\"verdicts\">Verdicts</h2>\n<table>\n<thead><tr><th>contract</th><th>obligations</th><th>test</th><th>dtype</th>"
+       "<th>verdict</th><th>cases</th><th>worst</th><th>median</th></tr></thead>\n<tbody>\n";
+  for (const auto& row : r.rows) {
+    const std::string cls = verdict_class(row.verdict);
+    h += "<tr><td>" + esc(row.contract) + "</td><td>" + esc(join(row.obligations, " ")) + "</td><td>" +
+         (cls == "fail" ? "<a href=\"#" + esc(row.test + "-" + row.dtype) + "\">" + esc(row.test) + "</a>" : esc(row.test)) +
+         "</td><td>" + esc(row.dtype) + "</td><td class=\"" + cls + "\">" + esc(row.verdict) + "</td><td class=\"num\">" +
+         std::to_string(row.cases) + "</td><td class=\"num\">" + ratio_text(row.worst_ratio) + "</td><td class=\"num\">" +
+         ratio_text(row.median_ratio) + "</td></tr>\n";
+  }
+  h += "</tbody>\n</table>\n";
+
+  h += "<h2 id=\"plots\">Plots</h2>\n";
+  const std::vector<Plot> plots = plots_for(r);
+  if (plots.empty()) h += "<p>No check in this report measured an error/allowance ratio: nothing to plot.</p>\n";
+  for (const Plot& p : plots) {
+    std::string error;
+    const auto svg = gnuplot_svg(p.script, p.id + "-", &error);
+    if (!svg) {
+      out.warnings.push_back(p.title + ": " + error);
+      h += "<p class=\"warning\">Plot \"" + esc(p.title) + "\" not drawn: " + esc(error) + "</p>\n";
+      continue;
+    }
+    out.plot_ids.push_back(p.id);
+    const std::string question = plot_question(p.id);
+    h += "<figure class=\"plot\" id=\"" + p.id + "\">\n" + (question.empty() ? "" : "<p class=\"question\">" + esc(question) + "</p>\n") +
+         *svg + "\n<figcaption>" + esc(p.caption) + "</figcaption>\n</figure>\n";
+  }
+
   h += "</body>\n</html>\n";
   out.html = std::move(h);
   return out;

@@ -8,6 +8,7 @@
 #   console.error, or a Content-Security-Policy violation (a network fetch) all fail the test.
 #   Chromium logs every console message at INFO level, so "anything else" is the only sound rule;
 #   the self-check line must be present, which shows console capture works.
+# - the reading order (html_order.py): failures (summary, blocks, replay lines), verdicts, plots.
 # - a screenshot of the page (Chromium's --screenshot, the top 1000x1600 pixels: the header, the
 #   summary and the first plots) is not blank: png_not_blank.py wants more than one colour and at
 #   least 0.5% of the pixels off the background, so a page that renders but shows nothing fails.
@@ -88,5 +89,12 @@ if [ "${drawn:-x}" != "${#expected[@]}" ] || [ "$figures" != "${#expected[@]}" ]
   echo "check_html: ${drawn:-no} of $figures plots rendered, expected ${#expected[@]} (${expected[*]})" >&2
   failed=1
 fi
-[ $failed -eq 0 ] && echo "check_html: $html rendered in $browser: ${#expected[@]} plots, no console messages, $(cat "$work/shot-check.txt")"
+# The reading order (issue 32): a failing report opens on its failures, the plots come last and
+# each says which question it answers.
+if ! python3 "$(dirname "$0")/html_order.py" "$work/dom.html" >"$work/order.txt" 2>&1; then
+  echo "check_html: the page is out of reading order:" >&2
+  cat "$work/order.txt" >&2
+  failed=1
+fi
+[ $failed -eq 0 ] && echo "check_html: $html rendered in $browser: ${#expected[@]} plots, no console messages, $(cat "$work/order.txt"), $(cat "$work/shot-check.txt")"
 exit $failed

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Shows that check_html.sh can fail: it must reject three broken copies of a good report
+# Shows that check_html.sh can fail: it must reject each broken copy of a good report below
 #   check_html_catches.sh GOOD.html PLOT-ID...
-# (a plot hidden so it renders nothing, a script error, a plot id the page lacks, and a page whose
-# plots all render but that shows nothing: only the screenshot check sees that one).
+# (a plot hidden so it renders nothing, a script error, a plot id the page lacks, a page whose
+# plots all render but that shows nothing: only the screenshot check sees that one, and a page
+# whose plots come before its failures).
 set -uo pipefail
 here="$(dirname "$0")"
 good="$1"
@@ -31,7 +32,18 @@ sed 's|</head>|<style>#'"$1"' svg { display: none; }</style></head>|' "$good" >"
 sed 's|</body>|<script>window.addEventListener("load", function () { undefinedFunction(); });</script></body>|' \
   "$good" >"$work/error.html"
 sed 's|</head>|<style>body { visibility: hidden; }</style></head>|' "$good" >"$work/blank.html"
+# The plots moved to the top, before the failures: the order check must reject it.
+python3 - "$good" "$work/plots-first.html" <<'PY'
+import sys
+page = open(sys.argv[1], encoding="utf-8").read()
+plots = page.index('<h2 id="plots">')
+end = page.index("</body>")
+first = page.index('<h2 id="failures">')
+page = page[:first] + page[plots:end] + page[first:plots] + page[end:]
+open(sys.argv[2], "w", encoding="utf-8").write(page)
+PY
 failed=0
+expect_rejected "plots-first" "the failure summary does not come before|the plots come before" "$work/plots-first.html" "$@" || failed=1
 expect_rejected "blank" "the screenshot is blank" "$work/blank.html" "$@" || failed=1
 expect_rejected "hidden-plot" "plot $1 is in the page but did not render" "$work/hidden.html" "$@" || failed=1
 expect_rejected "script-error" "Uncaught ReferenceError" "$work/error.html" "$@" || failed=1
