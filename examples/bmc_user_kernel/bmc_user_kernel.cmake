@@ -3,4 +3,4 @@
 add_executable(bmc_user_kernel examples/bmc_user_kernel/main.cpp)
 target_link_libraries(bmc_user_kernel PRIVATE attncheck::bmc)
 add_test(NAME bmc.example-user-kernel COMMAND bmc_user_kernel)
-set_tests_properties(bmc.example-user-kernel PROPERTIES LABELS bmc RUN_SERIAL TRUE TIMEOUT 600)
+set_tests_properties(bmc.example-user-kernel PROPERTIES LABELS bmc TIMEOUT 600)

@@ -17,21 +17,6 @@
 
 namespace attncheck::audit {
 
-std::string_view masked_policy_name(MaskedPolicy p) {
-  switch (p) {
-    case MaskedPolicy::zeros: return "zeros";
-    case MaskedPolicy::nan: return "nan";
-    case MaskedPolicy::either: return "either";
-  }
-  return "?";
-}
-
-std::optional<MaskedPolicy> parse_masked_policy(std::string_view s) {
-  for (auto p : {MaskedPolicy::zeros, MaskedPolicy::nan, MaskedPolicy::either})
-    if (masked_policy_name(p) == s) return p;
-  return std::nullopt;
-}
-
 namespace {
 
 using property::draw_row;
