@@ -48,3 +48,17 @@ if(ATTNCHECK_PYTHON3)
   set_tests_properties(meta.cli-function-lengths meta.cli-function-lengths-catches meta.cli-function-lengths-names-it
                        PROPERTIES LABELS "unit;cli")
 endif()
+
+# `coverage` and `show` without a proofs record (as after `tools/run.sh gate`): the first line says
+# the proofs are not assessed and how the record is made, the exit status is 3 (not 1, a gap), and
+# `show` says how to check the proof rather than that it is missing (issue 32).
+add_test(NAME cli.coverage-not-assessed
+         COMMAND bash -c "out=$('$<TARGET_FILE:attncheck_cli>' --contracts contracts coverage --proofs-record /nonexistent/record 2>&1); rc=$?; \
+echo \"$out\" | head -2; echo \"$out\" | tail -4; [ $rc -eq 3 ] || { echo \"exit $rc, expected 3\"; exit 1; }; \
+echo \"$out\" | head -1 | grep -q '^NOT ASSESSED: the proofs of [0-9]* obligations have not been checked in this build. The record is made by .ctest -L proofs.' && \
+echo \"$out\" | grep -q '^0 of [0-9]* obligations covered (0 with a gap, [0-9]* not assessed' && \
+out=$(ATTNCHECK_PROOFS_RECORD=/nonexistent/record '$<TARGET_FILE:attncheck_cli>' --contracts contracts show SM-INV-001 2>&1) && \
+echo \"$out\" | grep -q 'latex proof: not checked in this build (run ctest -L proofs)' && \
+echo \"$out\" | grep -q 'coverage: *not assessed: '"
+         WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(cli.coverage-not-assessed PROPERTIES LABELS cli)
