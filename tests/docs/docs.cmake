@@ -109,6 +109,9 @@ set_tests_properties(docs.links docs.links-catch-faults PROPERTIES LABELS docs)
 # when a committed block differs. Refresh: tools/readme-figures.py --update --build BUILD_DIR.
 # The check must be able to fail: a planted copy with one figure changed must be reported (only
 # the audit figure runs, ~1 s).
+# The figures of docs/formats.md's softmax-ulps block: the softmax allowance in ulps at every n <= 4096.
+add_executable(softmax_ulp_figures tools/softmax_ulp_figures.cpp)
+target_link_libraries(softmax_ulp_figures PRIVATE attncheck::core)
 add_test(NAME docs.figures COMMAND ${ATTNCHECK_DOCS_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/tools/readme-figures.py
          --build ${CMAKE_BINARY_DIR})
 add_test(NAME docs.figures-catch-drift
