@@ -20,7 +20,7 @@ verdicts do): gate and audit run with the default seed (printed in the transcrip
 --no-timings, paths are relative to the scratch directory, and bmc (which has no --no-timings) has
 its time cells masked in the comparison (--update leaves a block alone when only they differ). A command that exits with another status than the one listed fails the script.
 Run by CTest as docs.figures (labels docs and cli; needs the targets attncheck_cli,
-attncheck_audit_testkernels and softmax_ulp_figures; ~5 s CPU, 12-20 s wall on a loaded 2-core
+attncheck_audit_testkernels and softmax_ulp_figures; ~10 s CPU, 12-20 s wall on a loaded 2-core
 machine). To refresh after a change: build, then `tools/readme-figures.py --update --build DIR`.
 """
 import argparse
@@ -127,6 +127,14 @@ def must_fail(lines, argv):
     return [f"build/attncheck {shown_argv(argv)}   # must FAIL"]
 
 
+def bias_finding(lines, argv):
+    """The command and the AUDIT-BIAS-001 finding it printed: the mean signed error, the threshold."""
+    found = [l for l in lines if l.startswith("AUDIT-BIAS-001 [") and "mean signed error" in l]
+    if len(found) != 1:
+        sys.exit(f"readme-figures: `{command_line(argv)}` printed no AUDIT-BIAS-001 finding")
+    return ["$ build/attncheck " + shown_argv(argv)] + found
+
+
 def full(lines, argv):
     """The command and everything it printed."""
     return [command_line(argv)] + lines
@@ -140,6 +148,18 @@ BMC_PROVED = ["bmc", "--harness", "KANI-ASCL-002", "--format", "f16", "--timeout
 BMC_MUTANT = ["bmc", "--harness", "KANI-SM-002", "--format", "f16", "--bound", "1", "--no-lemmas",
               "--mutant", "softmax_no_max_subtraction"]
 SOFTMAX_ULPS = ["build/softmax_ulp_figures"]  # tools/softmax_ulp_figures.cpp
+
+
+def bias_audit(kernel):
+    """AUDIT-BIAS-001 alone on one softmax kernel of the test library (tests/audit/kernels*.c)."""
+    return ["audit", "--lib", "build/libattncheck_audit_testkernels.so", "--kernel", kernel, "--test", "AUDIT-BIAS-001",
+            "--no-timings"]
+
+
+BIAS_RUNS = [(bias_audit("softmax:f32:ok_softmax_f32"), 0, bias_finding),
+             (bias_audit("softmax:f32:bug_softmax_sum_rtz_f32"), 1, bias_finding),
+             (bias_audit("softmax:bf16:f32math_softmax_bf16"), 0, bias_finding),
+             (bias_audit("softmax:bf16:bug_softmax_truncated_bf16"), 1, bias_finding)]
 # bmc has no --no-timings: its time cells are masked before comparing (and kept as measured).
 TIME_CELL = re.compile(r" +\d+\.\d\ds(?=  )")  # with its padding: the column is right-aligned
 
@@ -152,6 +172,7 @@ FIGURES = [
     ("docs/gate.md", "gate-contract", "", [(GATE_SM, 0, gate_contract)], None, []),
     ("docs/gate.md", "gate-mutant", "", [(GATE_MUTANT, 1, gate_mutant)], None, []),
     ("docs/formats.md", "softmax-ulps", "", [(SOFTMAX_ULPS, 0, full)], None, []),
+    ("docs/audit.md", "audit-bias", "", BIAS_RUNS, None, []),
     ("docs/bmc.md", "bmc-examples", "", [(BMC_PROVED, 0, full), (BMC_MUTANT, 1, full)], TIME_CELL, [""]),
 ]
 
