@@ -33,10 +33,18 @@ Witness found(const bmc::harness_def& h, std::size_t bound, const bmc::mutant_de
   std::vector<std::string> failed;  // each assertion once (a loop's check fails at several i)
   for (const auto& c : r.failed_on_replay)
     if (std::find(failed.begin(), failed.end(), c) == failed.end()) failed.push_back(c);
+  // What is known of the values on the way to the assertion (run_result::path_finite).
+  const std::string path = !r.path_finite ? (r.cases ? "concrete enumeration: only the values compared with a derived "
+                                                       "bound are known finite"
+                                                     : "whether every value on the way is finite is not known (timeout)")
+                           : *r.path_finite ? "every value the assertions are computed from finite in the solver's "
+                                              "counterexample"
+                                            : "only through a NaN or an infinity on the way to the assertion (no "
+                                              "counterexample without one exists)";
   return {true,
           fmt::format("non-trivial at {}={}: mutant {} fails '{}' on the concrete kernel, no value compared with a "
-                      "derived bound NaN or infinite (replay: {})",
-                      h.bound_name, bound, m.name, join(failed, "; "), bmc::replay_command(r, &m)),
+                      "derived bound NaN or infinite; {} (replay: {})",
+                      h.bound_name, bound, m.name, join(failed, "; "), path, bmc::replay_command(r, &m)),
           seconds};
 }
 
@@ -84,8 +92,10 @@ Witness gappa_witness(const bmc::gappa_harness_def& g, Dtype f, std::size_t d, d
     if (r.v != bmc::verdict::proved && r.reason.find("gappa could not prove") != std::string::npos &&
         r.reason.find("not the specification") == std::string::npos) {
       w.nontrivial = true;
-      w.text = fmt::format("non-trivial at d={}: for mutant {} gappa cannot prove the asserted bound ({})", d, m.name,
-                           r.reason);
+      w.text = fmt::format("non-trivial at d={}: for mutant {} gappa cannot prove the asserted bound, its enclosure "
+                           "of the error exceeds it; a sign, not a refutation: no input breaking the bound is "
+                           "exhibited ({})",
+                           d, m.name, r.reason);
       return w;
     }
     why.push_back(m.name + ": " + (r.v == bmc::verdict::proved ? std::string("proved") : r.reason));
