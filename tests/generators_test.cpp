@@ -167,7 +167,7 @@ TEST_CASE("generators: the sized_row length test rejects planted wrong generator
   for (const auto& [name, g] : {std::pair{"only 1 and 256", ends}, std::pair{"only even", even}, std::pair{"1..255", short_by_one}}) {
     CAPTURE(name);
     const LengthFit fit = length_fit(g, 1, 256, 20000, large_size, 0x5eed1100u, delta);
-    MESSAGE(name << ": KS " << fit.ks << " (limit " << fit.ks_limit << "), L1 " << fit.l1 << " (limit " << fit.l1_limit
+    MESSAGE(std::string(name) << ": KS " << fit.ks << " (limit " << fit.ks_limit << "), L1 " << fit.l1 << " (limit " << fit.l1_limit
                  << "), lengths " << fit.shortest << ".." << fit.longest);
     CHECK_FALSE(fit.uniform(1, 256));
   }

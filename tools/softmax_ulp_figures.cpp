@@ -30,7 +30,7 @@ void row() {
 int main() {
   std::printf("softmax allowance (bounds::softmax_bound), f32 arithmetic, rows of n equal entries (p = 1/n),\n"
               "in ulps of the storage format at p\n\n");
-  std::printf("format  largest, n <= %zu   n = 3  n = 2048  n = %zu\n", max_n, max_n);
+  std::printf("format  largest, n <= %zu  n = 3  n = 2048  n = %zu\n", max_n, max_n);
   row<bf16>();
   row<f16>();
   return 0;
