@@ -33,18 +33,10 @@ Witness found(const bmc::harness_def& h, std::size_t bound, const bmc::mutant_de
   std::vector<std::string> failed;  // each assertion once (a loop's check fails at several i)
   for (const auto& c : r.failed_on_replay)
     if (std::find(failed.begin(), failed.end(), c) == failed.end()) failed.push_back(c);
-  // What is known of the values on the way to the assertion (run_result::path_finite).
-  const std::string path = !r.path_finite ? (r.cases ? "concrete enumeration: only the values compared with a derived "
-                                                       "bound are known finite"
-                                                     : "whether every value on the way is finite is not known (timeout)")
-                           : *r.path_finite ? "every value the assertions are computed from finite in the solver's "
-                                              "counterexample"
-                                            : "only through a NaN or an infinity on the way to the assertion (no "
-                                              "counterexample without one exists)";
   return {true,
           fmt::format("non-trivial at {}={}: mutant {} fails '{}' on the concrete kernel, no value compared with a "
-                      "derived bound NaN or infinite; {} (replay: {})",
-                      h.bound_name, bound, m.name, join(failed, "; "), path, bmc::replay_command(r, &m)),
+                      "derived bound NaN or infinite (replay: {})",
+                      h.bound_name, bound, m.name, join(failed, "; "), bmc::replay_command(r, &m)),
           seconds};
 }
 

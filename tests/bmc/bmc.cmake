@@ -41,17 +41,6 @@ add_test(NAME bmc.witness-trivial-at-bound
 --json \"$j\" && grep -q '\"nontrivial\": true, \"witness\": \"non-trivial at d=2: mutant row_max_is_min' \"$j\""
          WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
 set_tests_properties(bmc.witness-trivial-at-bound PROPERTIES LABELS bmc RUN_SERIAL TRUE)
-# A witness says what its values were (bmc_witness.hpp): KANI-SM-002 at f16 d = 2 ("y_i in [0, 1]")
-# is refuted by softmax_no_max_subtraction only through a NaN (exps overflow, inf/inf), and its line
-# must say so; KANI-ASCL-002's row_max_is_min witness has every value finite, and its line says that.
-add_test(NAME bmc.witness-through-nan
-         COMMAND bash -c "j='${CMAKE_CURRENT_BINARY_DIR}/bmc-witness-nan.json'; \
-'$<TARGET_FILE:attncheck_cli>' --contracts contracts bmc --harness KANI-SM-002 --harness KANI-ASCL-002 --format f16 \
---bound 2 --no-lemmas --json \"$j\" || exit 1; grep -o '\"witness\": \"[^\"]*' \"$j\"; \
-grep -q '\"witness\": \"non-trivial at d=2: mutant softmax_no_max_subtraction [^\"]*only through a NaN or an infinity on the way' \"$j\" && \
-grep -q '\"witness\": \"non-trivial at d=2: mutant row_max_is_min [^\"]*every value the assertions are computed from finite' \"$j\""
-         WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
-set_tests_properties(bmc.witness-through-nan PROPERTIES LABELS bmc RUN_SERIAL TRUE)
 # A broken kernel gives a counterexample, replayed on the concrete kernel, and exit status 1.
 add_test(NAME bmc.mutant-counterexample
          COMMAND attncheck_cli bmc --harness KANI-SM-002 --format f16 --bound 1 --no-lemmas
@@ -118,7 +107,7 @@ set_tests_properties(bmc.exhaustive-e5m2-d2 PROPERTIES PASS_REGULAR_EXPRESSION "
 add_test(NAME bmc.all-d-row-says-what-it-covers
          COMMAND attncheck_cli bmc --format e5m2 --bound 1 --harness BMC-ASCL-003)
 set_tests_properties(bmc.all-d-row-says-what-it-covers PROPERTIES LABELS bmc
-                     PASS_REGULAR_EXPRESSION "proved for all d by composition.*\n    all d covers: H >= 0 \\(not NaN\\) only; not 'H finite'"
+                     PASS_REGULAR_EXPRESSION "    all d covers: H >= 0 \\(not NaN\\) only; not 'H finite'"
                      FAIL_REGULAR_EXPRESSION "exhaustive-fail|unknown|unsupported|[1-9][0-9]* not proved")
 add_test(NAME bmc.exhaustive-e4m3-d2
          COMMAND attncheck_cli bmc --format e4m3 --bound 2 --no-lemmas --harness KANI-AEQ-001 --harness BMC-ASCL-003)

@@ -9,8 +9,6 @@
 #include <chrono>
 #include <cmath>
 #include <optional>
-#include <unordered_set>
-#include <vector>
 
 #include <fmt/format.h>
 
@@ -268,25 +266,6 @@ class prover {
   std::vector<std::string> names_;
 };
 
-// Every floating-point subterm of the assertions' conditions (the inputs, each intermediate value
-// and both arms of every select they are computed from) is neither NaN nor infinite.
-template <class Check>
-z3::expr every_value_finite(z3::context& c, const std::vector<Check>& checks) {
-  z3::expr all = c.bool_val(true);
-  std::unordered_set<unsigned> seen;
-  std::vector<z3::expr> todo;
-  for (const Check& ch : checks) todo.push_back(ch.condition);
-  while (!todo.empty()) {
-    const z3::expr e = todo.back();
-    todo.pop_back();
-    if (!seen.insert(e.id()).second) continue;
-    if (e.is_app())
-      for (unsigned i = 0; i < e.num_args(); ++i) todo.push_back(e.arg(i));
-    if (e.is_fpa()) all = all && !e.mk_is_nan() && !e.mk_is_inf();
-  }
-  return all;
-}
-
 template <class C>
 run_result prove_as(const harness_def& h, Dtype f, const run_options& o) {
   const auto t0 = clock_type::now();
@@ -356,13 +335,7 @@ run_result prove_as(const harness_def& h, Dtype f, const run_options& o) {
   if (o.finite_witness)  // a witness of non-triviality: the compared values stay finite
     for (const z3::expr& e : run.widened_finite()) violated = violated && e;
   q.model.reset();
-  z3::check_result res = z3::unknown;
-  if (o.finite_witness) {  // first, a witness with every value on the way to the assertions finite
-    const z3::expr on_finite_path = violated && every_value_finite(c, run.checks());
-    res = solve(n_as, &on_finite_path);
-    if (res != z3::unknown) r.path_finite = res == z3::sat;
-  }
-  if (res != z3::sat) res = solve(n_as, &violated);
+  const z3::check_result res = solve(n_as, &violated);
   if (res == z3::unsat) return finish(verdict::proved, "");
   if (res == z3::unknown) return finish(verdict::unknown, timeout_text(q.last_reason));
   const z3::model& m = *q.model;

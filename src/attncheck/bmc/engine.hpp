@@ -4,7 +4,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,9 +36,6 @@ struct run_options {
   // A non-triviality witness (attncheck bmc runs one per proved row, with a mutant the harness
   // catches): the counterexample must also keep every value the harness compares with a derived
   // bound (h.widen) finite, so that it refutes the bound itself and not through a NaN or infinity.
-  // The solver is first asked for one in which every value the assertions are computed from is
-  // finite too (run_result::path_finite); only if there is none, for one with the widened values
-  // finite (a harness whose assertion is "not NaN", y_i in [0, 1], is refuted through a NaN).
   bool finite_witness = false;
 };
 
@@ -62,12 +58,6 @@ struct run_result {
   // Counterexample: whether, replayed on the concrete kernel, a value the harness compared with a
   // derived bound (through h.widen) was NaN or infinite.
   bool nonfinite_widened = false;
-  // A finite_witness counterexample of the solver: true when every floating-point value the
-  // harness's assertions are computed from (every subterm of their conditions: inputs,
-  // intermediates, both arms of each select) is finite in the solver's model; false when no such
-  // counterexample exists and the one given goes through a NaN or an infinity; unset when not
-  // known (not a witness query, a concrete enumeration, or the first query timed out).
-  std::optional<bool> path_finite;
 };
 
 // Symbolic check of one harness at one format and bound (Z3).
