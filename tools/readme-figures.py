@@ -127,14 +127,6 @@ def must_fail(lines, argv):
     return [f"build/attncheck {shown_argv(argv)}   # must FAIL"]
 
 
-def bias_finding(lines, argv):
-    """The command and the AUDIT-BIAS-001 finding it printed: the mean signed error, the threshold."""
-    found = [l for l in lines if l.startswith("AUDIT-BIAS-001 [") and "mean signed error" in l]
-    if len(found) != 1:
-        sys.exit(f"readme-figures: `{command_line(argv)}` printed no AUDIT-BIAS-001 finding")
-    return ["$ build/attncheck " + shown_argv(argv)] + found
-
-
 def full(lines, argv):
     """The command and everything it printed."""
     return [command_line(argv)] + lines
@@ -149,17 +141,6 @@ BMC_MUTANT = ["bmc", "--harness", "KANI-SM-002", "--format", "f16", "--bound", "
               "--mutant", "softmax_no_max_subtraction"]
 SOFTMAX_ULPS = ["build/softmax_ulp_figures"]  # tools/softmax_ulp_figures.cpp
 
-
-def bias_audit(kernel):
-    """AUDIT-BIAS-001 alone on one softmax kernel of the test library (tests/audit/kernels*.c)."""
-    return ["audit", "--lib", "build/libattncheck_audit_testkernels.so", "--kernel", kernel, "--test", "AUDIT-BIAS-001",
-            "--no-timings"]
-
-
-BIAS_RUNS = [(bias_audit("softmax:f32:ok_softmax_f32"), 0, bias_finding),
-             (bias_audit("softmax:f32:bug_softmax_sum_rtz_f32"), 1, bias_finding),
-             (bias_audit("softmax:bf16:f32math_softmax_bf16"), 0, bias_finding),
-             (bias_audit("softmax:bf16:bug_softmax_truncated_bf16"), 1, bias_finding)]
 # bmc has no --no-timings: its time cells are masked before comparing (and kept as measured).
 TIME_CELL = re.compile(r" +\d+\.\d\ds(?=  )")  # with its padding: the column is right-aligned
 
@@ -172,7 +153,6 @@ FIGURES = [
     ("docs/gate.md", "gate-contract", "", [(GATE_SM, 0, gate_contract)], None, []),
     ("docs/gate.md", "gate-mutant", "", [(GATE_MUTANT, 1, gate_mutant)], None, []),
     ("docs/formats.md", "softmax-ulps", "", [(SOFTMAX_ULPS, 0, full)], None, []),
-    ("docs/audit.md", "audit-bias", "", BIAS_RUNS, None, []),
     ("docs/bmc.md", "bmc-examples", "", [(BMC_PROVED, 0, full), (BMC_MUTANT, 1, full)], TIME_CELL, [""]),
 ]
 

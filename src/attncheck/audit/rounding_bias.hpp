@@ -5,11 +5,9 @@
 // kernel that rounds to nearest has mean about 0; this test measures that mean.
 //
 // Statistic. N = 1000 rows, drawn from a seed (printed, and the replay line re-runs it): lengths
-// uniform in [n_lo, n_hi], entries σ·N(0, 1) rounded to T with σ = 1/2 or 1, drawn per row with
-// probability 1/2 each (every term of the normaliser matters, so a biased sum shows). Every row
-// is drawn the same way from its own draws, so the rows are independent and identically
-// distributed (a mixture over σ): σ alternating by row parity would make them independent but not
-// identically distributed, which the bound below does not cover. For row r, with ŷ the kernel's output,
+// uniform in [n_lo, n_hi], entries σ·N(0, 1) rounded to T with σ alternating 1/2 and 1 (every
+// term of the normaliser matters, so a biased sum shows). The rows are independent but, σ
+// alternating, not identically distributed: see the test below. For row r, with ŷ the kernel's output,
 // y the exact value and A the derived allowance of each element (bounds/softmax.hpp, under the
 // kernel's declared arithmetic),
 //     X_r = Σ_i (ŷ_i − y_i) / Σ_i A_i   ∈ [−1, 1] for a kernel within its allowances
@@ -21,17 +19,18 @@
 // Test. Null hypothesis, an assumption about the kernel and not a theorem: E[X_r] = 0, i.e. the
 // signed errors of a kernel that rounds to nearest do not lean one way on these rows (rounding to
 // nearest gives errors symmetric about 0 only approximately; the measured means of correct kernels
-// are in docs/audit.md). Under it, the rows (those with a finite allowance: each kept or not on its
-// own draws, so the kept ones are still i.i.d.) being i.i.d. in [−1, 1], the empirical Bernstein
-// bound for i.i.d. variables (Maurer & Pontil 2009, Theorem 4; range R = 2, sample variance V,
-// applied to X and −X at δ/2 each) gives
+// are in docs/audit.md). The threshold is the empirical Bernstein bound for i.i.d. variables
+// (Maurer & Pontil 2009, Theorem 4; range R = 2, sample variance V, applied to X and −X at δ/2
+// each):
 //     P(|mean X| ≥ sqrt(2 V ln(4/δ)/N) + 7 R ln(4/δ) / (3 (N − 1))) ≤ δ,   δ = 1e-9,
-// the false-alarm probability of this check: per check, i.e. per kind and format. An audit runs
-// one check per softmax or log_softmax kernel it is given; with k of them its probability of any
-// false alarm is at most k·1e-9 (union bound). With N = 1000 the threshold is about 0.11 + the
-// variance term. The means measured on the correct and the biased kernels of
-// tests/audit/kernels*.c are printed in docs/audit.md (block audit-bias, regenerated and compared
-// by docs.figures), not here.
+// per check, i.e. per kind and format; an audit runs one check per softmax or log_softmax kernel
+// it is given, so with k of them its probability of any false alarm is at most k·1e-9 (union
+// bound). Caveat (issue 29, open): the theorem is for i.i.d. variables, and rows of alternating σ
+// are only independent. The pairs (X_2j + X_2j+1)/2 are i.i.d., and the bound over those N/2
+// pair means (second term doubled, about 0.21) is what would cover this sampling; drawing σ per
+// row would make the rows themselves i.i.d. The threshold computed here (N = 1000: about 0.11 +
+// the variance term) is therefore not established at 1e-9 for alternating rows. The measured
+// means of correct and biased kernels are in docs/audit.md (one copy of them), not here.
 #pragma once
 
 #include <algorithm>
@@ -98,7 +97,7 @@ BiasOutcome measure_bias(Kind k, const KernelSet<T>& ks, std::uint64_t seed, std
   double sum = 0, sum2 = 0;
   for (std::size_t r = 0; r < rows; ++r) {
     const std::size_t n = n_lo + static_cast<std::size_t>(next() % (n_hi - n_lo + 1));
-    const double sigma = next() % 2 ? 1.0 : 0.5;  // per row, from the row's own draws: i.i.d. rows
+    const double sigma = r % 2 ? 1.0 : 0.5;
     std::vector<T> x(n), y(n);
     xs.assign(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
