@@ -179,7 +179,8 @@ const bool registered =
                       "the composition of KANI-SM-002 (its lemmas, all d) gives p_i in [0, 1]; LEM-ASCL-003 gives each term t_i >= 0 finite; "
                       "LEM-ASCL-004 by induction keeps the running sum >= 0 and not NaN, so H >= 0 for every d. "
                       "(Finiteness and the ln d upper bound are not part of the all-d claim.)",
-                      make_body<bmc_ascl_003>()}) &&
+                      make_body<bmc_ascl_003>(), "d", {},
+                      "H >= 0 (not NaN) only; not 'H finite', which the bounded rows also check"}) &&
     register_harness({"BMC-ASCL-004", "attention-scaling-v1",
                       "entropy of a softmax row in [0, ln d] up to the derived rounding allowance", false, true, 1,
                       {}, "", make_body<bmc_ascl_004>()}) &&

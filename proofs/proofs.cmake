@@ -147,4 +147,16 @@ out=$('$<TARGET_FILE:attncheck_cli>' --contracts \"$tmp\"/contracts coverage 2>&
 echo \"$out\" | grep -q '^SM-BND-002: missing Coq SoftmaxKernel.softmax_pos as a floating-point proof (linked float:, but its statement rounds nothing' || exit 1; \
 out=$('$<TARGET_FILE:attncheck_cli>' --contracts contracts coverage 2>&1); ! echo \"$out\" | grep 'as a floating-point proof'"
          WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
-set_tests_properties(proofs.coverage-catches-trivial-harness proofs.coverage-catches-exact-claimed-float PROPERTIES LABELS proofs)
+# The converse: a theorem about the rounded computation linked exact: is a gap. ASCL-INV-002's
+# ScoresRounding.dot_fl_error (a bound on dot_fl, the rounded loop) planted as exact: in a copy of
+# the contracts; the bundled exact: links name no rounded operation. About 2 s.
+add_test(NAME proofs.coverage-catches-float-claimed-exact
+         COMMAND bash -c "tmp=$(mktemp -d); trap 'rm -rf \"$tmp\"' EXIT; cp -r contracts \"$tmp\"/ && ln -s \"$PWD\"/proofs \"$tmp\"/proofs && \
+sed -i 's/coq: {float: \\[ScoresRounding.dot_fl_error, ScoresRounding.scaled_score_error\\], exact: \\[/coq: {float: [ScoresRounding.scaled_score_error], exact: [ScoresRounding.dot_fl_error, /' \"$tmp\"/contracts/attention-scaling-v1.yaml && \
+grep -q 'exact: \\[ScoresRounding.dot_fl_error' \"$tmp\"/contracts/attention-scaling-v1.yaml || exit 1; \
+out=$('$<TARGET_FILE:attncheck_cli>' --contracts \"$tmp\"/contracts coverage 2>&1); echo \"$out\" | grep 'as an exact-arithmetic proof'; \
+echo \"$out\" | grep -q '^ASCL-INV-002: missing Coq ScoresRounding.dot_fl_error as an exact-arithmetic proof (linked exact:, but its statement rounds' || exit 1; \
+out=$('$<TARGET_FILE:attncheck_cli>' --contracts contracts coverage 2>&1); ! echo \"$out\" | grep 'as an exact-arithmetic proof'"
+         WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(proofs.coverage-catches-trivial-harness proofs.coverage-catches-exact-claimed-float
+                     proofs.coverage-catches-float-claimed-exact PROPERTIES LABELS proofs)

@@ -1,9 +1,10 @@
-// attncheck: the generators of falsify/gen draw what their comments promise at every RapidCheck
-// test size (histograms at fixed seeds), and properties draw at the nominal size.
+// attncheck: the generators of falsify/gen draw what their comments promise at RapidCheck test
+// sizes 0, 1, 25, 50 and 100 (histograms at fixed seeds), and properties draw at the nominal size.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <string>
 #include <string_view>
@@ -37,15 +38,18 @@ double mean_tolerance(double n, double checks) { return std::sqrt(2 * std::log(2
 double modulo_bias(double span) { return span / 0x1p64; }
 
 constexpr int small_size = 0, large_size = rc::kNominalSize;  // RapidCheck's sizes run from 0 to 100
+// The sizes each distribution is measured at: both ends and three between.
+constexpr int test_sizes[] = {small_size, 1, 25, 50, large_size};
+constexpr double size_count = std::size(test_sizes);
 
 TEST_CASE("generators: unit() is uniform in [-1, 1] at every test size and shrinks towards 0") {
   constexpr int n = 100000;  // draws per size
-  constexpr double checks = 2 * (1 + 1 + 10);  // per size: the mean, the positive fraction, 10 bins
+  constexpr double checks = size_count * (1 + 1 + 10);  // per size: the mean, the positive fraction, 10 bins
   const double span = 0x1p53 + 1;  // the 2^53 + 1 values k·2^-52, |k| <= 2^52
   // A bin of width 0.2 holds 0.2·2^52 grid values, give or take one at each end: 2^-52 of p.
   const double t_freq = frequency_tolerance(n, checks) + modulo_bias(span) + 0x1p-52;
   const double t_mean = mean_tolerance(n, checks) + modulo_bias(span);
-  for (const int size : {small_size, large_size}) {
+  for (const int size : test_sizes) {
     CAPTURE(size);
     rc::Random random(0x5eed0000u + static_cast<std::uint64_t>(size));  // a fixed seed per size
     double sum = 0;
@@ -75,26 +79,98 @@ TEST_CASE("generators: unit() is uniform in [-1, 1] at every test size and shrin
   CHECK(first->value() == 0.0);
 }
 
-TEST_CASE("generators: sized_row draws lengths uniform in [lo, hi] at every size and shrinks towards the shortest") {
-  constexpr int n = 20000;
-  constexpr double checks = 2 * 1;  // per size: the fraction of rows longer than the middle length
-  const double t = frequency_tolerance(n, checks) + modulo_bias(256);
-  for (const int size : {small_size, large_size}) {
-    CAPTURE(size);
-    rc::Random random(0x5eed1000u + static_cast<std::uint64_t>(size));
-    int longer = 0;
-    for (int i = 0; i < n; ++i) {
-      const std::size_t len = sized_row(1, 256, rc::gen::just(0.0))(random.split(), size).value().size();
-      REQUIRE((len >= 1 && len <= 256));
-      longer += len > 128;
-    }
-    CHECK(std::abs(static_cast<double>(longer) / n - 0.5) <= t);
+// The length distribution of a row generator against the uniform one on [lo, hi], from N rows
+// drawn at one test size, by two distribution-free tests whose false-alarm probabilities hold at
+// every N (no asymptotic χ² approximation, which says little at 1e-9):
+//   KS:  sup_k |F̂(k) - F(k)| >= ε with probability <= 2 exp(-2Nε²) (Dvoretzky-Kiefer-Wolfowitz
+//        with Massart's constant; for a discrete F too), so ε = sqrt(ln(2/δ) / (2N));
+//   L1:  Σ_k |p̂_k - p_k| >= ε with probability <= (2^K - 2) exp(-Nε²/2) over K = hi - lo + 1
+//        lengths (Weissman, Ordentlich, Seroussi, Verdú, Weinberger 2003, Theorem 2.1), so
+//        ε = sqrt(2 (K ln 2 + ln(1/δ)) / N).
+// KS sees a shifted or lopsided distribution, L1 any other (every other length, two lengths), and
+// the shortest and longest lengths drawn must be lo and hi (a correct generator misses one with
+// probability <= 2 (1 - 1/K)^N: below 1e-33 at the N and K used here).
+struct LengthFit {
+  double ks = 0, ks_limit = 0, l1 = 0, l1_limit = 0;
+  std::size_t shortest = 0, longest = 0;
+  bool uniform(int lo, int hi) const {
+    return ks < ks_limit && l1 < l1_limit && shortest == static_cast<std::size_t>(lo) && longest == static_cast<std::size_t>(hi);
   }
+};
+
+LengthFit length_fit(const rc::Gen<std::vector<double>>& g, int lo, int hi, int n, int size, std::uint64_t seed, double delta) {
+  const auto k = static_cast<std::size_t>(hi - lo + 1);
+  std::vector<int> count(k, 0);
+  rc::Random random(seed);
+  for (int i = 0; i < n; ++i) {
+    const std::size_t len = g(random.split(), size).value().size();
+    REQUIRE((len >= static_cast<std::size_t>(lo) && len <= static_cast<std::size_t>(hi)));
+    ++count[len - static_cast<std::size_t>(lo)];
+  }
+  LengthFit fit;
+  fit.shortest = static_cast<std::size_t>(hi), fit.longest = static_cast<std::size_t>(lo);
+  double cdf_hat = 0;
+  for (std::size_t j = 0; j < k; ++j) {
+    const double p_hat = count[j] / static_cast<double>(n), p = 1.0 / static_cast<double>(k);
+    cdf_hat += p_hat;
+    fit.ks = std::max(fit.ks, std::abs(cdf_hat - static_cast<double>(j + 1) * p));
+    fit.l1 += std::abs(p_hat - p);
+    if (count[j] > 0) fit.shortest = std::min(fit.shortest, j + static_cast<std::size_t>(lo)), fit.longest = j + static_cast<std::size_t>(lo);
+  }
+  fit.ks_limit = std::sqrt(std::log(2 / delta) / (2.0 * n));
+  fit.l1_limit = std::sqrt(2 * (static_cast<double>(k) * std::log(2.0) + std::log(1 / delta)) / n);
+  return fit;
+}
+
+// Sizes 0..100 (RapidCheck's), 5 of them, and two ranges: sized_row(1, 256) and sized_row(0, 14)
+// (mixed_extremes' tail). N = 20000 rows per size and range; 5 sizes x 2 ranges x 2 statistics =
+// 20 checks, each at δ = (1e-9 - 1e-11) / 20. uniform_int's modulo makes each draw's law differ
+// from the uniform one by at most span/2^64 in total variation, so a sample of N by at most
+// N·span/2^64 <= 2.8e-13, the 10 samples by 2.8e-12; the shortest/longest checks add < 1e-32.
+// Union bound: a correct sized_row fails this case with probability < 1e-9 (seeds fixed).
+TEST_CASE("generators: sized_row draws lengths uniform in [lo, hi] at every size (KS and L1 at 1e-9) and shrinks towards the shortest") {
+  constexpr int n = 20000;
+  constexpr double checks = size_count * 2 * 2;
+  const double delta = (false_alarm - 1e-11) / checks;
+  for (const auto& [lo, hi] : {std::pair{1, 256}, std::pair{0, 14}})
+    for (const int size : test_sizes) {
+      CAPTURE(lo);
+      CAPTURE(hi);
+      CAPTURE(size);
+      const auto seed = 0x5eed1000u + static_cast<std::uint64_t>(size) + static_cast<std::uint64_t>(hi) * 1000;
+      const LengthFit fit = length_fit(sized_row(lo, hi, rc::gen::just(0.0)), lo, hi, n, size, seed, delta);
+      CAPTURE(fit.ks);
+      CAPTURE(fit.l1);
+      CHECK(fit.ks < fit.ks_limit);
+      CHECK(fit.l1 < fit.l1_limit);
+      CHECK(fit.shortest == static_cast<std::size_t>(lo));
+      CHECK(fit.longest == static_cast<std::size_t>(hi));
+    }
   const auto drawn = sized_row(1, 256, rc::gen::just(0.0))(rc::Random(0x5eed), small_size);
   REQUIRE(drawn.value().size() > 1);
   const auto first = drawn.shrinks().next();
   REQUIRE(static_cast<bool>(first));
   CHECK(first->value().size() == 1);
+}
+
+// The test above can fail: generators with the wrong length law are rejected by it at the same N
+// and limits (the old single statistic, P(len > 128) = 1/2, passed the first two; the third,
+// one length short, is caught by the longest length drawn, not by KS or L1).
+TEST_CASE("generators: the sized_row length test rejects planted wrong generators: only 1 and 256, only even lengths, lengths 1..255") {
+  const auto with_length = [](rc::Gen<int> len) {
+    return rc::gen::mapcat(len, [](int k) { return rc::gen::container<std::vector<double>>(static_cast<std::size_t>(k), rc::gen::just(0.0)); });
+  };
+  const double delta = (false_alarm - 1e-11) / 20;  // as above
+  const auto ends = with_length(rc::gen::map(uniform_int(0, 1), [](int b) { return b ? 256 : 1; }));
+  const auto even = with_length(rc::gen::map(uniform_int(1, 128), [](int h) { return 2 * h; }));
+  const auto short_by_one = with_length(uniform_int(1, 255));
+  for (const auto& [name, g] : {std::pair{"only 1 and 256", ends}, std::pair{"only even", even}, std::pair{"1..255", short_by_one}}) {
+    CAPTURE(name);
+    const LengthFit fit = length_fit(g, 1, 256, 20000, large_size, 0x5eed1100u, delta);
+    MESSAGE(std::string(name) << ": KS " << fit.ks << " (limit " << fit.ks_limit << "), L1 " << fit.l1 << " (limit " << fit.l1_limit
+                 << "), lengths " << fit.shortest << ".." << fit.longest);
+    CHECK_FALSE(fit.uniform(1, 256));
+  }
 }
 
 TEST_CASE("generators: row() draws each of its buckets at its weight, at every test size, and each bucket keeps its promise") {
@@ -103,9 +179,9 @@ TEST_CASE("generators: row() draws each of its buckets at its weight, at every t
   double total = 0;
   for (const RowBucket& b : buckets) total += static_cast<double>(b.weight);
   constexpr int n = 20000;
-  const double checks = 2.0 * static_cast<double>(buckets.size());
+  const double checks = size_count * static_cast<double>(buckets.size());
   const double t = frequency_tolerance(n, checks) + modulo_bias(total);
-  for (const int size : {small_size, large_size}) {
+  for (const int size : test_sizes) {
     CAPTURE(size);
     rc::Random random(0x5eed2000u + static_cast<std::uint64_t>(size));
     std::vector<int> count(buckets.size(), 0);
@@ -173,8 +249,8 @@ TEST_CASE("generators: at the smallest test size, as at the largest, wide rows c
   const double p_exact = (sigma1e4 * (1 - d / (2 * L)) * (1 - d / (2 * L)) + near_overflow * 29.0 / 30.0 * (1 - 0x1p-52)) / total;
   const double p_min = p_exact * (1 - 2 * modulo_bias(0x1p53 + 1));
   constexpr int n = 20000;
-  const double t = frequency_tolerance(n, 2) + modulo_bias(total);
-  for (const int size : {small_size, large_size}) {
+  const double t = frequency_tolerance(n, size_count) + modulo_bias(total);
+  for (const int size : test_sizes) {
     CAPTURE(size);
     rc::Random random(0x5eed4000u + static_cast<std::uint64_t>(size));
     int wide = 0;  // rows of those two buckets with a spread above d, out of all n rows

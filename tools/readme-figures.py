@@ -19,7 +19,8 @@ compared is a time or an absolute path (it does depend on Debian 12's libm and Z
 verdicts do): gate and audit run with the default seed (printed in the transcript) and
 --no-timings, paths are relative to the scratch directory, and bmc (which has no --no-timings) has
 its time cells masked in the comparison (--update leaves a block alone when only they differ). A command that exits with another status than the one listed fails the script.
-Run by CTest as docs.figures (labels docs and cli; ~5 s CPU, 12-20 s wall on a loaded 2-core
+Run by CTest as docs.figures (labels docs and cli; needs the targets attncheck_cli,
+attncheck_audit_testkernels and softmax_ulp_figures; ~10 s CPU, 12-20 s wall on a loaded 2-core
 machine). To refresh after a change: build, then `tools/readme-figures.py --update --build DIR`.
 """
 import argparse
@@ -33,24 +34,30 @@ import tempfile
 ELIDED = "..."
 
 
+def program(argv):
+    """The program and its arguments: `build/attncheck ARGV...`, or ARGV itself when ARGV[0] is
+    another program of the build tree (`build/NAME`)."""
+    return argv if argv[0].startswith("build/") else ["build/attncheck"] + argv
+
+
 def run(build, argv, want_status):
-    """Runs `build/attncheck ARGV...` in a scratch directory where `build` is the build tree."""
+    """Runs the program of ARGV (see program) in a scratch directory where `build` is the build tree."""
     with tempfile.TemporaryDirectory() as scratch:
         os.symlink(os.path.abspath(build), os.path.join(scratch, "build"))
         # No ATTNCHECK_* setting of the caller (ATTNCHECK_CASES, ATTNCHECK_CONTRACTS, ...) may change
         # what is printed: the documents show the defaults.
         env = {k: v for k, v in os.environ.items() if not k.startswith("ATTNCHECK_")}
         env.update(NO_COLOR="1", TERM="dumb")
-        p = subprocess.run(["build/attncheck"] + argv, cwd=scratch, env=env, stdout=subprocess.PIPE,
+        p = subprocess.run(program(argv), cwd=scratch, env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True)
     if p.returncode != want_status:
-        sys.exit(f"readme-figures: `build/attncheck {' '.join(argv)}` exited {p.returncode}, expected "
+        sys.exit(f"readme-figures: `{' '.join(program(argv))}` exited {p.returncode}, expected "
                  f"{want_status}:\n{p.stdout}")
     return p.stdout.rstrip("\n").split("\n")
 
 
 def command_line(argv):
-    return "$ build/attncheck " + " ".join(argv)
+    return "$ " + " ".join(program(argv))
 
 
 def summary(lines):
@@ -132,6 +139,8 @@ AUDIT_BUG = ["audit", "--lib", "build/libattncheck_audit_testkernels.so", "--ker
 BMC_PROVED = ["bmc", "--harness", "KANI-ASCL-002", "--format", "f16", "--timeout", "300"]  # a loaded CI machine
 BMC_MUTANT = ["bmc", "--harness", "KANI-SM-002", "--format", "f16", "--bound", "1", "--no-lemmas",
               "--mutant", "softmax_no_max_subtraction"]
+SOFTMAX_ULPS = ["build/softmax_ulp_figures"]  # tools/softmax_ulp_figures.cpp
+
 # bmc has no --no-timings: its time cells are masked before comparing (and kept as measured).
 TIME_CELL = re.compile(r" +\d+\.\d\ds(?=  )")  # with its padding: the column is right-aligned
 
@@ -143,6 +152,7 @@ FIGURES = [
     ("README.md", "audit-failure", "", [(AUDIT_BUG, 1, audit_failure)], None, []),
     ("docs/gate.md", "gate-contract", "", [(GATE_SM, 0, gate_contract)], None, []),
     ("docs/gate.md", "gate-mutant", "", [(GATE_MUTANT, 1, gate_mutant)], None, []),
+    ("docs/formats.md", "softmax-ulps", "", [(SOFTMAX_ULPS, 0, full)], None, []),
     ("docs/bmc.md", "bmc-examples", "", [(BMC_PROVED, 0, full), (BMC_MUTANT, 1, full)], TIME_CELL, [""]),
 ]
 

@@ -59,6 +59,7 @@ struct Row {
   std::string bound_text;  // "d=8" (KANI-AEQ-002: "m=3", its bound counts keys), "all d", "scalar"
   std::string lemmas;      // for "all d" rows
   std::string lift;        // for "all d" rows: the Coq theorem that lifts the lemmas (contract's lift:)
+  std::string covers;      // for "all d" rows: what the claim covers, when less than the harness checks
   // Non-triviality at this bound (bmc_witness.hpp): true when a mutant the harness catches is
   // refuted there through the asserted bound with finite values, false ("trivial at d = N") when
   // none is; nullopt when not assessed (a run with --mutant or --no-witness, a failed row).
@@ -580,6 +581,7 @@ class BmcRun {
       }
     }
     all.lemmas = join(status, ", ");
+    all.covers = h.all_d_covers;
     all.r.solver = answered.empty() ? p_.solver_text : join(answered, " + ");
     const auto lift = p_.lifts.find(h.id);
     all.lift = lift != p_.lifts.end() ? lift->second : "";
@@ -607,6 +609,7 @@ class BmcRun {
                              row.bound_text, verdict_text(row), row.r.seconds, row.r.solver);
     if (!row.lemmas.empty()) std::cout << "    lemmas: " << row.lemmas << "\n";
     if (!row.lift.empty()) std::cout << "    lift (Coq): " << row.lift << "\n";
+    if (!row.covers.empty()) std::cout << "    all d covers: " << row.covers << "\n";
     if (!row.witness.empty()) std::cout << "    " << row.witness << "\n";
     if (!row_passed(row) && !row.r.reason.empty() && row.r.v != bmc::verdict::counterexample)
       std::cout << "    " << row.r.reason << "\n";

@@ -84,8 +84,10 @@ Witness gappa_witness(const bmc::gappa_harness_def& g, Dtype f, std::size_t d, d
     if (r.v != bmc::verdict::proved && r.reason.find("gappa could not prove") != std::string::npos &&
         r.reason.find("not the specification") == std::string::npos) {
       w.nontrivial = true;
-      w.text = fmt::format("non-trivial at d={}: for mutant {} gappa cannot prove the asserted bound ({})", d, m.name,
-                           r.reason);
+      w.text = fmt::format("non-trivial at d={}: for mutant {} gappa cannot prove the asserted bound, its enclosure "
+                           "of the error exceeds it; a sign, not a refutation: no input breaking the bound is "
+                           "exhibited ({})",
+                           d, m.name, r.reason);
       return w;
     }
     why.push_back(m.name + ": " + (r.v == bmc::verdict::proved ? std::string("proved") : r.reason));

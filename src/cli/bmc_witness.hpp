@@ -2,7 +2,10 @@
 // coverage only at a bound where its assertion can fail: shown by a mutant the harness catches
 // (its registration's caught_by, which `coverage --registry` keeps equal to the YAML's catches:)
 // that the harness refutes at that very bound through the asserted bound itself, with every value
-// it compares with a derived bound finite (not through a NaN or an infinity).
+// it compares with a derived bound (h.widen) finite. Only those values: a value the assertion
+// compares in the format itself (y_i in [0, 1]) may be NaN, and an intermediate may overflow
+// (KANI-SM-002's f16 d = 2 witness goes through inf/inf = NaN). A Gappa row's "witness" is weaker:
+// gappa cannot prove the bound for the mutant; no input breaking the bound is exhibited.
 #pragma once
 
 #include <cstddef>

@@ -176,10 +176,18 @@ Coverage coverage_of(const contract::Contract& c, const contract::Obligation& o,
     v.coq_checked += status == "checked" ? 1 : 0;
     const auto ref = coq_ref(t);
     const auto text = ref ? read(fs::path(root) / "proofs" / "coq" / ref->file) : std::nullopt;
-    if (fp && text && !coq_statement_rounds(*text, ref->name)) {
+    const bool rounds = text && coq_statement_rounds(*text, ref->name);
+    if (fp && text && !rounds) {
       v.missing.push_back("Coq " + t + " as a floating-point proof (linked float:, but its statement rounds nothing: "
                           "an exact-arithmetic theorem; link it exact:)");
       s += ", but claimed float and its statement rounds nothing";
+    } else if (!fp && rounds) {
+      // The converse: a theorem about a rounded computation is not exact mathematics (an exact:
+      // link, or one with no label, which counts as exact).
+      v.missing.push_back("Coq " + t + " as an exact-arithmetic proof (linked " +
+                          (proves == contract::Obligation::CoqProves::exact ? "exact:" : "without a label, counted exact") +
+                          ", but its statement rounds: a floating-point theorem; link it float:)");
+      s += ", but claimed exact and its statement rounds";
     } else if (s == "checked") {
       (fp ? v.coq_float_checked : v.coq_exact_checked) += 1;
     }
@@ -482,7 +490,7 @@ Command setup_coverage(CLI::App& parent, const Global& global) {
       "proved only at bounds where no caught mutant is refuted through its asserted bound with finite values "
       "(the report's witness) is \"trivial\" there and not counted. \"coq proves\" separates theorems about the "
       "rounded computation (float:) from exact-arithmetic ones (exact:); a float: link whose statement rounds "
-      "nothing is a gap.\n"
+      "nothing is a gap, and so is an exact: (or unlabelled) link whose statement rounds.\n"
       "Exit status: 0 all covered, 1 a gap, 2 contract errors or an unreadable bmc report, 3 no gap but some proofs "
       "not assessed (not checked in this build: run ctest -L proofs).");
   auto bundle = std::make_shared<bool>(false), registry = std::make_shared<bool>(false);

@@ -105,6 +105,14 @@ add_test(NAME bmc.exhaustive-e5m2-d2
                  --harness KANI-ASCL-002 --harness BMC-ASCL-003 --harness KANI-AEQ-001)
 set_tests_properties(bmc.exhaustive-e5m2-d2 PROPERTIES PASS_REGULAR_EXPRESSION "exhaustive: passed on every input \\(61504\\)"
                      FAIL_REGULAR_EXPRESSION "exhaustive-fail|unknown|[1-9][0-9]* not proved")
+# An all-d row says what its claim covers when it is less than the harness checks: BMC-ASCL-003's
+# lemmas give H >= 0 for every d, not the finiteness its bounded rows check. E5M2, d = 1: the
+# lemmas are enumerated over every value (about 1 s).
+add_test(NAME bmc.all-d-row-says-what-it-covers
+         COMMAND attncheck_cli bmc --format e5m2 --bound 1 --harness BMC-ASCL-003)
+set_tests_properties(bmc.all-d-row-says-what-it-covers PROPERTIES LABELS bmc
+                     PASS_REGULAR_EXPRESSION "    all d covers: H >= 0 \\(not NaN\\) only; not 'H finite'"
+                     FAIL_REGULAR_EXPRESSION "exhaustive-fail|unknown|unsupported|[1-9][0-9]* not proved")
 add_test(NAME bmc.exhaustive-e4m3-d2
          COMMAND attncheck_cli bmc --format e4m3 --bound 2 --no-lemmas --harness KANI-AEQ-001 --harness BMC-ASCL-003)
 add_test(NAME bmc.exhaustive-e4m3-overflow

@@ -591,7 +591,7 @@ std::vector<AuditProperty> build() {
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-INF-001", "a row with +inf gives all NaN or the one-hot limit over the +inf entries (log_softmax: its log)", sm,
                                plus_infinity),
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-BIAS-001",
-                               "over 1000 rows the signed error has mean about 0, as rounding to nearest gives (false-alarm probability 1e-9)",
+                               "over 1000 rows the signed error has mean about 0, as rounding to nearest is assumed to give (false-alarm probability 1e-9 per check)",
                                sm, rounding_bias),
   };
   for (AuditProperty& p : v) {

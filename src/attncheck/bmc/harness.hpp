@@ -223,6 +223,9 @@ struct harness_def {
   harness_body body;
   std::string bound_name = "d";     // what the bound counts, as rows print it ("d=4"; KANI-AEQ-002: "m=4" keys)
   std::source_location where{};       // where it is registered (register_harness's call)
+  // What the all-d row proves when it is less than the bounded harness checks, printed with that
+  // row (BMC-ASCL-003: H >= 0 for every d, not the finiteness its bounded rows also check).
+  std::string all_d_covers = "";
 };
 
 // One registry for every harness, lemma and mutant of `attncheck bmc`, SMT and Gappa alike
