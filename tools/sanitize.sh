@@ -71,10 +71,12 @@ export ATTNCHECK_SANITIZED=1
 #   the gate over every contract, on the reference kernels (114 s) and on the first mutant (181 s):
 #                          the same properties each FALSIFY test runs here at every format, with
 #                          their mutants; the gate's own code runs here in the other CLI tests;
-#   FALSIFY-AEQ-007 (91 s): an exhaustive scan of 2^20 positions' encodings, arithmetic in one loop;
+#   FALSIFY-AEQ-007 and cli.gate-prints-position-encoding-minimum (91 s, 92 s): the same exhaustive
+#                          scan of 2^20 positions' encodings, arithmetic in one loop;
+#   the PyTorch CPU softmax example (129 s): the same exec-protocol audit as the NumPy example;
 #   the generators' distribution tests (167 s together): statistics over 10^5 draws of code every
 #                          FALSIFY test here draws its inputs from.
-excluded='^BMC-AXIOMS-F32:|byte-identical|^bmc[.]exhaustive-(e5m2|e4m3sat)-d2$|scipy[.]special|ABI 2 broken attention kernel|^audit:bug_v2_|kernels that store|^audit:unfused 16-bit|attention from PyTorch'"'"'s CPU ops|^docs[.]figures$|^bmc[.]contract-bounds$|^CLI: gate on the reference kernels passes every check$|^CLI: gate against the first mutant|^FALSIFY-AEQ-007:|^generators: '
+excluded='^BMC-AXIOMS-F32:|byte-identical|^bmc[.]exhaustive-(e5m2|e4m3sat)-d2$|scipy[.]special|ABI 2 broken attention kernel|^audit:bug_v2_|kernels that store|^audit:unfused 16-bit|attention from PyTorch'"'"'s CPU ops|^docs[.]figures$|^bmc[.]contract-bounds$|^CLI: gate on the reference kernels passes every check$|^CLI: gate against the first mutant|^FALSIFY-AEQ-007:|^cli[.]gate-prints-position-encoding-minimum$|PyTorch.s own CPU kernels|^generators: '
 echo "sanitize: ctest -LE 'proofs|install|python' -E '$excluded' with ATTNCHECK_CASES=$ATTNCHECK_CASES in $build"
 cd "$build"
 exec ctest --output-on-failure -j "$(nproc)" -LE 'proofs|install|python' -E "$excluded" "$@"
