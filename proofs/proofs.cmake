@@ -140,23 +140,22 @@ echo \"$out\" | grep -q '^harnesses: .*1 harness non-trivial.*1 harness trivial 
 # (0 < y_i, false after rounding) planted as float: in a copy of the contracts. The bundled float:
 # links all name a rounded operation. About 2 s.
 add_test(NAME proofs.coverage-catches-exact-claimed-float
-         COMMAND bash -c "tmp=$(mktemp -d); trap 'rm -rf \"$tmp\"' EXIT; cp -r contracts \"$tmp\"/ && ln -s \"$PWD\"/proofs \"$tmp\"/proofs && \
-sed -i 's/coq: {exact: \\[SoftmaxKernel.softmax_pos/coq: {float: [SoftmaxKernel.softmax_pos/' \"$tmp\"/contracts/softmax-kernel-v1.yaml && \
-grep -q 'float: \\[SoftmaxKernel.softmax_pos' \"$tmp\"/contracts/softmax-kernel-v1.yaml || exit 1; \
-out=$('$<TARGET_FILE:attncheck_cli>' --contracts \"$tmp\"/contracts coverage 2>&1); echo \"$out\" | grep 'as a floating-point proof'; \
-echo \"$out\" | grep -q '^SM-BND-002: missing Coq SoftmaxKernel.softmax_pos as a floating-point proof (linked float:, but its statement rounds nothing' || exit 1; \
-out=$('$<TARGET_FILE:attncheck_cli>' --contracts contracts coverage 2>&1); ! echo \"$out\" | grep 'as a floating-point proof'"
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/proofs/coverage_planted_link.sh $<TARGET_FILE:attncheck_cli>
+                 softmax-kernel-v1.yaml "s/coq: {exact: \\[SoftmaxKernel.softmax_pos/coq: {float: [SoftmaxKernel.softmax_pos/"
+                 "float: \\[SoftmaxKernel.softmax_pos"
+                 "^SM-BND-002: missing Coq SoftmaxKernel.softmax_pos as a floating-point proof \\(linked float:, but its statement rounds nothing"
+                 "as a floating-point proof"
          WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
 # The converse: a theorem about the rounded computation linked exact: is a gap. ASCL-INV-002's
 # ScoresRounding.dot_fl_error (a bound on dot_fl, the rounded loop) planted as exact: in a copy of
 # the contracts; the bundled exact: links name no rounded operation. About 2 s.
 add_test(NAME proofs.coverage-catches-float-claimed-exact
-         COMMAND bash -c "tmp=$(mktemp -d); trap 'rm -rf \"$tmp\"' EXIT; cp -r contracts \"$tmp\"/ && ln -s \"$PWD\"/proofs \"$tmp\"/proofs && \
-sed -i 's/coq: {float: \\[ScoresRounding.dot_fl_error, ScoresRounding.scaled_score_error\\], exact: \\[/coq: {float: [ScoresRounding.scaled_score_error], exact: [ScoresRounding.dot_fl_error, /' \"$tmp\"/contracts/attention-scaling-v1.yaml && \
-grep -q 'exact: \\[ScoresRounding.dot_fl_error' \"$tmp\"/contracts/attention-scaling-v1.yaml || exit 1; \
-out=$('$<TARGET_FILE:attncheck_cli>' --contracts \"$tmp\"/contracts coverage 2>&1); echo \"$out\" | grep 'as an exact-arithmetic proof'; \
-echo \"$out\" | grep -q '^ASCL-INV-002: missing Coq ScoresRounding.dot_fl_error as an exact-arithmetic proof (linked exact:, but its statement rounds' || exit 1; \
-out=$('$<TARGET_FILE:attncheck_cli>' --contracts contracts coverage 2>&1); ! echo \"$out\" | grep 'as an exact-arithmetic proof'"
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/proofs/coverage_planted_link.sh $<TARGET_FILE:attncheck_cli>
+                 attention-scaling-v1.yaml
+                 "s/coq: {float: \\[ScoresRounding.dot_fl_error, ScoresRounding.scaled_score_error\\], exact: \\[/coq: {float: [ScoresRounding.scaled_score_error], exact: [ScoresRounding.dot_fl_error, /"
+                 "exact: \\[ScoresRounding.dot_fl_error"
+                 "^ASCL-INV-002: missing Coq ScoresRounding.dot_fl_error as an exact-arithmetic proof \\(linked exact:, but its statement rounds"
+                 "as an exact-arithmetic proof"
          WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
 set_tests_properties(proofs.coverage-catches-trivial-harness proofs.coverage-catches-exact-claimed-float
                      proofs.coverage-catches-float-claimed-exact PROPERTIES LABELS proofs)
