@@ -50,6 +50,9 @@ bool reports_unserved_kind(const std::string& text) {
   return contains_any(text, {"kind", "serve", "support", "unknown", "not implemented"});
 }
 
+// How a peer's ERROR frame begins in a Reply's detail (ExecBackend::exchange), for serves().
+constexpr std::string_view peer_error_prefix = "program reported an error: ";
+
 std::string peer_error_text(const std::vector<unsigned char>& payload) {
   std::string s(payload.begin(), payload.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(payload.size(), protocol::max_error_text)));
   for (char& c : s)
@@ -203,7 +206,8 @@ ExecBackend::Served ExecBackend::serves(Kind k, Dtype d) {
   }
   const Reply r = exchange(c);
   if (r.status == Status::done || r.status == Status::declined) return Served::yes;
-  if (r.status == Status::protocol_error && r.detail.rfind("program reported an error: ", 0) == 0 && reports_unserved_kind(r.detail.substr(27)))
+  if (r.status == Status::protocol_error && r.detail.rfind(peer_error_prefix, 0) == 0 &&
+      reports_unserved_kind(r.detail.substr(peer_error_prefix.size())))
     return Served::no;
   return Served::unknown;
 }
@@ -243,7 +247,7 @@ Reply ExecBackend::exchange(const Call& c) {
       // and it has answered no kind-8 call of this audit.
       const bool unserved_v2 = c.kind == Kind::attention_v2 && !answered_v2_ && reports_unserved_kind(text);
       return fault(Status::protocol_error,
-                   "program reported an error: " + text +
+                   std::string(peer_error_prefix) + text +
                        (unserved_v2 ? " (the call was kind 8, attention of ABI version 2, sent because of --abi 2 or abi: 2: a program "
                                       "serving version 1's attention, kind 6, is audited without it; docs/audit-protocol.md)"
                                     : ""));
