@@ -28,6 +28,11 @@ struct BmcOptions {
   std::size_t bound = 0;
   std::string solver = "z3";
   double timeout = 60;
+  // The non-triviality queries (bmc_witness.cpp) inform a row and decide no verdict: their own,
+  // shorter budget. KANI-AEQ-002 at f32, m = 4, spent the whole 120 s of CI's --timeout on one
+  // query that ended unknown (2026-11-28, a quarter of bmc.contract-bounds' 497 s); a row whose
+  // query runs out says "not shown non-trivial" either way.
+  double witness_timeout = 30;
   std::string json, mutant, replay, save_regression, replay_regressions, gappa_script;
   bool exhaustive = false, list = false, lemmas = true, witness = true;
 };
@@ -231,8 +236,8 @@ bool plan_solver(const BmcOptions& o, BmcPlan& p) {
     std::cerr << "error: --solver " << o.solver << " needs the cvc5 binary on PATH (Debian: apt-get install cvc5)\n";
     return false;
   }
-  if (!(o.timeout > 0)) {
-    std::cerr << "error: --timeout must be a positive number of seconds\n";
+  if (!(o.timeout > 0) || !(o.witness_timeout > 0)) {
+    std::cerr << "error: --timeout and --witness-timeout must be positive numbers of seconds\n";
     return false;
   }
   return true;
@@ -523,7 +528,7 @@ class BmcRun {
     }
     row.bound_text = d ? fmt::format("d={}", d) : "-";
     if (row_passed(row) && assessing()) {
-      const Witness w = gappa_witness(g, f, d, o_.timeout);
+      const Witness w = gappa_witness(g, f, d, witness_seconds());
       row.nontrivial = w.nontrivial;
       row.witness = w.text;
     }
@@ -535,6 +540,7 @@ class BmcRun {
  private:
   // Witnesses are looked for in a plain run: not on a mutant, not with --no-witness.
   bool assessing() const { return o_.witness && o_.mutant.empty(); }
+  double witness_seconds() const { return std::min(o_.timeout, o_.witness_timeout); }
 
   std::size_t recorded_bound(const bmc::harness_def& h) const {
     const auto it = p_.recorded.find(h.id);
@@ -546,7 +552,7 @@ class BmcRun {
   void assess_smt(Row& row, const bmc::harness_def& h, Dtype f, std::size_t bound, bool enumerate) {
     if (!assessing()) return;
     const auto key = std::make_tuple(h.id, static_cast<int>(f), bound);
-    if (!witness_cache_.count(key)) witness_cache_[key] = smt_witness(h, f, bound, enumerate, p_.solver, o_.timeout);
+    if (!witness_cache_.count(key)) witness_cache_[key] = smt_witness(h, f, bound, enumerate, p_.solver, witness_seconds());
     row.nontrivial = witness_cache_[key].nontrivial;
     row.witness = witness_cache_[key].text;
   }
@@ -678,6 +684,10 @@ Command setup_bmc(CLI::App& parent, const Global& global) {
                   "harnesses, which always run on the gappa CLI)")
       ->capture_default_str();
   app->add_option("--timeout", o->timeout, "Seconds per harness and format")->capture_default_str();
+  app->add_option("--witness-timeout", o->witness_timeout,
+                  "Seconds per non-triviality query (at most --timeout); a query that runs out leaves the row "
+                  "'not shown non-trivial', never changes its verdict")
+      ->capture_default_str();
   app->add_option("--json", o->json, "Write a JSON report (schema attncheck-bmc/1) to FILE");
   app->add_option("--mutant", o->mutant,
                   "Run on a broken kernel, or (Gappa harnesses) with a too-tight claimed bound (attncheck bmc --list)");
