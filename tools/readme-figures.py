@@ -20,7 +20,7 @@ verdicts do): gate and audit run with the default seed (printed in the transcrip
 --no-timings, paths are relative to the scratch directory, and bmc (which has no --no-timings) has
 its time cells masked in the comparison (--update leaves a block alone when only they differ). A command that exits with another status than the one listed fails the script.
 Run by CTest as docs.figures (labels docs and cli; needs the targets attncheck_cli,
-attncheck_audit_testkernels and softmax_ulp_figures; ~10 s CPU, 12-20 s wall on a loaded 2-core
+attncheck_audit_testkernels and softmax_ulp_figures; ~15 s CPU, 12-20 s wall on a loaded 2-core
 machine). To refresh after a change: build, then `tools/readme-figures.py --update --build DIR`.
 """
 import argparse
@@ -127,6 +127,14 @@ def must_fail(lines, argv):
     return [f"build/attncheck {shown_argv(argv)}   # must FAIL"]
 
 
+def bias_finding(lines, argv):
+    """The command and AUDIT-BIAS-001's finding line: the mean signed error and its threshold."""
+    found = [l for l in lines if l.startswith("AUDIT-BIAS-001 [")]
+    if len(found) != 1:
+        sys.exit(f"readme-figures: `{command_line(argv)}` printed no AUDIT-BIAS-001 finding")
+    return [command_line(argv), found[0]]
+
+
 def full(lines, argv):
     """The command and everything it printed."""
     return [command_line(argv)] + lines
@@ -141,6 +149,21 @@ BMC_MUTANT = ["bmc", "--harness", "KANI-SM-002", "--format", "f16", "--bound", "
               "--mutant", "softmax_no_max_subtraction"]
 SOFTMAX_ULPS = ["build/softmax_ulp_figures"]  # tools/softmax_ulp_figures.cpp
 
+
+def bias(spec):
+    return ["audit", "--lib", "build/libattncheck_audit_testkernels.so", "--kernel", spec, "--test", "AUDIT-BIAS-001",
+            "--no-timings"]
+
+
+# docs/audit.md's one copy of AUDIT-BIAS-001's measured means: correct kernels (exit 0), then
+# biased ones (exit 1), and a kernel whose errors are large but unbiased (its bound fails, not this).
+BIAS_RUNS = [(bias(s), status, bias_finding) for s, status in [
+    ("softmax:f32:ok_softmax_f32", 0), ("softmax:f64:ok_softmax_f64", 0), ("log_softmax:f32:ok_log_softmax_f32", 0),
+    ("softmax:bf16:f32math_softmax_bf16", 0), ("softmax:f16:f32math_softmax_f16", 0),
+    ("log_softmax:bf16:f32math_log_softmax_bf16", 0),
+    ("softmax:bf16:bug_softmax_truncated_bf16", 1), ("softmax:f32:bug_softmax_sum_rtz_f32", 1),
+    ("softmax:bf16:bug_softmax_sum16_bf16", 1), ("softmax:f16:bug_softmax_sum16_f16", 0)]]
+
 # bmc has no --no-timings: its time cells are masked before comparing (and kept as measured).
 TIME_CELL = re.compile(r" +\d+\.\d\ds(?=  )")  # with its padding: the column is right-aligned
 
@@ -153,6 +176,7 @@ FIGURES = [
     ("docs/gate.md", "gate-contract", "", [(GATE_SM, 0, gate_contract)], None, []),
     ("docs/gate.md", "gate-mutant", "", [(GATE_MUTANT, 1, gate_mutant)], None, []),
     ("docs/formats.md", "softmax-ulps", "", [(SOFTMAX_ULPS, 0, full)], None, []),
+    ("docs/audit.md", "bias-means", "", BIAS_RUNS, None, []),
     ("docs/bmc.md", "bmc-examples", "", [(BMC_PROVED, 0, full), (BMC_MUTANT, 1, full)], TIME_CELL, [""]),
 ]
 

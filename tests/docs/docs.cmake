@@ -103,9 +103,9 @@ add_test(NAME docs.links-catch-faults COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t
          ${ATTNCHECK_DOCS_PYTHON3})
 set_tests_properties(docs.links docs.links-catch-faults PROPERTIES LABELS docs)
 
-# The command transcripts in README.md, docs/gate.md, docs/bmc.md and docs/formats.md are what the
-# commands print: the test runs them (tools/readme-figures.py: two gate runs, one audit, two bmc
-# runs, softmax_ulp_figures; seeds fixed, --no-timings, bmc's times masked; ~10 s CPU) and fails with the diff when a committed block differs. Refresh: tools/readme-figures.py
+# The command transcripts in README.md, docs/gate.md, docs/bmc.md, docs/formats.md and docs/audit.md are what the
+# commands print: the test runs them (tools/readme-figures.py: two gate runs, eleven audits, two bmc
+# runs, softmax_ulp_figures; seeds fixed, --no-timings, bmc's times masked; ~15 s CPU) and fails with the diff when a committed block differs. Refresh: tools/readme-figures.py
 # --update --build BUILD_DIR. The check must be able to fail: a planted copy with one figure
 # changed must be reported (only the audit figure runs, ~1 s).
 # softmax_ulp_figures prints docs/formats.md's softmax-ulps block: the softmax allowance in ulps
