@@ -18,5 +18,6 @@ add_custom_command(TARGET falsify_tests POST_BUILD
 set(_falsify_include "${CMAKE_CURRENT_BINARY_DIR}/falsify_properties_include.cmake")
 file(WRITE "${_falsify_include}"
   "if(EXISTS \"${_falsify_list}\")\n  include(\"${_falsify_list}\")\nelse()\n"
-  "  add_test(falsify_tests_NOT_BUILT falsify_tests_NOT_BUILT)\nendif()\n")
+  "  add_test(falsify_tests_NOT_BUILT falsify_tests_NOT_BUILT)\n"
+  "  set_tests_properties(falsify_tests_NOT_BUILT PROPERTIES LABELS falsify)\nendif()\n")
 set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${_falsify_include}")
