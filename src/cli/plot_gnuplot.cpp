@@ -41,7 +41,7 @@ std::string num(double v) {
   return buf;
 }
 
-std::string quoted(const std::string& s) {
+std::string gnuplot_quoted(const std::string& s) {
   std::string out = "\"";
   for (char c : s) out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
   return out + "\"";
@@ -51,7 +51,7 @@ std::string header(const std::string& title, int width, int height) {
   return "set terminal svg size " + std::to_string(width) + "," + std::to_string(height) +
          " font \"sans,11\" background \"white\"\n"
          "set encoding utf8\nset termoption noenhanced\nset datafile separator \"\\t\"\n"
-         "set title " + quoted(title) + "\nset key outside top center horizontal\nset grid xtics\n";
+         "set title " + gnuplot_quoted(title) + "\nset key outside top center horizontal\nset grid xtics\n";
 }
 
 // x range of a log axis covering every positive value and the allowance 1, a factor 2 of margin.
@@ -114,9 +114,9 @@ std::string strip_plot_script(const std::string& title, const std::vector<std::s
   s += "EOD\n";
   const auto [lo, hi] = log_range(values);
   s += "set logscale x\nset xrange [" + num(lo) + ":" + num(hi) + "]\n";
-  s += "set xlabel " + quoted(xlabel) + "\n";
+  s += "set xlabel " + gnuplot_quoted(xlabel) + "\n";
   s += "set yrange [" + num(groups.size() - 0.5) + ":-0.5]\nset ytics (";
-  for (std::size_t i = 0; i < groups.size(); ++i) s += (i ? ", " : "") + quoted(label(groups[i])) + " " + std::to_string(i);
+  for (std::size_t i = 0; i < groups.size(); ++i) s += (i ? ", " : "") + gnuplot_quoted(label(groups[i])) + " " + std::to_string(i);
   s += ") scale 0\nunset key\n";
   s += "set arrow from 1, graph 0 to 1, graph 1 nohead dashtype 2 linecolor rgb \"#b00020\"\n";
   s += "plot $d using 1:2 with points pointtype 7 pointsize 0.7 linecolor rgb \"#1f77b4\"\n";
@@ -147,13 +147,13 @@ std::string xy_plot_script(const std::string& title, const XYAxes& axes, const s
       s += "\n";
     }
     s += "EOD\n";
-    terms.push_back(block + " using " + l.using_ + " with " + l.style + (l.title.empty() ? " notitle" : " title " + quoted(l.title)));
+    terms.push_back(block + " using " + l.using_ + " with " + l.style + (l.title.empty() ? " notitle" : " title " + gnuplot_quoted(l.title)));
   }
   if (axes.log_x) s += "set logscale x\n";
   if (axes.log_y) s += "set logscale y\n";
   if (!axes.xrange.empty()) s += "set xrange " + axes.xrange + "\n";
   if (!axes.yrange.empty()) s += "set yrange " + axes.yrange + "\n";
-  s += "set xlabel " + quoted(axes.xlabel) + "\nset ylabel " + quoted(axes.ylabel) + "\n";
+  s += "set xlabel " + gnuplot_quoted(axes.xlabel) + "\nset ylabel " + gnuplot_quoted(axes.ylabel) + "\n";
   for (const auto& line : axes.settings) s += line + "\n";
   for (const auto& f : axes.functions) terms.push_back(f);
   if (terms.empty()) terms.push_back("NaN notitle");  // nothing to draw: gnuplot still needs a plot command

@@ -15,7 +15,8 @@
 namespace attncheck::cli {
 
 namespace {
-std::string quoted(std::string_view s) {
+// (Not `quoted`: an unqualified call with a std::string argument would also find std::quoted.)
+std::string json_string(std::string_view s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
@@ -45,43 +46,43 @@ std::string number(double v) {
 
 std::string string_list(const std::vector<std::string>& items) {
   std::string s = "[";
-  for (std::size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + quoted(items[i]);
+  for (std::size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + json_string(items[i]);
   return s + "]";
 }
 
 std::string result(const GateRow& row) {
   const property::Outcome& o = row.outcome;
   std::string s = "    {";
-  s += "\"contract\": " + quoted(row.contract);
+  s += "\"contract\": " + json_string(row.contract);
   s += ", \"obligations\": " + string_list(row.obligations);
-  s += ", \"test\": " + quoted(o.test_id);
-  s += ", \"dtype\": " + quoted(row.dtype());
-  s += ", \"verdict\": " + quoted(property::verdict_name(o.verdict));
+  s += ", \"test\": " + json_string(o.test_id);
+  s += ", \"dtype\": " + json_string(row.dtype());
+  s += ", \"verdict\": " + json_string(property::verdict_name(o.verdict));
   s += ", \"cases\": " + std::to_string(o.cases);
   s += ", \"seconds\": " + number(o.seconds);
-  s += ", \"seed\": " + (row.has_property ? quoted(hex_u64(o.seed)) : std::string("null"));
+  s += ", \"seed\": " + (row.has_property ? json_string(hex_u64(o.seed)) : std::string("null"));
   s += ", \"worst_ratio\": " + number(o.worst_ratio);
-  s += ", \"worst_case\": " + quoted(o.worst_case);
+  s += ", \"worst_case\": " + json_string(o.worst_case);
   s += ", \"median_ratio\": " + number(o.median_ratio);
   s += ", \"observations\": " + std::to_string(o.observations);
   s += ", \"unbounded\": " + std::to_string(o.unbounded);
   s += ", \"certified\": {\"double\": " + std::to_string(o.certified.dbl) + ", \"dd\": " + std::to_string(o.certified.dd) + ", \"mpfr\": " + std::to_string(o.certified.mpfr) +
        ", \"mpfi\": " + std::to_string(o.certified.mpfi) + ", \"uncertified\": " + std::to_string(o.certified.uncertified) + "}";
-  s += ", \"counterexample\": " + quoted(o.counterexample);
-  s += ", \"message\": " + quoted(o.message);
-  s += ", \"replay\": " + quoted(o.replay);
+  s += ", \"counterexample\": " + json_string(o.counterexample);
+  s += ", \"message\": " + json_string(o.message);
+  s += ", \"replay\": " + json_string(o.replay);
   return s;  // the caller appends the schema-2 fields and closes the object
 }
 
 std::string location(const GateReport& r, const contract::Location* where) {
   if (!where || where->file.empty()) return "null";
-  return "{\"file\": " + quoted(report_path(r, where->file)) + ", \"line\": " + std::to_string(where->line) +
+  return "{\"file\": " + json_string(report_path(r, where->file)) + ", \"line\": " + std::to_string(where->line) +
          ", \"column\": " + std::to_string(where->column) + "}";
 }
 
 std::string object_of(const std::vector<std::pair<std::string, std::string>>& kv) {
   std::string s = "{";
-  for (std::size_t i = 0; i < kv.size(); ++i) s += (i ? ", " : "") + quoted(kv[i].first) + ": " + quoted(kv[i].second);
+  for (std::size_t i = 0; i < kv.size(); ++i) s += (i ? ", " : "") + json_string(kv[i].first) + ": " + json_string(kv[i].second);
   return s + "}";
 }
 
@@ -108,7 +109,7 @@ std::string render_samples_json(const std::vector<property::SampleSeries>& sampl
   std::string s = "[";
   for (std::size_t i = 0; i < samples.size(); ++i) {
     const property::SampleSeries& x = samples[i];
-    s += (i ? ", " : "") + std::string("{\"series\": ") + quoted(x.name) + ", \"subject\": " + quoted(x.subject) +
+    s += (i ? ", " : "") + std::string("{\"series\": ") + json_string(x.name) + ", \"subject\": " + json_string(x.subject) +
          ", \"columns\": " + string_list(x.columns) + ", \"offered\": " + std::to_string(x.offered) +
          ", \"nonfinite\": " + std::to_string(x.nonfinite) + ", \"points\": [";
     const std::size_t w = std::max<std::size_t>(1, x.columns.size());
@@ -131,7 +132,7 @@ std::string render_row_extras_json(const GateReport& r, const GateRow& row) {
   const auto values = counterexample_values(row.outcome.counterexample, row.outcome.dtype);
   for (std::size_t i = 0; i < values.size(); ++i) {
     const auto& v = values[i];
-    s += (i ? ", " : "") + std::string("{\"label\": ") + quoted(v.label) + ", \"bits\": " + string_list(v.bits) +
+    s += (i ? ", " : "") + std::string("{\"label\": ") + json_string(v.label) + ", \"bits\": " + string_list(v.bits) +
          ", \"values\": " + string_list(v.values) + ", \"elided\": " + std::to_string(v.elided) + "}";
   }
   s += "]";
@@ -173,11 +174,11 @@ std::string render_obligations_json(const GateReport& r, const std::vector<std::
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const Entry& e = entries[i];
     const auto known = r.obligations.find(e.id);
-    s += (i ? ",\n" : "\n") + std::string("    {\"id\": ") + quoted(e.id) + ", \"contract\": " +
-         quoted(known == r.obligations.end() ? e.contract : known->second.contract) + ", \"statement\": " +
-         quoted(known == r.obligations.end() ? std::string() : known->second.statement) + ", \"location\": " +
+    s += (i ? ",\n" : "\n") + std::string("    {\"id\": ") + json_string(e.id) + ", \"contract\": " +
+         json_string(known == r.obligations.end() ? e.contract : known->second.contract) + ", \"statement\": " +
+         json_string(known == r.obligations.end() ? std::string() : known->second.statement) + ", \"location\": " +
          location(r, known == r.obligations.end() ? nullptr : &known->second.where) + ", \"verdict\": " +
-         quoted(e.verdict) + ", \"passed\": " + std::to_string(e.passed) + ", \"failed\": " + std::to_string(e.failed) +
+         json_string(e.verdict) + ", \"passed\": " + std::to_string(e.passed) + ", \"failed\": " + std::to_string(e.failed) +
          ", \"not_applicable\": " + std::to_string(e.not_applicable) + ", \"checks\": " + string_list(e.checks) + "}";
   }
   return s + (entries.empty() ? "]" : "\n  ]");
@@ -185,16 +186,16 @@ std::string render_obligations_json(const GateReport& r, const std::vector<std::
 
 std::string render_run_json(const GateReport& r) {
   std::string s = "{\n";
-  s += "    \"command\": " + quoted(r.command) + ",\n";
-  s += "    \"attncheck_version\": " + quoted(r.version) + ",\n";
-  s += "    \"seed\": " + quoted(hex_u64(r.seed)) + ",\n";
+  s += "    \"command\": " + json_string(r.command) + ",\n";
+  s += "    \"attncheck_version\": " + json_string(r.version) + ",\n";
+  s += "    \"seed\": " + json_string(hex_u64(r.seed)) + ",\n";
   s += "    \"cases\": " + std::to_string(r.cases) + ",\n";
-  s += "    \"kernels\": " + quoted(r.kernels) + ",\n";
-  s += "    \"tolerance\": " + quoted(r.tolerance) + ",\n";
+  s += "    \"kernels\": " + json_string(r.kernels) + ",\n";
+  s += "    \"tolerance\": " + json_string(r.tolerance) + ",\n";
   s += "    \"contracts\": [";
   for (std::size_t i = 0; i < r.contracts.size(); ++i)
-    s += (i ? ", " : "") + std::string("{\"id\": ") + quoted(r.contracts[i].id) + ", \"version\": " +
-         quoted(r.contracts[i].version) + ", \"file\": " + quoted(r.contracts[i].file) + "}";
+    s += (i ? ", " : "") + std::string("{\"id\": ") + json_string(r.contracts[i].id) + ", \"version\": " +
+         json_string(r.contracts[i].version) + ", \"file\": " + json_string(r.contracts[i].file) + "}";
   s += "],\n";
   s += "    \"machine\": " + object_of(machine_info()) + ",\n";
   s += "    \"dependencies\": " + object_of(dependency_versions()) + "\n";
@@ -202,28 +203,28 @@ std::string render_run_json(const GateReport& r) {
 }
 
 std::string render_timings_json(const GateReport& r) {
-  std::string s = "{\"started_utc\": " + quoted(r.started_utc) + ", \"wall_seconds\": " + number(r.wall_seconds) +
+  std::string s = "{\"started_utc\": " + json_string(r.started_utc) + ", \"wall_seconds\": " + number(r.wall_seconds) +
                   ", \"checks\": [";
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
     const GateRow& row = r.rows[i];
-    s += (i ? ",\n" : "\n") + std::string("    {\"test\": ") + quoted(row.outcome.test_id) + ", \"dtype\": " +
-         quoted(row.dtype()) + ", \"seconds\": " + number(row.outcome.seconds) + "}";
+    s += (i ? ",\n" : "\n") + std::string("    {\"test\": ") + json_string(row.outcome.test_id) + ", \"dtype\": " +
+         json_string(row.dtype()) + ", \"seconds\": " + number(row.outcome.seconds) + "}";
   }
   return s + (r.rows.empty() ? "]}" : "\n  ]}");
 }
 
-std::string json_quoted(std::string_view s) { return quoted(s); }
+std::string json_quoted(std::string_view s) { return json_string(s); }
 std::string json_number(double v) { return number(v); }
 
 std::string render_json(const GateReport& r) {
   std::string s = "{\n";
   s += "  \"schema\": \"attncheck-gate/1\",\n";
   s += "  \"schema_version\": " + std::to_string(report_schema_version) + ",\n";
-  s += "  \"version\": " + quoted(r.version) + ",\n";
-  s += "  \"seed\": " + quoted(hex_u64(r.seed)) + ",\n";
+  s += "  \"version\": " + json_string(r.version) + ",\n";
+  s += "  \"seed\": " + json_string(hex_u64(r.seed)) + ",\n";
   s += "  \"cases\": " + std::to_string(r.cases) + ",\n";
-  s += "  \"kernels\": " + quoted(r.kernels) + ",\n";
-  s += "  \"tolerance\": " + quoted(r.tolerance) + ",\n";
+  s += "  \"kernels\": " + json_string(r.kernels) + ",\n";
+  s += "  \"tolerance\": " + json_string(r.tolerance) + ",\n";
   s += "  \"results\": [";
   for (std::size_t i = 0; i < r.rows.size(); ++i)
     s += (i ? ",\n" : "\n") + result(r.rows[i]) + render_row_extras_json(r, r.rows[i]) + "}";
