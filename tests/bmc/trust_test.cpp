@@ -274,3 +274,66 @@ TEST_CASE("BMC-EXHAUSTIVE-E4M3SAT: saturating E4M3 passes max subtraction and so
   CHECK_FALSE(replay(*find_harness("KANI-SM-001"), Dtype::e4m3sat, 2, hidden, no_max).failed.empty());
   CHECK(replay(*find_harness("KANI-SM-001"), Dtype::e4m3sat, 2, hidden, nullptr).failed.empty());
 }
+
+namespace {
+// Test-only harnesses for the non-triviality witness rule (issue 29): a witness must refute the
+// asserted bound with every value compared with a derived bound (h.widen) finite. x/x for finite
+// x breaks "x/x <= 1" only at x = 0, through 0/0 = NaN: the only counterexample goes through a
+// NaN, so there is no witness. "x <= 1" is broken by finite values (x = 2): there is one.
+struct nan_only_counterexample {
+  template <class H> void operator()(H& h) const {
+    using T = typename H::scalar;
+    const T x = h.any("x");
+    h.assume(is_finite(x));
+    h.check(h.widen(x / x) <= h.wide_const(1), "x/x <= 1");
+  }
+};
+struct finite_counterexample {
+  template <class H> void operator()(H& h) const {
+    using T = typename H::scalar;
+    const T x = h.any("x");
+    h.assume(is_finite(x));
+    h.check(h.widen(x) <= h.wide_const(1), "x <= 1");
+  }
+};
+const bool witness_harnesses_registered =
+    register_harness({"TEST-NAN-ONLY", "", "x/x <= 1 (false only at x = 0, through NaN)", false, false, 1, {}, "",
+                      make_body<nan_only_counterexample>()}) &&
+    register_harness({"TEST-FINITE-CEX", "", "x <= 1 (false at finite x > 1)", false, false, 1, {}, "",
+                      make_body<finite_counterexample>()});
+}  // namespace
+
+TEST_CASE("BMC-TRUST-WITNESS-FINITE: a counterexample only through a NaN is no witness, by solver and by enumeration") {
+  REQUIRE(witness_harnesses_registered);
+  const harness_def* nan_only = find_harness("TEST-NAN-ONLY");
+  const harness_def* finite = find_harness("TEST-FINITE-CEX");
+  REQUIRE(nan_only);
+  REQUIRE(finite);
+  run_options o;
+  o.bound = 1;
+  o.timeout_seconds = 60;
+  // Without the witness rule the NaN counterexample counts (the harness can fail: not vacuous).
+  const run_result plain = prove(*nan_only, Dtype::f16, o);
+  INFO(describe(plain));
+  CHECK(plain.v == verdict::counterexample);
+  CHECK(plain.nonfinite_widened);
+  o.finite_witness = true;
+  // With it the solver finds no counterexample with finite compared values ...
+  const run_result smt = prove(*nan_only, Dtype::f16, o);
+  INFO(describe(smt));
+  CHECK(smt.v == verdict::proved);
+  // ... and the enumeration of all 2^16 inputs finds only failures through a NaN.
+  const run_result all = exhaustive(*nan_only, Dtype::f16, o);
+  INFO(describe(all));
+  CHECK(all.v == verdict::exhaustive_fail);
+  CHECK(all.nonfinite_widened);
+  // A bound broken by finite values has a witness either way.
+  const run_result smt_finite = prove(*finite, Dtype::f16, o);
+  INFO(describe(smt_finite));
+  CHECK(smt_finite.v == verdict::counterexample);
+  CHECK(!smt_finite.nonfinite_widened);
+  const run_result all_finite = exhaustive(*finite, Dtype::f16, o);
+  INFO(describe(all_finite));
+  CHECK(all_finite.v == verdict::exhaustive_fail);
+  CHECK(!all_finite.nonfinite_widened);
+}
