@@ -192,3 +192,12 @@ set_tests_properties(bmc.gappa-proves bmc.gappa-mutant bmc.gappa-mutant-text bmc
 # reason, not run (it read past the row and crashed).
 add_test(NAME bmc.below-min-bound COMMAND attncheck_cli bmc --harness KANI-AEQ-001 --format f16 --bound 1 --no-lemmas)
 set_tests_properties(bmc.below-min-bound PROPERTIES LABELS bmc PASS_REGULAR_EXPRESSION "unsupported.*KANI-AEQ-001 needs d >= 2")
+
+# The exp/log axioms a run rests on are validated on the running libm where that is cheap (f16,
+# bf16: every input, in every run), and a run that relies on the test suite's f32 validation says
+# so (issue 29). Both lines in one run of KANI-SM-001 at d = 1 (about 1 s).
+add_test(NAME bmc.run-says-where-axioms-were-validated
+         COMMAND attncheck_cli bmc --harness KANI-SM-001 --format f16 --format f32 --bound 1 --no-lemmas --no-witness)
+set_tests_properties(bmc.run-says-where-axioms-were-validated PROPERTIES LABELS bmc RESOURCE_LOCK bmc_solver
+                     PASS_REGULAR_EXPRESSION "exp/log axioms validated on this libm in this run: f16 \\(every input\\); f32: validated by the test suite \\(BMC-AXIOMS-F32"
+                     FAIL_REGULAR_EXPRESSION "unknown|[1-9][0-9]* not proved")
