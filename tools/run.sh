@@ -19,11 +19,7 @@ bash tools/install-deps.sh
 phase "installing dependencies"
 build="${ATTNCHECK_BUILD_DIR:-build}"
 jobs="$(nproc)"
-# -O2 as RelWithDebInfo, without its -g: the same code, and the build (the longest phase of CI)
-# 20 % faster (measured on falsify/softmax_jvp.cpp, GCC 12: 46 s with -g, 37 s without). CI
-# reads no debug info; for a debugger, configure build/ yourself with RelWithDebInfo.
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
-  -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG"
+bash tools/configure.sh "$build"  # -O2 without -g (tools/configure.sh says why)
 cmake --build "$build" -j "$jobs"
 phase "the build"
 

@@ -38,9 +38,7 @@ flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-fr
 # the main build's 46 s at -O2 -g. -O0 finds the same errors (nothing is optimised away) and -g1
 # keeps the line tables the reports' backtraces need; the tests run slower, the build 3.7x faster.
 main="${ATTNCHECK_BUILD_DIR:-build}"
-if [ ! -f "$main/CMakeCache.txt" ]; then
-  cmake -S . -B "$main" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" >/dev/null
-fi
+[ -f "$main/CMakeCache.txt" ] || bash tools/configure.sh "$main" >/dev/null
 cmake --build "$main" -j "$(nproc)" --target attncheck_falsify attncheck_harnesses
 main_cxx="$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$main/CMakeCache.txt")"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" \
