@@ -93,6 +93,18 @@ add_test(NAME proofs.links-catches-missing-lift
          WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
 set_tests_properties(proofs.links proofs.links-catches-broken proofs.links-catches-missing-lift PROPERTIES LABELS proofs)
 
+# The Coq lifts against what they transcribe (issue 29): each lift theorem assumes exactly the
+# lemmas the harness registry lists for its harness, and every {transcribes FILE SYMBOL #FP} anchor
+# matches the C++ it was written from (tools/check-coq-lifts.py says how to update one); the
+# check catches each planted inconsistency (tests/proofs/coq_lifts_catch_stale.sh). About 1 s.
+add_test(NAME proofs.coq.lifts-match-registry
+         COMMAND bash -c "python3 tools/check-coq-lifts.py . <('$<TARGET_FILE:attncheck_cli>' --contracts contracts bmc --list)"
+         WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+add_test(NAME proofs.coq.lifts-catch-stale
+         COMMAND bash tests/proofs/coq_lifts_catch_stale.sh . $<TARGET_FILE:attncheck_cli>
+         WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(proofs.coq.lifts-match-registry proofs.coq.lifts-catch-stale PROPERTIES LABELS proofs)
+
 # `attncheck coverage` reads what the tests above recorded (build-latex.sh and build-coq.sh copy
 # the sources they built to pdf/checked and coq/checked): this build's proofs/ (ATTNCHECK_PROOFS_OUT)
 # is its default (src/cli/cli.cmake).

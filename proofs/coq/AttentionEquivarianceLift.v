@@ -20,20 +20,25 @@ Notation zero := (@zero prec emax).
 Variable exp : float -> float.
 
 (** The step lemmas, as [h.assume] premises and [h.check] conclusions. *)
-(** LEM-AEQ-001: for finite a, b, max_step(a, b) == max_step(b, a). *)
+(** LEM-AEQ-001: for finite a, b, max_step(a, b) == max_step(b, a).
+    {transcribes harnesses/attention_equivariance.cpp lem_aeq_001 #997b10b8} *)
 Definition LEM_AEQ_001 : Prop := forall a b : float,
   is_finite a = true -> is_finite b = true -> Beqb (max_step a b) (max_step b a) = true.
-(** LEM-AEQ-002: for finite m == m' and x, max_step(m, x) == max_step(m', x). *)
+(** LEM-AEQ-002: for finite m == m' and x, max_step(m, x) == max_step(m', x).
+    {transcribes harnesses/attention_equivariance.cpp lem_aeq_002 #a62b5339} *)
 Definition LEM_AEQ_002 : Prop := forall m m2 x : float,
   is_finite m = true -> is_finite m2 = true -> is_finite x = true -> Beqb m m2 = true ->
   Beqb (max_step m x) (max_step m2 x) = true.
-(** LEM-AEQ-003: for finite x and m == m', fl(x - m) == fl(x - m'). *)
+(** LEM-AEQ-003: for finite x and m == m', fl(x - m) == fl(x - m').
+    {transcribes harnesses/attention_equivariance.cpp lem_aeq_003 #e4150fa2} *)
 Definition LEM_AEQ_003 : Prop := forall x m m2 : float,
   is_finite x = true -> is_finite m = true -> is_finite m2 = true -> Beqb m m2 = true ->
   Beqb (Bminus mode_NE x m) (Bminus mode_NE x m2) = true.
-(** LEM-AEQ-005: a == b gives exp(a) and exp(b) with the same bits. *)
+(** LEM-AEQ-005: a == b gives exp(a) and exp(b) with the same bits.
+    {transcribes harnesses/attention_equivariance.cpp lem_aeq_005 #4fedd3e3} *)
 Definition LEM_AEQ_005 : Prop := forall a b : float, Beqb a b = true -> exp a = exp b.
-(** LEM-AEQ-004: fl(fl(0 + a) + b) and fl(fl(0 + b) + a) have the same bits, for all a, b. *)
+(** LEM-AEQ-004: fl(fl(0 + a) + b) and fl(fl(0 + b) + a) have the same bits, for all a, b.
+    {transcribes harnesses/attention_equivariance.cpp lem_aeq_004 #19ca8a10} *)
 Definition LEM_AEQ_004 : Prop := forall a b : float,
   Bplus mode_NE (Bplus mode_NE zero a) b = Bplus mode_NE (Bplus mode_NE zero b) a.
 
@@ -63,7 +68,8 @@ Definition swap01 (y : list float) : list float :=
   match y with y0 :: y1 :: ys => y1 :: y0 :: ys | _ => y end.
 
 (** KANI-AEQ-001 for every d >= 2 (the harness: [softmax(x, y, d)]; [swap(x[0], x[1])];
-    [softmax(x, ys, d)]; checks [same_bits] of every output). *)
+    [softmax(x, ys, d)]; checks [same_bits] of every output).
+    {transcribes harnesses/attention_equivariance.cpp bmc_aeq_001 #52e6568a} *)
 Theorem kani_aeq_001_all_d (x0 x1 : float) (rest : list float) :
   Forall (fun xi => is_finite xi = true) (x0 :: x1 :: rest) ->
   softmax exp (x1 :: x0 :: rest) = swap01 (softmax exp (x0 :: x1 :: rest)).

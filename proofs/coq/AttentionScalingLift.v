@@ -22,11 +22,14 @@ Notation one := (@one prec emax prec_gt_0_ prec_lt_emax_).
 (** ** KANI-ASCL-002 for every d: max subtraction (the harness: [m = row_max(x, d)];
     [t = xi - m]; checks [t <= 0], [!(xi == m) || t == 0], and that some [t == 0]). *)
 
-(** LEM-ASCL-002: for finite a <= m, fl(a - m) <= 0, and a == m gives fl(a - m) == 0. *)
+(** LEM-ASCL-002: for finite a <= m, fl(a - m) <= 0, and a == m gives fl(a - m) == 0.
+    {transcribes harnesses/attention_scaling.cpp lem_ascl_002 #ad01c7f1} *)
 Definition LEM_ASCL_002 : Prop := forall a m : float,
   is_finite a = true -> is_finite m = true -> Bleb a m = true ->
   Bleb (Bminus mode_NE a m) zero = true /\ (Beqb a m = true -> Beqb (Bminus mode_NE a m) zero = true).
 
+(** The harness's loop, for every d.
+    {transcribes harnesses/attention_scaling.cpp bmc_ascl_002 #c9e43273} *)
 Section Ascl002.
 Hypothesis lem_ascl_001 : LEM_ASCL_001 prec emax.
 Hypothesis lem_ascl_002 : LEM_ASCL_002.
@@ -57,22 +60,26 @@ End Ascl002.
 Variable log : float -> float.
 
 (** [entropy_term] (src/attncheck/kernels/entropy.hpp): [positive = p > 0];
-    [safe = select(positive, p, 1)]; [return select(positive, -(safe * log(safe)), 0);] *)
+    [safe = select(positive, p, 1)]; [return select(positive, -(safe * log(safe)), 0);]
+    {transcribes src/attncheck/kernels/entropy.hpp entropy_term #9fec6d30} *)
 Definition entropy_term (p : float) : float :=
   let positive := Bltb zero p in
   let safe := if positive then p else one in
   if positive then Bopp (Bmult mode_NE safe (log safe)) else zero.
 
-(** [entropy]: [T h = 0; for (i = 0; i < n; ++i) h = h + entropy_term(p[i]);] *)
+(** [entropy]: [T h = 0; for (i = 0; i < n; ++i) h = h + entropy_term(p[i]);]
+    {transcribes src/attncheck/kernels/entropy.hpp entropy #da28ddd5} *)
 Definition entropy (p : list float) : float :=
   fold_left (fun h pi => Bplus mode_NE h (entropy_term pi)) p zero.
 
-(** LEM-ASCL-003: for p in [0, 1], entropy_term(p) >= 0 and finite. *)
+(** LEM-ASCL-003: for p in [0, 1], entropy_term(p) >= 0 and finite.
+    {transcribes harnesses/attention_scaling.cpp lem_ascl_003 #efce8b99} *)
 Definition LEM_ASCL_003 : Prop := forall p : float,
   Bleb zero p = true -> Bleb p one = true ->
   Bleb zero (entropy_term p) = true /\ is_finite (entropy_term p) = true.
 
-(** LEM-ASCL-004: for h >= 0 and finite t >= 0, fl(h + t) >= h. *)
+(** LEM-ASCL-004: for h >= 0 and finite t >= 0, fl(h + t) >= h.
+    {transcribes harnesses/attention_scaling.cpp lem_ascl_004 #34fecece} *)
 Definition LEM_ASCL_004 : Prop := forall h t : float,
   Bleb zero h = true -> Bleb zero t = true -> is_finite t = true ->
   Bleb h (Bplus mode_NE h t) = true.
@@ -100,7 +107,8 @@ Proof.
   apply lem_ascl_004; assumption.
 Qed.
 
-(** The harness: [softmax(x, p, d); e = entropy(p, d);] checks [e >= 0]. *)
+(** The harness: [softmax(x, p, d); e = entropy(p, d);] checks [e >= 0].
+    {transcribes harnesses/attention_scaling.cpp bmc_ascl_003 #1d277ae6} *)
 Theorem bmc_ascl_003_all_d (x : list float) :
   x <> [] -> Forall (fun xi => is_finite xi = true) x ->
   Bleb zero (entropy (softmax exp x)) = true.

@@ -111,27 +111,32 @@ Qed.
 
 (** ** The kernel: src/attncheck/kernels/softmax.hpp, line by line *)
 
-(** [max_step]: [return select(xi > m, xi, m);] *)
+(** [max_step]: [return select(xi > m, xi, m);]
+    {transcribes src/attncheck/kernels/softmax.hpp max_step #cf0326d3} *)
 Definition max_step (m xi : float) : float := if Bltb m xi then xi else m.
 
 (** The libm's exp, at the scalar of the format: abstract. *)
 Variable exp : float -> float.
 
-(** [shifted_exp_step]: [return exp(T(xi - m));] *)
+(** [shifted_exp_step]: [return exp(T(xi - m));]
+    {transcribes src/attncheck/kernels/softmax.hpp shifted_exp_step #ebc3c31c} *)
 Definition shifted_exp_step (xi m : float) : float := exp (Bminus mode_NE xi m).
 
-(** [row_max]: [T m = x[0]; for (i = 1; i < n; ++i) m = max_step(m, x[i]);] *)
+(** [row_max]: [T m = x[0]; for (i = 1; i < n; ++i) m = max_step(m, x[i]);]
+    {transcribes src/attncheck/kernels/softmax.hpp row_max #657cd5f9} *)
 Definition row_max (x0 : float) (xs : list float) : float := fold_left max_step xs x0.
 
-(** [row_sum]: [T s = lit<T>(0); for (i = 0; i < n; ++i) s = s + e[i];] *)
+(** [row_sum]: [T s = lit<T>(0); for (i = 0; i < n; ++i) s = s + e[i];]
+    {transcribes src/attncheck/kernels/softmax.hpp row_sum #624314dc} *)
 Definition sum_step (s e : float) : float := Bplus mode_NE s e.
 Definition row_sum (e : list float) : float := fold_left sum_step e zero.
 
-(** [normalise_row]: [s = row_sum(e, n); for (i = 0; i < n; ++i) e[i] = e[i] / s;] *)
+(** [normalise_row]: [s = row_sum(e, n); for (i = 0; i < n; ++i) e[i] = e[i] / s;]
+    {transcribes src/attncheck/kernels/softmax.hpp normalise_row #95a5d558} *)
 Definition normalise_row (e : list float) : list float := map (fun ei => Bdiv mode_NE ei (row_sum e)) e.
 
 (** [softmax]: [if (n == 0) return; m = row_max(x, n); y[i] = shifted_exp_step(x[i], m);
-    normalise_row(y, n);] *)
+    normalise_row(y, n);]  {transcribes src/attncheck/kernels/softmax.hpp softmax #ca3d64df} *)
 Definition softmax_exps (x : list float) : list float :=
   match x with
   | [] => []
@@ -142,35 +147,41 @@ Definition softmax (x : list float) : list float := normalise_row (softmax_exps 
 (** ** The step lemmas, as the solver proved them (harnesses/attention_scaling.cpp,
     harnesses/softmax_kernel.cpp): each [h.assume] a premise, each [h.check] a conclusion. *)
 
-(** LEM-ASCL-001: for finite m, x: r = max_step(m, x) is finite, r >= m, r >= x, r == m || r == x. *)
+(** LEM-ASCL-001: for finite m, x: r = max_step(m, x) is finite, r >= m, r >= x, r == m || r == x.
+    {transcribes harnesses/attention_scaling.cpp lem_ascl_001 #0ec892cc} *)
 Definition LEM_ASCL_001 : Prop := forall m x : float,
   is_finite m = true -> is_finite x = true ->
   is_finite (max_step m x) = true /\ Bleb m (max_step m x) = true /\ Bleb x (max_step m x) = true /\
   (Beqb (max_step m x) m = true \/ Beqb (max_step m x) x = true).
 
-(** LEM-SM-001: finite x <= m gives e = shifted_exp_step(x, m) in [0, 1], and x == m gives e == 1. *)
+(** LEM-SM-001: finite x <= m gives e = shifted_exp_step(x, m) in [0, 1], and x == m gives e == 1.
+    {transcribes harnesses/softmax_kernel.cpp lem_sm_001 #451ccf8c} *)
 Definition LEM_SM_001 : Prop := forall x m : float,
   is_finite x = true -> is_finite m = true -> Bleb x m = true ->
   Bleb zero (shifted_exp_step x m) = true /\ Bleb (shifted_exp_step x m) one = true /\
   (Beqb x m = true -> Beqb (shifted_exp_step x m) one = true).
 
-(** LEM-SM-002: s >= 0, 0 <= e <= 1 give s <= fl(s + e), e <= fl(s + e), fl(s + e) <= fl(s + 1). *)
+(** LEM-SM-002: s >= 0, 0 <= e <= 1 give s <= fl(s + e), e <= fl(s + e), fl(s + e) <= fl(s + 1).
+    {transcribes harnesses/softmax_kernel.cpp lem_sm_002 #a0718640} *)
 Definition LEM_SM_002 : Prop := forall s e : float,
   Bleb zero s = true -> Bleb zero e = true -> Bleb e one = true ->
   Bleb s (Bplus mode_NE s e) = true /\ Bleb e (Bplus mode_NE s e) = true /\
   Bleb (Bplus mode_NE s e) (Bplus mode_NE s one) = true.
 
-(** LEM-SM-003: 0 <= c <= 2^p gives 0 <= fl(c + 1) <= 2^p. *)
+(** LEM-SM-003: 0 <= c <= 2^p gives 0 <= fl(c + 1) <= 2^p.
+    {transcribes harnesses/softmax_kernel.cpp lem_sm_003 #6d4c1c4f} *)
 Definition LEM_SM_003 : Prop := forall c : float,
   Bleb zero c = true -> Bleb c top = true ->
   Bleb zero (Bplus mode_NE c one) = true /\ Bleb (Bplus mode_NE c one) top = true.
 
-(** LEM-SM-005: 0 <= s <= c <= 2^p gives fl(s + 1) <= fl(c + 1). *)
+(** LEM-SM-005: 0 <= s <= c <= 2^p gives fl(s + 1) <= fl(c + 1).
+    {transcribes harnesses/softmax_kernel.cpp lem_sm_005 #a0cdb7b3} *)
 Definition LEM_SM_005 : Prop := forall s c : float,
   Bleb zero s = true -> Bleb s c = true -> Bleb c top = true ->
   Bleb (Bplus mode_NE s one) (Bplus mode_NE c one) = true.
 
-(** LEM-SM-004: 0 <= e <= s, s >= 1 finite give 0 <= fl(e / s) <= 1. *)
+(** LEM-SM-004: 0 <= e <= s, s >= 1 finite give 0 <= fl(e / s) <= 1.
+    {transcribes harnesses/softmax_kernel.cpp lem_sm_004 #e50f0ecb} *)
 Definition LEM_SM_004 : Prop := forall e s : float,
   Bleb zero e = true -> Bleb e s = true -> Bleb one s = true -> is_finite s = true ->
   Bleb zero (Bdiv mode_NE e s) = true /\ Bleb (Bdiv mode_NE e s) one = true.
@@ -257,7 +268,8 @@ Proof.
 Qed.
 
 (** KANI-SM-002 for every row length d >= 1: every output of the kernel's softmax of a finite row
-    is in [0, 1] (hence not NaN), given the six step lemmas. *)
+    is in [0, 1] (hence not NaN), given the six step lemmas.
+    {transcribes harnesses/softmax_kernel.cpp bmc_sm_002 #a3c2a1e9} *)
 Theorem kani_sm_002_all_d (x : list float) :
   x <> [] -> Forall (fun xi => is_finite xi = true) x ->
   Forall (fun yi => Bleb zero yi = true /\ Bleb yi one = true) (softmax x).
