@@ -99,6 +99,68 @@ inline real stored_weight_abs(const Model& md, std::size_t K, std::size_t nb) {
          ((1 - er) * (1 - gamma(K + nb, md.u)));
 }
 
+// The exact scores of row (b, h, i) and the bound of each computed score's error, through the
+// kernels' own score function at 200 bits (attention_score_parts): for the forward's allowance
+// and the backward's (bounds/attention_backward.hpp).
+struct RowScores {
+  kernels::AttentionMask::Range keys;  // the visible keys
+  std::vector<mpfr200> s;              // exact scores of the visible keys
+  std::vector<real> delta;             // bound of |ŝ_j − s_j| (Lemma "score error")
+  std::vector<real> scaled, delta_scaled;  // scale·(q·k) before any soft-cap, and its error bound
+  std::vector<real> tanh;              // tanh(scale·(q·k)/c) with a soft-cap (else 0)
+  real max_delta = 0;
+};
+
+template <class T>
+RowScores row_scores(const kernels::AttentionProblem& p, const std::vector<T>& q, const std::vector<T>& k, std::size_t b, std::size_t h,
+                     std::size_t i, const Model& md) {
+  const auto& sh = p.shape;
+  const std::size_t g = sh.kv_head(h), d = sh.d;
+  RowScores r;
+  r.keys = p.mask.visible(i, sh.n, sh.m);
+  const std::size_t K = r.keys.size();
+  const kernels::ScoreParams<mpfr200> sp(p);
+  const long long diag = p.mask.diagonal(i, sh.n, sh.m);
+  std::vector<mpfr200> qi(d), kj(d);
+  real abs_q = 0;
+  for (std::size_t t = 0; t < d; ++t) {
+    qi[t] = mpfr200(to_double(q[sh.q_at(b, i, h) + t]));
+    abs_q += std::abs(static_cast<real>(to_double(q[sh.q_at(b, i, h) + t])));
+  }
+  const Model smd = score_model(md);
+  r.s.resize(K);
+  r.delta.resize(K);
+  r.scaled.resize(K);
+  r.delta_scaled.resize(K);
+  r.tanh.assign(K, 0);
+  for (std::size_t jj = 0; jj < K; ++jj) {
+    const std::size_t j = r.keys.first + jj;
+    mpfr200 abs_dot = 0;
+    real abs_k = 0;
+    for (std::size_t t = 0; t < d; ++t) {
+      kj[t] = mpfr200(to_double(k[sh.k_at(b, j, g) + t]));
+      abs_dot += abs(qi[t] * kj[t]);
+      abs_k += std::abs(static_cast<real>(to_double(k[sh.k_at(b, j, g) + t])));
+    }
+    const auto parts = kernels::attention_score_parts(p, sp, qi.data(), kj.data(), h, diag, j);
+    r.s[jj] = parts.s;
+    r.tanh[jj] = oracle::dbl(parts.tanh);
+    const mpfr200 dot = kernels::dot(qi.data(), kj.data(), d);
+    const real scale = static_cast<real>(p.scale);
+    r.scaled[jj] = oracle::dbl(mpfr200(dot * mpfr200(p.scale)));
+    real dl = score_error_scaled(oracle::dbl(dot), oracle::dbl(abs_dot), std::max(abs_q, abs_k), d, scale, smd);
+    r.delta_scaled[jj] = dl;
+    if (p.softcap > 0) dl = score_error_capped(r.scaled[jj], dl, static_cast<real>(p.softcap), smd);
+    if (!p.alibi_slopes.empty()) {
+      const real bias = static_cast<real>(std::abs(p.alibi_slopes[h])) * static_cast<real>(std::llabs(diag - static_cast<long long>(j)));
+      dl = score_error_biased(oracle::dbl(r.s[jj]), dl, bias, smd);
+    }
+    r.delta[jj] = dl;
+  }
+  if (K) r.max_delta = *std::max_element(r.delta.begin(), r.delta.end());
+  return r;
+}
+
 // The exact row and its allowances.
 struct AttentionRowAllowance {
   kernels::AttentionMask::Range keys;       // the visible keys
@@ -115,7 +177,7 @@ AttentionRowAllowance attention_row_allowance(const kernels::AttentionProblem& p
                                               const std::vector<T>& v, std::size_t b, std::size_t h, std::size_t i, KeyBlocks blocks,
                                               const Model& md) {
   const auto& sh = p.shape;
-  const std::size_t g = sh.kv_head(h), d = sh.d, dv = sh.dv;
+  const std::size_t g = sh.kv_head(h), dv = sh.dv;
   AttentionRowAllowance r;
   r.keys = p.mask.visible(i, sh.n, sh.m);
   r.o.assign(dv, 0);
@@ -124,38 +186,10 @@ AttentionRowAllowance attention_row_allowance(const kernels::AttentionProblem& p
   if (K == 0) return r;
 
   // Exact scores through the kernels' own score function at 200 bits, and each one's δ.
-  const kernels::ScoreParams<mpfr200> sp(p);
-  const long long diag = p.mask.diagonal(i, sh.n, sh.m);
-  std::vector<mpfr200> qi(d), kj(d);
-  real abs_q = 0;
-  for (std::size_t t = 0; t < d; ++t) {
-    qi[t] = mpfr200(to_double(q[sh.q_at(b, i, h) + t]));
-    abs_q += std::abs(static_cast<real>(to_double(q[sh.q_at(b, i, h) + t])));
-  }
-  const Model smd = score_model(md);
-  std::vector<mpfr200> s(K);
-  std::vector<real> delta(K);
-  for (std::size_t jj = 0; jj < K; ++jj) {
-    const std::size_t j = r.keys.first + jj;
-    mpfr200 abs_dot = 0;
-    real abs_k = 0;
-    for (std::size_t t = 0; t < d; ++t) {
-      kj[t] = mpfr200(to_double(k[sh.k_at(b, j, g) + t]));
-      abs_dot += abs(qi[t] * kj[t]);
-      abs_k += std::abs(static_cast<real>(to_double(k[sh.k_at(b, j, g) + t])));
-    }
-    s[jj] = kernels::attention_score(p, sp, qi.data(), kj.data(), h, diag, j);
-    const mpfr200 dot = kernels::dot(qi.data(), kj.data(), d);
-    const real scale = static_cast<real>(p.scale);
-    real dl = score_error_scaled(oracle::dbl(dot), oracle::dbl(abs_dot), std::max(abs_q, abs_k), d, scale, smd);
-    if (p.softcap > 0) dl = score_error_capped(oracle::dbl(mpfr200(dot * mpfr200(p.scale))), dl, static_cast<real>(p.softcap), smd);
-    if (!p.alibi_slopes.empty()) {
-      const real bias = static_cast<real>(std::abs(p.alibi_slopes[h])) * static_cast<real>(std::llabs(diag - static_cast<long long>(j)));
-      dl = score_error_biased(oracle::dbl(s[jj]), dl, bias, smd);
-    }
-    delta[jj] = dl;
-  }
-  r.max_score_error = *std::max_element(delta.begin(), delta.end());
+  const RowScores rs = row_scores(p, q, k, b, h, i, md);
+  const std::vector<mpfr200>& s = rs.s;
+  const std::vector<real>& delta = rs.delta;
+  r.max_score_error = rs.max_delta;
 
   // Exact weights, output and log-sum-exp.
   const auto row = oracle::softmax_row_exact(s);

@@ -45,14 +45,31 @@ T alibi_biased(const AttentionProblem& p, T s, std::size_t h, long long diag, st
   return s - T(lit<T>(p.alibi_slopes[h]) * lit<T>(dist));
 }
 
+// A score and, where soft-capped, the tanh it was capped with (the backward pass's chain rule
+// needs 1 − tanh²; 0 when not capped).
+template <Scalar T>
+struct ScoreParts {
+  T s, tanh;
+};
+
 // The score of query row q against key row k (d entries), for query head h at diagonal c against
 // key j:  s = scale·(q·k);  s ← c·tanh(s/c) if soft-capped;  s ← s − slope_h·|c(i) − j| with ALiBi.
 template <Scalar T>
+ScoreParts<T> attention_score_parts(const AttentionProblem& p, const ScoreParams<T>& sp, const T* q, const T* k, std::size_t h,
+                                    long long diag, std::size_t j) {
+  T s = T(dot(q, k, p.shape.d) * sp.scale);
+  T t = lit<T>(0);
+  if (sp.capped) {
+    t = tanh_via_exp(T(s / sp.softcap));
+    s = T(sp.softcap * t);
+  }
+  return {alibi_biased(p, s, h, diag, j), t};
+}
+
+template <Scalar T>
 T attention_score(const AttentionProblem& p, const ScoreParams<T>& sp, const T* q, const T* k, std::size_t h, long long diag,
                   std::size_t j) {
-  T s = T(dot(q, k, p.shape.d) * sp.scale);
-  if (sp.capped) s = T(sp.softcap * tanh_via_exp(T(s / sp.softcap)));
-  return alibi_biased(p, s, h, diag, j);
+  return attention_score_parts(p, sp, q, k, h, diag, j).s;
 }
 
 // The steps of attention_batched, each a static function so that a broken kernel (kernels/

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "attncheck/kernels/attention.hpp"
+#include "attncheck/kernels/attention_backward.hpp"
 #include "attncheck/kernels/attention_batched.hpp"
 #include "attncheck/kernels/attention_hvp.hpp"
 #include "attncheck/kernels/entropy.hpp"
@@ -54,6 +55,11 @@ struct KernelSet {
   std::function<void(const kernels::AttentionProblem& p, kernels::Tiling tiling, const T* q, const T* k, const T* v, T* o,
                      lse_t<T>* lse)>
       attention_batched;
+  // Its backward pass (kernels/attention_backward.hpp): dQ, dK, dV in q's, k's and v's layouts
+  // from q, k, v, the forward's o and lse, and the cotangent dout (o's layout). Tiling as above.
+  std::function<void(const kernels::AttentionProblem& p, kernels::Tiling tiling, const T* q, const T* k, const T* v, const T* o,
+                     const T* dout, const lse_t<T>* lse, T* dq, T* dk, T* dv)>
+      attention_backward;
   bool attention_batched_lse = true;  // false: the kernel returns no LSE (it is never asked for one)
   // true: attention_batched computes with the tiling it is given (the reference and its mutants),
   // so a bound may be derived for that tiling; false (a third party's kernel): for any tiling.
@@ -149,6 +155,17 @@ KernelSet<S> computed_in(const KernelSet<C>& k) {
     narrow(out, o);
     for (std::size_t i = 0; i < l.size(); ++i) lse[i] = static_cast<lse_t<S>>(l[i]);
   };
+  r.attention_backward = [f = k.attention_backward](const kernels::AttentionProblem& p, kernels::Tiling t, const S* q, const S* kk,
+                                                    const S* v, const S* o, const S* dout, const lse_t<S>* lse, S* dq, S* dk, S* dv) {
+    const auto& sh = p.shape;
+    std::vector<C> gq(sh.q_size()), gk(sh.k_size()), gv(sh.v_size());
+    std::vector<lse_t<C>> l(lse, lse + sh.lse_size());  // lse_t<S> = lse_t<C> = float: exact
+    f(p, t, widen<C>(q, sh.q_size()).data(), widen<C>(kk, sh.k_size()).data(), widen<C>(v, sh.v_size()).data(),
+      widen<C>(o, sh.o_size()).data(), widen<C>(dout, sh.o_size()).data(), l.data(), gq.data(), gk.data(), gv.data());
+    narrow(gq, dq);
+    narrow(gk, dk);
+    narrow(gv, dv);
+  };
   r.attention_batched_lse = k.attention_batched_lse;
   r.attention_batched_follows_tiling = k.attention_batched_follows_tiling;
   return r;
@@ -162,6 +179,18 @@ auto attention_batched_kernel() {
     std::vector<T> l(lse ? p.shape.lse_size() : 0);
     kernels::attention_batched<T, Steps>(p, q, k, v, o, lse ? l.data() : nullptr, t);
     for (std::size_t i = 0; i < l.size(); ++i) lse[i] = static_cast<lse_t<T>>(l[i]);
+  };
+}
+
+// The slot attention_backward for kernels::attention_backward<T, Steps> (the reference or a broken
+// kernel's Steps): the LSE given in lse_t<T>, rounded once to T (exact for f32 and f64).
+template <class T, class Steps = kernels::AttentionBackwardSteps>
+auto attention_backward_kernel() {
+  return [](const kernels::AttentionProblem& p, kernels::Tiling t, const T* q, const T* k, const T* v, const T* o, const T* dout,
+            const lse_t<T>* lse, T* dq, T* dk, T* dv) {
+    std::vector<T> l(p.shape.lse_size());
+    for (std::size_t i = 0; i < l.size(); ++i) l[i] = scalar_traits<T>::from_double(static_cast<double>(lse[i]));
+    kernels::attention_backward<T, Steps>(p, q, k, v, o, dout, l.data(), dq, dk, dv, t);
   };
 }
 
@@ -180,6 +209,7 @@ KernelSet<T> reference_kernels_in_storage() {
   k.attention_hvp = kernels::attention_hvp<T>;
   k.position_encoding = kernels::position_encoding<T>;
   k.attention_batched = attention_batched_kernel<T>();
+  k.attention_backward = attention_backward_kernel<T>();
   k.attention_batched_follows_tiling = true;
   return k;
 }

@@ -1,0 +1,174 @@
+// attncheck: the exact gradients of batched attention (kernels/attention_backward.hpp) and the
+// derived allowance of every element of dQ, dK and dV. Derivation: proofs/attention_backward.tex
+// (each step's error, in the order the kernel computes it); the symbols below are its symbols.
+//
+// The kernel is given O and the LSE. Whether it uses them (FlashAttention-2: P = exp(s − LSE),
+// D from O) or recomputes its own forward (PyTorch's autograd), their deviation from the exact
+// values enters through λ_i = max(|LSE given − LSE|, the forward's LSE allowance) and
+// ō_ic = max(|O given − O|, the forward's O allowance): one bound covers both.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <vector>
+
+#include "attncheck/bounds/attention_batched.hpp"
+#include "attncheck/bounds/error_model.hpp"
+
+namespace attncheck::bounds {
+
+// Exact gradients (q's, k's and v's layouts) and the allowance of each element; the exact O and
+// LSE the audit hands a kernel (rounded to its formats by the caller).
+struct AttentionBackwardExact {
+  std::vector<real> dq, dk, dv;
+  std::vector<real> dq_allowance, dk_allowance, dv_allowance;
+  std::vector<real> o, lse;  // exact forward output and log-sum-exp
+  // Per key row (b, j, g): whether some query sees it (a key no query sees has dK = dV = 0 exactly).
+  std::vector<bool> key_seen;
+};
+
+// The exact forward (O and LSE) of every row, for the caller to round and hand to the kernel.
+template <class T>
+void attention_forward_exact(const kernels::AttentionProblem& p, const std::vector<T>& q, const std::vector<T>& k,
+                             const std::vector<T>& v, std::vector<real>& o, std::vector<real>& lse) {
+  const auto& sh = p.shape;
+  o.assign(sh.o_size(), 0);
+  lse.assign(sh.lse_size(), -std::numeric_limits<real>::infinity());
+  for (std::size_t b = 0; b < sh.batch; ++b)
+    for (std::size_t h = 0; h < sh.heads; ++h)
+      for (std::size_t i = 0; i < sh.n; ++i) {
+        const auto r = attention_row_allowance(p, q, k, v, b, h, i, KeyBlocks::any(), Model{0, 0, 0, 0});
+        std::copy(r.o.begin(), r.o.end(), o.begin() + static_cast<std::ptrdiff_t>(sh.o_at(b, i, h)));
+        lse[sh.lse_at(b, h, i)] = r.lse;
+      }
+}
+
+// The gradients of problem p at cotangent dout, and their allowances for a kernel of model md
+// (model_of<T>(): its arithmetic and storage) that is given o_given and lse_given (the values
+// the audit handed it: lse in lse_t<T>).
+template <class T, class Lse>
+AttentionBackwardExact attention_backward_exact(const kernels::AttentionProblem& p, const std::vector<T>& q, const std::vector<T>& k,
+                                                const std::vector<T>& v, const std::vector<T>& dout, const std::vector<T>& o_given,
+                                                const std::vector<Lse>& lse_given, const Model& md) {
+  const auto& sh = p.shape;
+  const std::size_t d = sh.d, dv = sh.dv;
+  const Model a = md.arithmetic();
+  const real u = a.u, eta = a.eta, er = a.exp_rel;
+  const real uS = md.mixed() ? md.out_u : 0, etaS = md.mixed() ? md.out_eta : 0;
+  const real scale = static_cast<real>(p.scale);
+  const auto val = [](const auto& x) { return static_cast<real>(to_double(x)); };
+
+  AttentionBackwardExact r;
+  r.dq.assign(sh.q_size(), 0), r.dk.assign(sh.k_size(), 0), r.dv.assign(sh.v_size(), 0);
+  r.o.assign(sh.o_size(), 0), r.lse.assign(sh.lse_size(), -std::numeric_limits<real>::infinity());
+  r.key_seen.assign(sh.batch * sh.m * sh.kv_heads, false);
+  // Σ over the terms of each sum: magnitudes (|term| + its error) and the errors carried in, and
+  // the number of terms (for γ): accumulated per element, turned into allowances at the end.
+  std::vector<real> dq_err(sh.q_size(), 0), dq_mag(sh.q_size(), 0);
+  std::vector<real> dk_err(sh.k_size(), 0), dk_mag(sh.k_size(), 0), dv_err(sh.v_size(), 0), dv_mag(sh.v_size(), 0);
+  std::vector<std::size_t> dq_terms(sh.q_size() / d, 0), kv_terms(sh.batch * sh.m * sh.kv_heads, 0);
+
+  for (std::size_t b = 0; b < sh.batch; ++b)
+    for (std::size_t h = 0; h < sh.heads; ++h) {
+      const std::size_t g = sh.kv_head(h);
+      for (std::size_t i = 0; i < sh.n; ++i) {
+        const auto fw = attention_row_allowance(p, q, k, v, b, h, i, KeyBlocks::any(), md);
+        const std::size_t K = fw.keys.size();
+        const std::size_t oi = sh.o_at(b, i, h);
+        std::copy(fw.o.begin(), fw.o.end(), r.o.begin() + static_cast<std::ptrdiff_t>(oi));
+        r.lse[sh.lse_at(b, h, i)] = fw.lse;
+        if (K == 0) continue;
+        const RowScores rs = row_scores(p, q, k, b, h, i, md);
+        const auto row = oracle::softmax_row_exact(rs.s);
+        // λ_i and ō_ic: the given (or recomputed) LSE's and O's deviation.
+        const real L = fw.lse;
+        const real lambda = std::max(std::abs(val(lse_given[sh.lse_at(b, h, i)]) - L), fw.lse_allowance);
+        // D_i and its error ε^D_i.
+        real D = 0, eD = 0, Dmag = 0;
+        for (std::size_t c = 0; c < dv; ++c) {
+          const real go = val(dout[oi + c]), oc = fw.o[c];
+          const real obar = std::max(std::abs(val(o_given[oi + c]) - oc), fw.o_allowance[c]);
+          D += go * oc;
+          eD += std::abs(go) * obar;
+          Dmag += std::abs(go) * (std::abs(oc) + obar);
+        }
+        eD += gamma(dv, u) * Dmag + static_cast<real>(dv) * eta;
+        dq_terms[(oi / dv)] += K;
+        for (std::size_t jj = 0; jj < K; ++jj) {
+          const std::size_t j = fw.keys.first + jj;
+          const std::size_t kr = (b * sh.m + j) * sh.kv_heads + g;
+          r.key_seen[kr] = true;
+          kv_terms[kr] += 1;
+          const real P = row.p[jj], s = oracle::dbl(rs.s[jj]), dl = rs.delta[jj];
+          // π: the recomputed weight's error (argument error a, exp's, the subnormal granule),
+          // then stored in the storage format for the tensor-core products (πS).
+          const real arg = dl + lambda + gamma(4, u) * (std::abs(s) + std::abs(L) + dl + lambda);
+          const real pi = P * ((1 + er) * (1 + er) * std::exp(arg) * (1 + gamma(2, u)) - 1) + 2 * eta;
+          const real piS = pi + uS * (P + pi) + etaS / 2;
+          // dP_ij and ε^P; x = dP − D and ξ.
+          real dP = 0, dPmag = 0;
+          for (std::size_t c = 0; c < dv; ++c) {
+            const real go = val(dout[oi + c]), vc = val(v[sh.v_at(b, j, g) + c]);
+            dP += go * vc;
+            dPmag += std::abs(go * vc);
+          }
+          const real eP = gamma(dv, u) * dPmag + static_cast<real>(dv) * eta;
+          const real x = dP - D;
+          const real xi = eP + eD + gamma(2, u) * (std::abs(dP) + std::abs(D) + eP + eD);
+          // dS = P x and its error.
+          const real dS = P * x;
+          real eS = piS * std::abs(x) + (P + piS) * xi + u * (P + piS) * (std::abs(x) + xi) + eta;
+          real dZ = dS, eZ = eS;
+          if (p.softcap > 0) {  // dZ = dS (1 − τ²)
+            const real c = static_cast<real>(p.softcap), tau = rs.tanh[jj];
+            const real g1 = gamma(1, u);
+            const real dx = (((1 + g1) * rs.delta_scaled[jj] + 2 * g1 * std::abs(rs.scaled[jj])) / c);
+            const real rho = (1 + u) / ((1 - er - eta) * (1 - u)) - 1;
+            const real te = 2 * rho + u * (1 + 2 * rho) + std::min<real>(dx, 2);
+            const real f = 1 - tau * tau;
+            const real fe = (2 * std::abs(tau) + te) * te + gamma(2, u) * (1 + 2 * (std::abs(tau) + te) * (std::abs(tau) + te));
+            dZ = dS * f;
+            eZ = eS * f + (std::abs(dS) + eS) * fe + u * (std::abs(dS) + eS) * (f + fe) + eta;
+          }
+          const real eZS = eZ + uS * (std::abs(dZ) + eZ) + etaS / 2;  // dS stored for the products
+          // The three products into their sums.
+          for (std::size_t t = 0; t < d; ++t) {
+            const real kt = val(k[sh.k_at(b, j, g) + t]), qt = val(q[sh.q_at(b, i, h) + t]);
+            const std::size_t qe = sh.q_at(b, i, h) + t, ke = sh.k_at(b, j, g) + t;
+            r.dq[qe] += scale * dZ * kt;
+            dq_err[qe] += scale * eZS * std::abs(kt);
+            dq_mag[qe] += scale * (std::abs(dZ) + eZS) * std::abs(kt);
+            r.dk[ke] += scale * dZ * qt;
+            dk_err[ke] += scale * eZS * std::abs(qt);
+            dk_mag[ke] += scale * (std::abs(dZ) + eZS) * std::abs(qt);
+          }
+          for (std::size_t c = 0; c < dv; ++c) {
+            const real go = val(dout[oi + c]);
+            const std::size_t ve = sh.v_at(b, j, g) + c;
+            r.dv[ve] += P * go;
+            dv_err[ve] += piS * std::abs(go);
+            dv_mag[ve] += (P + piS) * std::abs(go);
+          }
+        }
+      }
+    }
+  // Each sum: the carried errors, γ over its terms (the products, the additions in any order,
+  // the scale's rounding and product: 3 more), the subnormal granule per term, the final
+  // rounding to storage; then the evaluation slack. An infinite γ says the bound says nothing.
+  const auto finish = [&](real exact, real err, real mag, std::size_t terms, real scale_terms) {
+    const real B = err + gamma(terms + 3, u) * mag + static_cast<real>(terms + 1) * eta * scale_terms;
+    const real rb = md.round_out(std::abs(exact), B) * evaluation_slack;
+    return std::isfinite(rb) ? rb : std::numeric_limits<real>::infinity();
+  };
+  r.dq_allowance.resize(sh.q_size());
+  for (std::size_t e = 0; e < sh.q_size(); ++e) r.dq_allowance[e] = finish(r.dq[e], dq_err[e], dq_mag[e], dq_terms[e / d], std::max<real>(scale, 1));
+  r.dk_allowance.resize(sh.k_size());
+  for (std::size_t e = 0; e < sh.k_size(); ++e) r.dk_allowance[e] = finish(r.dk[e], dk_err[e], dk_mag[e], kv_terms[e / d], std::max<real>(scale, 1));
+  r.dv_allowance.resize(sh.v_size());
+  for (std::size_t e = 0; e < sh.v_size(); ++e) r.dv_allowance[e] = finish(r.dv[e], dv_err[e], dv_mag[e], kv_terms[e / dv], 1);
+  return r;
+}
+
+}  // namespace attncheck::bounds
