@@ -14,8 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "attncheck/bounds/attention_backward.hpp"
-#include "attncheck/property/gen/attention_batched.hpp"
+#include "attncheck/property/gen/attention_backward.hpp"
 #include "attncheck/property/property.hpp"
 
 namespace attncheck::falsify {
@@ -24,45 +23,13 @@ namespace {
 
 using bounds::real;
 
-// One backward problem: the forward case, the cotangent, and the forward's o and LSE as given.
-template <class T>
-struct BackwardCase {
-  gen::BatchedCase<T> c;
-  std::vector<T> dout, o;
-  std::vector<lse_t<T>> lse;
-
-  struct Grads {
-    std::vector<T> dq, dk, dv;
-  };
-  Grads run(const KernelSet<T>& ks, const gen::BatchedCase<T>& with) const {
-    const auto& s = with.p.shape;
-    Grads g{std::vector<T>(s.q_size()), std::vector<T>(s.k_size()), std::vector<T>(s.v_size())};
-    ks.attention_backward(with.p, with.tiling, with.q.data(), with.k.data(), with.v.data(), o.data(), dout.data(), lse.data(), g.dq.data(),
-                          g.dk.data(), g.dv.data());
-    return g;
-  }
-  Grads run(const KernelSet<T>& ks) const { return run(ks, c); }
-  std::string describe() const { return c.describe(); }
-};
+using gen::BackwardCase;
 
 template <class T>
-BackwardCase<T> draw_backward() {
-  BackwardCase<T> r{gen::batched_case<T>(), {}, {}, {}};
-  const auto& s = r.c.p.shape;
-  r.dout = draw_vector<T>(s.o_size(), 4);
-  std::vector<real> o, lse;
-  bounds::attention_forward_exact(r.c.p, r.c.q, r.c.k, r.c.v, o, lse);
-  r.o.resize(o.size());
-  for (std::size_t e = 0; e < o.size(); ++e) r.o[e] = scalar_traits<T>::from_double(static_cast<double>(o[e]));
-  r.lse.resize(lse.size());
-  for (std::size_t e = 0; e < lse.size(); ++e) r.lse[e] = static_cast<lse_t<T>>(lse[e]);
-  return r;
-}
+BackwardCase<T> draw_backward() { return gen::backward_case<T>(); }
 
 template <class T>
-bounds::AttentionBackwardExact exact_of(const BackwardCase<T>& bc) {
-  return bounds::attention_backward_exact(bc.c.p, bc.c.q, bc.c.k, bc.c.v, bc.dout, bc.o, bc.lse, bounds::model_of<T>());
-}
+bounds::AttentionBackwardExact exact_of(const BackwardCase<T>& bc) { return bc.exact(); }
 
 template <class T>
 std::string where(const BackwardCase<T>& bc, const std::string& what) {

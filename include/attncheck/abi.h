@@ -38,7 +38,9 @@ extern "C" {
  *   1: the seven kinds of ATTNCHECK_ABI_DECLARE, attention one head of one sequence.
  *   2: attention as shipped kernels take it (attncheck_attention_v2_*_fn below: batch, grouped-
  *      query heads, explicit scale, causal alignment, sliding window, soft-cap, ALiBi, LSE).
- *      Every other kind keeps its version-1 signature.
+ *      Every other kind keeps its version-1 signature. Version 2 later gained a kind, the backward
+ *      pass (attncheck_attention_backward_v2_*_fn): a new kind changes no signature, so the
+ *      version stayed 2.
  * A library states the version it was written for with ATTNCHECK_EXPORT_ABI_VERSION (below); a
  * library that does not is version 1, and its `attention` kernels have version 1's signature. */
 #define ATTNCHECK_ABI_VERSION 2
@@ -133,6 +135,35 @@ ATTNCHECK_ABI_DECLARE_V2(float, float, f32)
 ATTNCHECK_ABI_DECLARE_V2(double, double, f64)
 ATTNCHECK_ABI_DECLARE_V2(attncheck_f16_bits, float, f16)
 ATTNCHECK_ABI_DECLARE_V2(attncheck_bf16_bits, float, bf16)
+
+/* ---- version 2: the backward pass of attention ------------------------------------------------
+ *
+ * The same problem; given q, k, v, the forward's o and lse (the layouts above) and the cotangent
+ * dout of o (o's layout), the gradients of L = sum(dout * o): dq in q's layout, dk in k's, dv in
+ * v's. With P_ij = exp(s_ij - lse[b,h,i]) for the visible keys j of query i (0 elsewhere), s_ij the
+ * final score above, and g = h / (H / H_kv):
+ *     dv[b,j,g,:] = sum over the heads h of group g and the queries i of P_ij dout[b,i,h,:]
+ *     dP_ij = dout[b,i,h,:] . v[b,j,g,:]      D_i = dout[b,i,h,:] . o[b,i,h,:]
+ *     dS_ij = P_ij (dP_ij - D_i)
+ *     dS_ij = dS_ij (1 - tanh^2(scale * (q.k) / softcap))      if softcap > 0 (the chain rule)
+ *     dq[b,i,h,:] = scale * sum_j dS_ij k[b,j,g,:]
+ *     dk[b,j,g,:] = scale * sum over the heads h of group g and the queries i of dS_ij q[b,i,h,:]
+ * ALiBi slopes and the mask carry no gradient; a row that sees no key contributes nothing, and a
+ * key no query sees gets dk = dv = 0. lse is never NULL (S: float for f16, bf16 and f32, double for
+ * f64). attncheck hands the kernel the forward's correctly rounded o and lse; a kernel may also
+ * ignore them and recompute its forward (its error bounds cover both). Guard pages and canaries
+ * follow each of dq, dk and dv; q, k, v, o, dout, lse, *p and the slopes are compared after the call.
+ * A kind of version 2 only: `attncheck audit --kernel attention_backward:bf16:SYMBOL`.
+ */
+#define ATTNCHECK_ABI_DECLARE_BACKWARD_V2(T, S, SFX)                                                 \
+  typedef int (*attncheck_attention_backward_v2_##SFX##_fn)(                                          \
+      const attncheck_attention_problem* p, const T* q, const T* k, const T* v, const T* o, const T* dout, \
+      const S* lse, T* dq, T* dk, T* dv);
+
+ATTNCHECK_ABI_DECLARE_BACKWARD_V2(float, float, f32)
+ATTNCHECK_ABI_DECLARE_BACKWARD_V2(double, double, f64)
+ATTNCHECK_ABI_DECLARE_BACKWARD_V2(attncheck_f16_bits, float, f16)
+ATTNCHECK_ABI_DECLARE_BACKWARD_V2(attncheck_bf16_bits, float, bf16)
 
 /* The version marker: a library written for version 2 puts
  *

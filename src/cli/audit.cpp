@@ -542,7 +542,7 @@ Command setup_audit(CLI::App& parent, const Global& global) {
   app->add_option("--kernel", o->kernels,
                   "KIND:DTYPE:SYMBOL with --lib, KIND:DTYPE with --exec (repeatable). Kinds: softmax, log_softmax, scores, "
                   "rmsnorm, entropy, attention (ABI version 2's batched attention for a library exporting that version, "
-                  "or under --abi 2), softmax_jvp; dtypes: f32, f64, f16 and bf16 (storage; f32 arithmetic: "
+                  "or under --abi 2), softmax_jvp, attention_backward (ABI version 2's backward pass); dtypes: f32, f64, f16 and bf16 (storage; f32 arithmetic: "
                   "the same as f16@f32, bf16@f32), f16@f16 and bf16@bf16 (16-bit arithmetic)");
   app->add_option("--bindings", o->bindings, "YAML file naming the library and its kernels (see docs/audit.md)");
   app->add_option("--exec", o->exec, "Program serving kernels over the exec protocol on stdin/stdout (docs/audit-protocol.md)");

@@ -73,7 +73,7 @@ void perform(Backend& b, CallStats& st, Call& c, T* out, const std::string& shap
     case Status::declined:
       if (st.declines++ == 0) {
         st.first_decline = what + " " + r.detail + " on " + shape;
-        if (c.kind == Kind::attention_v2) st.first_decline_shape = attention_shape_spec(c.problem);
+        if (takes_problem(c.kind)) st.first_decline_shape = attention_shape_spec(c.problem);
       }
       RC_DISCARD("declined");
     case Status::out_of_memory:
@@ -182,6 +182,30 @@ KernelSet<T> audited_kernels(Backend& b, CallStats& st, bool attention_lse = tru
                  show("v", v, sh.v_size(), st.shown_elements) + slopes;
         },
         lse);
+  };
+  // ABI version 2's backward pass: one call, three outputs (Reply::output holds dQ, dK, dV in turn).
+  k.attention_backward = [&b, &st](const kernels::AttentionProblem& p, kernels::Tiling, const T* q, const T* kk, const T* v, const T* o,
+                                   const T* dout, const lse_t<T>* lse, T* dq, T* dk, T* dv) {
+    const auto& sh = p.shape;
+    Call c;
+    c.kind = Kind::attention_backward;
+    c.n = sh.n, c.m = sh.m, c.d = sh.d, c.dv = sh.dv, c.causal = p.mask.causal;
+    c.problem = p;
+    c.inputs = {raw(q, sh.q_size()), raw(kk, sh.k_size()), raw(v, sh.v_size()), raw(o, sh.o_size()), raw(dout, sh.o_size()),
+                raw(lse, sh.lse_size())};
+    c.output_count = sh.q_size() + sh.k_size() + sh.v_size();
+    c.lse_count = sh.lse_size();
+    std::vector<T> out(c.output_count);
+    perform(b, st, c, out.data(), p.describe(), [&] {
+      std::string slopes;
+      if (!p.alibi_slopes.empty()) slopes = show("alibi_slopes", p.alibi_slopes.data(), p.alibi_slopes.size(), st.shown_elements);
+      return show("q", q, sh.q_size(), st.shown_elements) + show("k", kk, sh.k_size(), st.shown_elements) +
+             show("v", v, sh.v_size(), st.shown_elements) + show("o", o, sh.o_size(), st.shown_elements) +
+             show("dout", dout, sh.o_size(), st.shown_elements) + show("lse", lse, sh.lse_size(), st.shown_elements) + slopes;
+    });
+    std::copy_n(out.begin(), sh.q_size(), dq);
+    std::copy_n(out.begin() + static_cast<std::ptrdiff_t>(sh.q_size()), sh.k_size(), dk);
+    std::copy_n(out.begin() + static_cast<std::ptrdiff_t>(sh.q_size() + sh.k_size()), sh.v_size(), dv);
   };
   k.attention_batched_lse = attention_lse;
   // No ABI kind computes several heads at once; per-head properties are not applicable.

@@ -13,6 +13,7 @@ std::string_view kind_name(Kind k) {
     case Kind::attention: return "attention";
     case Kind::softmax_jvp: return "softmax_jvp";
     case Kind::attention_v2: return "attention";
+    case Kind::attention_backward: return "attention_backward";
   }
   return "?";
 }
@@ -69,10 +70,11 @@ std::optional<Dtype> dtype_from_code(std::uint8_t storage, std::uint8_t arithmet
 
 double call_timeout_seconds(const Call& c, double base_seconds) {
   double work = 0;  // multiply-adds
-  if (c.kind == Kind::attention_v2) {
+  if (takes_problem(c.kind)) {
     const auto& s = c.problem.shape;
     work = static_cast<double>(s.batch) * static_cast<double>(s.heads) * static_cast<double>(s.n) * static_cast<double>(s.m) *
            static_cast<double>(s.d + s.dv);
+    if (c.kind == Kind::attention_backward) work *= 3;  // the scores again, dP, and three products
   } else if (c.kind == Kind::attention) {
     work = static_cast<double>(c.n) * static_cast<double>(c.m) * static_cast<double>(c.d + c.dv);
   }

@@ -17,10 +17,14 @@ namespace attncheck::audit {
 // The kernel kinds of include/attncheck/abi.h, numbered as in the exec protocol. attention_v2 is
 // the kind `attention` of ABI version 2 (attncheck_attention_v2_*_fn): users spell it `attention`
 // and the source's ABI version decides which signature is meant (Backend::has, abi_kind).
-enum class Kind : std::uint8_t { softmax = 1, log_softmax, scores, rmsnorm, entropy, attention, softmax_jvp, attention_v2 };
+// attention_backward (ABI version 2 only) is the backward pass of attention_v2's problem
+// (attncheck_attention_backward_v2_*_fn).
+enum class Kind : std::uint8_t { softmax = 1, log_softmax, scores, rmsnorm, entropy, attention, softmax_jvp, attention_v2, attention_backward };
 
-inline constexpr Kind all_kinds[] = {Kind::softmax, Kind::log_softmax, Kind::scores, Kind::rmsnorm,
-                                     Kind::entropy, Kind::attention, Kind::softmax_jvp, Kind::attention_v2};
+inline constexpr Kind all_kinds[] = {Kind::softmax, Kind::log_softmax, Kind::scores,       Kind::rmsnorm,           Kind::entropy,
+                                     Kind::attention, Kind::softmax_jvp, Kind::attention_v2, Kind::attention_backward};
+// The kinds that take the attention problem struct (ABI version 2's).
+inline bool takes_problem(Kind k) { return k == Kind::attention_v2 || k == Kind::attention_backward; }
 
 // The ABI versions this attncheck speaks (include/attncheck/abi.h, ATTNCHECK_ABI_VERSION).
 inline constexpr int min_abi_version = 1, max_abi_version = 2;
@@ -53,6 +57,8 @@ struct Call {
   std::uint64_t output_count = 0;             // elements the kernel must write
   // attention_v2 only: everything but q, k, v (problem.shape gives n, m, d, dv above too), and the
   // LSE elements asked for (0: lse is NULL; else problem.shape.lse_size(), of lse_size(dtype) bytes).
+  // attention_backward: the problem too; inputs q, k, v, o, dO (T) and the LSE (inputs[5],
+  // lse_size(dtype) bytes per element); output_count = q + k + v elements: dQ, dK, dV in turn.
   kernels::AttentionProblem problem;
   std::uint64_t lse_count = 0;
 };
@@ -72,7 +78,7 @@ struct Reply {
   Status status = Status::protocol_error;
   int code = 0;         // the kernel's return value (declined) or the signal number (crashed)
   std::string detail;   // what exactly went wrong, for the report
-  std::vector<unsigned char> output;  // output_count elements when done
+  std::vector<unsigned char> output;  // output_count elements when done (attention_backward: dQ, dK, dV)
   std::vector<unsigned char> lse;     // attention_v2: lse_count elements when done
 };
 

@@ -203,6 +203,13 @@ ExecBackend::Served ExecBackend::serves(Kind k, Dtype d) {
       c.inputs = {zeros(1), zeros(1), zeros(1)};
       c.output_count = 1;
       break;
+    case Kind::attention_backward:
+      c.n = c.m = c.d = c.dv = 1;
+      c.problem.shape.n = c.problem.shape.m = c.problem.shape.d = c.problem.shape.dv = 1;
+      c.inputs = {zeros(1), zeros(1), zeros(1), zeros(1), zeros(1), std::vector<unsigned char>(lse_size(d), 0)};
+      c.lse_count = 1;
+      c.output_count = 3;
+      break;
   }
   const Reply r = exchange(c);
   if (r.status == Status::done || r.status == Status::declined) return Served::yes;

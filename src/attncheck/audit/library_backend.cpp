@@ -10,6 +10,8 @@
 // and the ALiBi slopes (abi.h):
 //   [q][k][v][problem][slopes] ... [canary][lse][canary][guard page 2] ... [canary][o][canary][guard page]
 // Guard page 2 is made PROT_NONE by the child for the call only (its place depends on the sizes).
+// The backward pass (attention_backward) has three outputs, dQ, dK and dV, each so guarded
+// (dQ at the end, dK and dV below it with guard pages 2 and 3), and inputs q, k, v, o, dO, lse.
 // The problem's alibi_slopes pointer points into the region: the child is a fork of attncheck
 // and maps the region at the same address.
 #include "attncheck/audit/library_backend.hpp"
@@ -45,21 +47,21 @@ std::size_t page_size() { return static_cast<std::size_t>(::sysconf(_SC_PAGESIZE
 std::size_t align_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
 
 // What travels over the request pipe: plain data, offsets into the shared region.
+constexpr int max_inputs = 6, max_outputs = 3;
 struct Request {
   std::uint32_t binding;
   std::uint32_t causal;
   std::uint64_t n, m, d, dv;
   double eps;
-  std::uint64_t in_off[3];
-  std::uint64_t out_off;
+  std::uint64_t in_off[max_inputs];
+  std::uint64_t out_off[max_outputs];  // [0] the output (o, dQ); [1] attention_v2's LSE or dK; [2] dV
   std::uint32_t kind;         // the Kind to call the binding as (attention_v2 for `attention` of ABI 2)
-  std::uint32_t has_lse;      // attention_v2: lse is at lse_off (else NULL)
-  std::uint64_t problem_off;  // attention_v2: the attncheck_attention_problem
-  std::uint64_t lse_off;
-  std::uint64_t guard2_off;   // attention_v2 with LSE: the page to protect during the call
+  std::uint32_t outputs;      // how many of out_off are used (attention_v2 without LSE: 1, lse NULL)
+  std::uint64_t problem_off;  // attention_v2, attention_backward: the attncheck_attention_problem
+  std::uint64_t guard_off[max_outputs - 1];  // outputs 1 and 2: the pages to protect during the call
 };
 struct Response {
-  std::int32_t guard_hit;  // 1: the child hit the output's guard page, 2: the LSE's (sent by its SIGSEGV handler)
+  std::int32_t guard_hit;  // 1 + the output whose guard page the child hit (sent by its SIGSEGV handler)
   std::int32_t rc;         // the kernel's return value
 };
 
@@ -68,14 +70,17 @@ struct Response {
 int child_resp_fd = -1;
 unsigned char* child_guard = nullptr;
 std::size_t child_guard_size = 0;
-unsigned char* volatile child_guard2 = nullptr;  // the LSE's guard page during a call, else null
+unsigned char* volatile child_guards[max_outputs - 1] = {};  // outputs 1 and 2's guard pages during a call
 
-// A SIGSEGV inside the guard page is an out-of-bounds write; anything else is left to the
+// A SIGSEGV inside a guard page is an out-of-bounds write; anything else is left to the
 // default action (SA_RESETHAND: returning re-runs the faulting access, which then kills us).
 void on_segv(int, siginfo_t* info, void*) {
   auto* a = static_cast<unsigned char*>(info->si_addr);
-  unsigned char* const g2 = child_guard2;
-  const int hit = a >= child_guard && a < child_guard + child_guard_size ? 1 : g2 && a >= g2 && a < g2 + child_guard_size ? 2 : 0;
+  int hit = a >= child_guard && a < child_guard + child_guard_size ? 1 : 0;
+  for (int g = 0; g < max_outputs - 1 && !hit; ++g) {
+    unsigned char* const p = child_guards[g];
+    if (p && a >= p && a < p + child_guard_size) hit = g + 2;
+  }
   if (hit) {
     const Response r{hit, 0};
     (void)!::write(child_resp_fd, &r, sizeof r);
@@ -93,10 +98,15 @@ static_assert(std::is_same_v<attncheck_attention_v2_bf16_fn, int (*)(const attnc
 static_assert(std::is_same_v<attncheck_attention_v2_f64_fn, int (*)(const attncheck_attention_problem*, const double*, const double*,
                                                                     const double*, double*, double*)>);
 
+static_assert(std::is_same_v<attncheck_attention_backward_v2_bf16_fn,
+                             int (*)(const attncheck_attention_problem*, const std::uint16_t*, const std::uint16_t*, const std::uint16_t*,
+                                     const std::uint16_t*, const std::uint16_t*, const float*, std::uint16_t*, std::uint16_t*, std::uint16_t*)>);
+
 template <class T, class S>
 int invoke(Kind k, void* fn, const Request& r, unsigned char* base) {
   auto in = [&](int i) { return reinterpret_cast<const T*>(base + r.in_off[i]); };
-  T* out = reinterpret_cast<T*>(base + r.out_off);
+  auto out_at = [&](int i) { return reinterpret_cast<T*>(base + r.out_off[i]); };
+  T* out = out_at(0);
   switch (k) {
     case Kind::softmax:
     case Kind::log_softmax:
@@ -115,9 +125,15 @@ int invoke(Kind k, void* fn, const Request& r, unsigned char* base) {
       return reinterpret_cast<int (*)(const T*, const T*, std::size_t, T*)>(fn)(in(0), in(1), r.n, out);
     case Kind::attention_v2: {
       const auto* p = reinterpret_cast<const attncheck_attention_problem*>(base + r.problem_off);
-      S* lse = r.has_lse ? reinterpret_cast<S*>(base + r.lse_off) : nullptr;
+      S* lse = r.outputs > 1 ? reinterpret_cast<S*>(base + r.out_off[1]) : nullptr;
       return reinterpret_cast<int (*)(const attncheck_attention_problem*, const T*, const T*, const T*, T*, S*)>(fn)(
           p, in(0), in(1), in(2), out, lse);
+    }
+    case Kind::attention_backward: {
+      const auto* p = reinterpret_cast<const attncheck_attention_problem*>(base + r.problem_off);
+      const S* lse = reinterpret_cast<const S*>(base + r.in_off[5]);
+      return reinterpret_cast<int (*)(const attncheck_attention_problem*, const T*, const T*, const T*, const T*, const T*, const S*, T*, T*,
+                                      T*)>(fn)(p, in(0), in(1), in(2), in(3), in(4), lse, out, out_at(1), out_at(2));
     }
   }
   return -1;
@@ -189,9 +205,9 @@ void send_startup(int fd, const std::string& msg) {
     if (r.binding >= bindings.size()) ::_exit(3);
     const Binding& b = bindings[r.binding];
     const Kind kind = static_cast<Kind>(r.kind);
-    if (r.guard2_off) {
-      child_guard2 = region + r.guard2_off;
-      ::mprotect(child_guard2, child_guard_size, PROT_NONE);
+    for (std::uint32_t g = 1; g < r.outputs && g < max_outputs; ++g) {
+      child_guards[g - 1] = region + r.guard_off[g - 1];
+      ::mprotect(child_guards[g - 1], child_guard_size, PROT_NONE);
     }
     int rc = -1;
     switch (b.dtype) {
@@ -205,10 +221,11 @@ void send_startup(int fd, const std::string& msg) {
       case Dtype::e5m2:
       case Dtype::e4m3sat: break;
     }
-    if (child_guard2) {
-      ::mprotect(child_guard2, child_guard_size, PROT_READ | PROT_WRITE);
-      child_guard2 = nullptr;
-    }
+    for (auto& g : child_guards)
+      if (g) {
+        ::mprotect(g, child_guard_size, PROT_READ | PROT_WRITE);
+        g = nullptr;
+      }
     const Response resp{0, rc};
     if (::write(resp_fd, &resp, sizeof resp) != static_cast<ssize_t>(sizeof resp)) ::_exit(0);
   }
@@ -292,6 +309,12 @@ void LibraryBackend::start() {
     throw LoadError(why);
   }
   abi_ = marker != 0 ? static_cast<int>(marker) : declared_abi_ != 0 ? declared_abi_ : 1;
+  for (const Binding& b : bindings_)
+    if (b.kind == Kind::attention_backward && abi_ < 2) {
+      stop();
+      throw LoadError("attention_backward is a kind of ABI version 2 (include/attncheck/abi.h), and " + path_ +
+                      " is version 1: put ATTNCHECK_EXPORT_ABI_VERSION in it, or declare it with --abi 2 (abi: 2 in a bindings file)");
+    }
 }
 
 void LibraryBackend::stop() {
@@ -327,25 +350,39 @@ Reply LibraryBackend::call(const Call& c) {
   auto it = std::find_if(bindings_.begin(), bindings_.end(),
                          [&](const Binding& b) { return abi_kind(b.kind, abi_) == c.kind && b.dtype == c.dtype; });
   if (it == bindings_.end()) throw KindAbsent(kind_label(c.kind));
-  const bool v2 = c.kind == Kind::attention_v2;
+  const bool v2 = c.kind == Kind::attention_v2, bwd = c.kind == Kind::attention_backward;
   const std::size_t es = dtype_size(c.dtype);
-  const std::size_t out_bytes = c.output_count * es;
-  const std::size_t lse_bytes = v2 ? c.lse_count * lse_size(c.dtype) : 0;
-  // The inputs the kernel must leave unchanged: q, k, v (or the kind's), and for attention_v2 the
-  // problem struct and the slopes, built here.
-  std::vector<std::vector<unsigned char>> inputs(c.inputs.begin(), c.inputs.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(c.inputs.size(), 3)));
+  // The outputs, each between two canaries and before a guard page: the kind's one output, or
+  // attention_v2's o and LSE, or the backward's dQ, dK, dV (in the order of Reply::output).
+  struct Out {
+    std::string name;
+    std::size_t bytes, count, off = 0, guard = 0;
+  };
+  std::vector<Out> outs;
+  if (bwd) {
+    const auto& sh = c.problem.shape;
+    outs = {{"output dq", sh.q_size() * es, sh.q_size()}, {"output dk", sh.k_size() * es, sh.k_size()}, {"output dv", sh.v_size() * es, sh.v_size()}};
+  } else {
+    outs = {{v2 ? "output o" : "output", c.output_count * es, c.output_count}};
+    if (v2 && c.lse_count) outs.push_back({"output lse", c.lse_count * lse_size(c.dtype), c.lse_count});
+  }
+  // The inputs the kernel must leave unchanged: the kind's own (q, k, v; the backward's o, dO and
+  // lse too), and for the attention kinds the problem struct and the slopes, built here.
+  const std::size_t own_inputs = bwd ? 6 : 3;
+  std::vector<std::vector<unsigned char>> inputs(
+      c.inputs.begin(), c.inputs.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(c.inputs.size(), own_inputs)));
   const std::size_t problem_index = inputs.size();
-  if (v2) {
+  if (takes_problem(c.kind)) {
     inputs.emplace_back(sizeof(attncheck_attention_problem));
     inputs.emplace_back(c.problem.alibi_slopes.size() * sizeof(double));
     if (!c.problem.alibi_slopes.empty()) std::memcpy(inputs.back().data(), c.problem.alibi_slopes.data(), inputs.back().size());
   }
-  // Size the region: inputs (64-byte aligned), two canaries, the output, the guard page; for the
-  // LSE two more canaries, the LSE, its guard page and the page alignment before it.
+  // Size the region: inputs (64-byte aligned), the first output with its canaries and the final
+  // guard page; each further output with its canaries, its guard page and the alignment before it.
   std::size_t in_bytes = 0;
   for (const auto& in : inputs) in_bytes += align_up(in.size(), 64);
-  std::size_t need = align_up(in_bytes + out_bytes + 4 * canary_bytes, page_size()) + page_size();
-  if (lse_bytes) need += align_up(lse_bytes + 2 * canary_bytes, page_size()) + 2 * page_size();
+  std::size_t need = align_up(in_bytes + outs[0].bytes + 4 * canary_bytes, page_size()) + page_size();
+  for (std::size_t o = 1; o < outs.size(); ++o) need += align_up(outs[o].bytes + 2 * canary_bytes, page_size()) + 2 * page_size();
   if (need > region_size_) {
     stop();
     map_region(std::max(need, 2 * region_size_));
@@ -361,10 +398,10 @@ Reply LibraryBackend::call(const Call& c) {
   std::size_t off = 0;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     in_off[i] = off;
-    if (i < 3) req.in_off[i] = off;
+    if (i < own_inputs && i < static_cast<std::size_t>(max_inputs)) req.in_off[i] = off;
     off += align_up(inputs[i].size(), 64);
   }
-  if (v2) {
+  if (takes_problem(c.kind)) {
     const auto& p = c.problem;
     attncheck_attention_problem ap{};
     ap.struct_size = sizeof ap;
@@ -381,22 +418,22 @@ Reply LibraryBackend::call(const Call& c) {
   }
   for (std::size_t i = 0; i < inputs.size(); ++i)
     if (!inputs[i].empty()) std::memcpy(region_ + in_off[i], inputs[i].data(), inputs[i].size());
-  const std::size_t out_end = region_size_ - page_size() - canary_bytes;
-  req.out_off = out_end - out_bytes;
-  unsigned char* before = region_ + req.out_off - canary_bytes;
-  unsigned char* after = region_ + out_end;
-  for (std::size_t i = 0; i < canary_bytes; ++i) before[i] = after[i] = canary_byte(i);
-  std::memset(region_ + req.out_off, output_poison, out_bytes);
-  unsigned char *lse_before = nullptr, *lse_after = nullptr;
-  if (lse_bytes) {
-    req.has_lse = 1;
-    req.guard2_off = (req.out_off - canary_bytes) / page_size() * page_size() - page_size();
-    req.lse_off = req.guard2_off - canary_bytes - lse_bytes;
-    lse_before = region_ + req.lse_off - canary_bytes;
-    lse_after = region_ + req.guard2_off - canary_bytes;
-    for (std::size_t i = 0; i < canary_bytes; ++i) lse_before[i] = lse_after[i] = canary_byte(i);
-    std::memset(region_ + req.lse_off, output_poison, lse_bytes);
+  // Place the outputs from the end of the region down, poison them and set their canaries.
+  std::size_t end = region_size_ - page_size() - canary_bytes;  // the first output's end
+  for (std::size_t o = 0; o < outs.size(); ++o) {
+    if (o > 0) {
+      outs[o].guard = (outs[o - 1].off - canary_bytes) / page_size() * page_size() - page_size();
+      req.guard_off[o - 1] = outs[o].guard;
+      end = outs[o].guard - canary_bytes;
+    }
+    outs[o].off = end - outs[o].bytes;
+    req.out_off[o] = outs[o].off;
+    unsigned char* before = region_ + outs[o].off - canary_bytes;
+    unsigned char* after = region_ + end;
+    for (std::size_t i = 0; i < canary_bytes; ++i) before[i] = after[i] = canary_byte(i);
+    std::memset(region_ + outs[o].off, output_poison, outs[o].bytes);
   }
+  req.outputs = static_cast<std::uint32_t>(outs.size());
 
   const double seconds = call_timeout_seconds(c, limits_.timeout_seconds);
   const Deadline deadline = deadline_after(seconds);
@@ -407,42 +444,45 @@ Reply LibraryBackend::call(const Call& c) {
   if (io != Io::ok) return reap("");
 
   Reply r;
-  const std::string o_name = v2 ? "output o" : "output";
   if (resp.guard_hit) {
     stop();  // the child has exited after reporting
+    const std::size_t o = std::min<std::size_t>(static_cast<std::size_t>(resp.guard_hit - 1), outs.size() - 1);
     r.status = Status::out_of_bounds;
-    r.detail = "wrote past the end of its " + (resp.guard_hit == 2 ? std::string("output lse") : o_name) + " (hit the guard page, " +
-               std::to_string(canary_bytes) + " or more bytes after the last element)";
+    r.detail = "wrote past the end of its " + outs[o].name + " (hit the guard page, " + std::to_string(canary_bytes) +
+               " or more bytes after the last element)";
     return r;
   }
   // The canaries around one output: a fault text, or "".
-  const auto canaries = [&](const unsigned char* lo, const unsigned char* hi, std::uint64_t count, const std::string& name) -> std::string {
+  const auto canaries = [&](const Out& out) -> std::string {
+    const unsigned char* lo = region_ + out.off - canary_bytes;
+    const unsigned char* hi = region_ + out.off + out.bytes;
     for (std::size_t i = 0; i < canary_bytes; ++i)
       if (hi[i] != canary_byte(i))
-        return "wrote past the end of its " + name + " (byte " + std::to_string(i) + " after element " + std::to_string(count) + " of " +
-               std::to_string(count) + " changed)";
+        return "wrote past the end of its " + out.name + " (byte " + std::to_string(i) + " after element " + std::to_string(out.count) + " of " +
+               std::to_string(out.count) + " changed)";
     for (std::size_t i = canary_bytes; i-- > 0;)
       if (lo[i] != canary_byte(i))
-        return "wrote before the start of its " + name + " (byte " + std::to_string(canary_bytes - i) + " before element 0 changed)";
+        return "wrote before the start of its " + out.name + " (byte " + std::to_string(canary_bytes - i) + " before element 0 changed)";
     return "";
   };
-  std::string bad = canaries(before, after, c.output_count, o_name);
-  if (bad.empty() && lse_bytes) bad = canaries(lse_before, lse_after, c.lse_count, "output lse");
-  if (!bad.empty()) {
-    r.status = Status::out_of_bounds;
-    r.detail = bad;
-    return r;
-  }
+  for (const Out& out : outs)
+    if (std::string bad = canaries(out); !bad.empty()) {
+      r.status = Status::out_of_bounds;
+      r.detail = bad;
+      return r;
+    }
   static const char* const v2_names[] = {"q", "k", "v", "problem struct", "alibi_slopes"};
+  static const char* const bwd_names[] = {"q", "k", "v", "o", "dout", "lse", "problem struct", "alibi_slopes"};
   for (std::size_t i = 0; i < inputs.size(); ++i)
     if (!inputs[i].empty() && std::memcmp(region_ + in_off[i], inputs[i].data(), inputs[i].size()) != 0) {  // empty: no slopes
       std::size_t at = 0;
       while (region_[in_off[i] + at] == inputs[i][at]) ++at;
-      const std::size_t width = i < 3 ? es : i == problem_index ? 1 : sizeof(double);
+      const bool problem = takes_problem(c.kind) && i == problem_index;
+      const std::size_t width = problem ? 1 : i > problem_index ? sizeof(double) : bwd && i == 5 ? lse_size(c.dtype) : es;
       r.status = Status::modified_input;
-      r.detail = v2 ? "modified its input " + std::string(v2_names[i]) + " (" + (i == problem_index ? "byte " : "element ") +
-                          std::to_string(at / width) + " changed)"
-                    : "modified its input " + std::to_string(i) + " (element " + std::to_string(at / es) + " changed)";
+      r.detail = takes_problem(c.kind) ? "modified its input " + std::string(bwd ? bwd_names[i] : v2_names[i]) + " (" +
+                                             (problem ? "byte " : "element ") + std::to_string(at / width) + " changed)"
+                                       : "modified its input " + std::to_string(i) + " (element " + std::to_string(at / es) + " changed)";
       return r;
     }
   if (resp.rc != 0) {
@@ -452,8 +492,12 @@ Reply LibraryBackend::call(const Call& c) {
     return r;
   }
   r.status = Status::done;
-  r.output.assign(region_ + req.out_off, region_ + req.out_off + out_bytes);
-  if (lse_bytes) r.lse.assign(region_ + req.lse_off, region_ + req.lse_off + lse_bytes);
+  if (bwd) {
+    for (const Out& out : outs) r.output.insert(r.output.end(), region_ + out.off, region_ + out.off + out.bytes);
+  } else {
+    r.output.assign(region_ + outs[0].off, region_ + outs[0].off + outs[0].bytes);
+    if (outs.size() > 1) r.lse.assign(region_ + outs[1].off, region_ + outs[1].off + outs[1].bytes);
+  }
   return r;
 }
 

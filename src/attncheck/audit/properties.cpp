@@ -11,6 +11,7 @@
 #include "attncheck/bounds/scores.hpp"
 #include "attncheck/bounds/softmax.hpp"
 #include "attncheck/kernels/softmax.hpp"
+#include "attncheck/property/gen/attention_backward.hpp"
 #include "attncheck/property/gen/attention_batched.hpp"
 #include "attncheck/property/gen/gains.hpp"
 #include "attncheck/property/property.hpp"
@@ -124,6 +125,18 @@ std::pair<Drawn<T>, std::function<std::vector<T>()>> draw_call(Kind k, const Ker
                 std::vector<lse_t<T>> l(ks.attention_batched_lse ? c.p.shape.lse_size() : 0);
                 ks.attention_batched(c.p, {}, c.q.data(), c.k.data(), c.v.data(), o.data(), l.empty() ? nullptr : l.data());
                 return o;
+              }};
+    }
+    case Kind::attention_backward: {  // dQ, dK, dV in turn
+      const auto bc = gen::backward_case(draw_batched<T>());
+      d.inputs = {{"q", bc.c.q}, {"k", bc.c.k}, {"v", bc.c.v}, {"o", bc.o}, {"dO", bc.dout}};
+      d.shape = bc.c.p.describe();
+      return {d, [bc, &ks] {
+                const auto g = bc.run(ks);
+                std::vector<T> out(g.dq);
+                out.insert(out.end(), g.dk.begin(), g.dk.end());
+                out.insert(out.end(), g.dv.begin(), g.dv.end());
+                return out;
               }};
     }
   }
@@ -256,6 +269,28 @@ void nan_propagates(Kind k, const KernelSet<T>& ks, const Policy&) {
       }
       break;
     }
+    case Kind::attention_backward: break;  // below
+  }
+  if (k == Kind::attention_backward) {
+    // Unmasked, no soft-cap: a NaN in dO[b,i,h,c] makes D_i NaN, hence every dS_ij of the row: all
+    // of dQ[b,i,h,:], every dK[b,j,g,:] and column c of every dV[b,j,g,:].
+    auto c = draw_batched<T>(true);
+    auto bc = gen::backward_case(c);
+    const auto& sh = bc.c.p.shape;
+    const std::size_t at = nan_at(bc.dout), col = at % sh.dv, row = at / sh.dv, h = row % sh.heads, i = row / sh.heads % sh.n,
+                      b = row / sh.heads / sh.n, g = sh.kv_head(h);
+    why = "dO[" + std::to_string(b) + "][" + std::to_string(i) + "][" + std::to_string(h) + "][" + std::to_string(col) + "] is NaN (" +
+          bc.c.p.describe() + ")";
+    const auto gr = bc.run(ks);
+    y = gr.dq;
+    y.insert(y.end(), gr.dk.begin(), gr.dk.end());
+    y.insert(y.end(), gr.dv.begin(), gr.dv.end());
+    for (std::size_t t = 0; t < sh.d; ++t) must.push_back(sh.q_at(b, i, h) + t);
+    for (std::size_t j = 0; j < sh.m; ++j) {
+      for (std::size_t t = 0; t < sh.d; ++t) must.push_back(sh.q_size() + sh.k_at(b, j, g) + t);
+      must.push_back(sh.q_size() + sh.k_size() + sh.v_at(b, j, g) + col);
+    }
+    inputs = {{"q", bc.c.q}, {"k", bc.c.k}, {"v", bc.c.v}, {"o", bc.o}, {"dO", bc.dout}};
   }
   if (must.empty())
     for (std::size_t i = 0; i < y.size(); ++i) must.push_back(i);

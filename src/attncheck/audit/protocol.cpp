@@ -42,6 +42,7 @@ std::size_t expected_inputs(Kind k) {
     case Kind::softmax_jvp: return 2;
     case Kind::attention:
     case Kind::attention_v2: return 3;
+    case Kind::attention_backward: return 5;  // q, k, v, o, dO (the LSE travels in the attention block)
     default: return 1;
   }
 }
@@ -90,13 +91,13 @@ std::vector<unsigned char> encode_call(const Call& c) {
   p.push_back(dtype_code(c.dtype));
   p.push_back(c.causal ? 1 : 0);
   p.push_back(arithmetic_code(c.dtype));
-  put(p, c.inputs.size(), 4);
+  put(p, expected_inputs(c.kind), 4);
   put(p, c.n, 8), put(p, c.m, 8), put(p, c.d, 8), put(p, c.dv, 8);
   std::uint64_t eps_bits;
   std::memcpy(&eps_bits, &c.eps, 8);
   put(p, eps_bits, 8);
   put(p, c.output_count, 8);
-  if (c.kind == Kind::attention_v2) {  // the attention block (docs/audit-protocol.md)
+  if (takes_problem(c.kind)) {  // the attention block (docs/audit-protocol.md)
     const auto& a = c.problem;
     const auto f64 = [&](double v) {
       std::uint64_t bits;
@@ -112,9 +113,12 @@ std::vector<unsigned char> encode_call(const Call& c) {
     f64(a.softcap);
     for (double s : a.alibi_slopes) f64(s);
     put(p, c.lse_count, 8);
+    // Kind 9: the LSE given to the backward pass, lse_count elements of lse_size(dtype) bytes.
+    if (c.kind == Kind::attention_backward) p.insert(p.end(), c.inputs.at(5).begin(), c.inputs.at(5).end());
   }
   const std::size_t es = dtype_size(c.dtype);
-  for (const auto& in : c.inputs) {
+  for (std::size_t i = 0; i < c.inputs.size() && i < expected_inputs(c.kind); ++i) {
+    const auto& in = c.inputs[i];
     put(p, in.size() / es, 8);
     p.insert(p.end(), in.begin(), in.end());
   }
@@ -128,7 +132,7 @@ Call decode_call(const std::vector<unsigned char>& payload) {
   Reader r{payload};
   Call c;
   const auto kind = r.get(1, "kind");
-  if (kind < 1 || kind > 8) throw ProtocolError("unknown kernel kind " + std::to_string(kind));
+  if (kind < 1 || kind > 9) throw ProtocolError("unknown kernel kind " + std::to_string(kind));
   c.kind = static_cast<Kind>(kind);
   const auto storage = static_cast<std::uint8_t>(r.get(1, "dtype"));
   c.causal = r.get(1, "causal") != 0;
@@ -143,7 +147,8 @@ Call decode_call(const std::vector<unsigned char>& payload) {
   const std::uint64_t eps_bits = r.get(8, "eps");
   std::memcpy(&c.eps, &eps_bits, 8);
   c.output_count = r.get(8, "output count");
-  if (c.kind == Kind::attention_v2) {
+  std::vector<unsigned char> lse_in;
+  if (takes_problem(c.kind)) {
     auto& a = c.problem;
     const auto f64 = [&](const char* what) {
       const std::uint64_t bits = r.get(8, what);
@@ -167,11 +172,13 @@ Call decode_call(const std::vector<unsigned char>& payload) {
     a.alibi_slopes.resize(slopes);
     if (slopes) std::memcpy(a.alibi_slopes.data(), bytes.data(), bytes.size());
     c.lse_count = r.get(8, "lse count");
+    if (c.kind == Kind::attention_backward) lse_in = r.bytes_of(c.lse_count, lse_size(c.dtype), "lse");
   }
   for (std::uint64_t i = 0; i < inputs; ++i) {
     const auto count = r.get(8, "input length");
     c.inputs.push_back(r.bytes_of(count, dtype_size(c.dtype), "input"));
   }
+  if (c.kind == Kind::attention_backward) c.inputs.push_back(std::move(lse_in));
   r.end();
   return c;
 }

@@ -16,7 +16,9 @@ namespace attncheck::audit::protocol {
 // Version 2 gave CALL's fourth byte, reserved in version 1, the arithmetic format (call.hpp).
 // Kind 8 (attention of ABI version 2) adds an attention block to CALL and the LSE to RESULT; it
 // changes no field of the other kinds, so it needed no new version (a peer that does not serve it
-// answers ERROR, and is only sent it when declared with --abi 2).
+// answers ERROR, and is only sent it when declared with --abi 2). Kind 9 (attention_backward)
+// likewise: the attention block followed by the LSE it is given, five inputs, and a RESULT of
+// dQ, dK, dV in turn.
 inline constexpr std::uint8_t version = 2;
 inline constexpr std::size_t header_bytes = 12;
 // No frame may carry more than this; a peer announcing more is refused before any allocation.

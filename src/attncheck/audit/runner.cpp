@@ -73,6 +73,7 @@ unsigned probe(const property::PropertyInfo& p, property::RunParams params, bool
   k.attention_hvp = recorded(k.attention_hvp, used, hvp_bit);
   k.position_encoding = recorded(k.position_encoding, used, pe_bit);
   k.attention_batched = recorded(k.attention_batched, used, bit(Kind::attention_v2));
+  k.attention_backward = recorded(k.attention_backward, used, bit(Kind::attention_backward));
   params.cases = probe_cases;
   run_with<T>(p, k, params);
   return used;
@@ -134,7 +135,7 @@ void run_contract_test(Backend& b, const property::PropertyInfo& p, const AuditR
     row.reason = "needs a kernel kind that was not provided (seen while running)";
     return;
   }
-  settle_row((used & bit(Kind::attention_v2)) ? Kind::attention_v2 : Kind::softmax, row);
+  settle_row((used & bit(Kind::attention_v2)) ? Kind::attention_v2 : (used & bit(Kind::attention_backward)) ? Kind::attention_backward : Kind::softmax, row);
 }
 
 template <class T>
@@ -179,7 +180,7 @@ void settle_row(Kind kind, AuditRow& row) {
     return;
   }
   const bool answered_none = st.declines > 0 && st.declines == st.calls;
-  const bool attention = kind == Kind::attention_v2;
+  const bool attention = takes_problem(kind);
   std::string aim;
   if (attention && st.declines > 0) {
     aim = row.outcome.test_id == "AUDIT-ATTB-002"

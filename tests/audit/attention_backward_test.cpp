@@ -1,0 +1,87 @@
+// attncheck audit tests: the backward pass of attention (ABI version 2, attention_backward) through
+// --lib: the correct plain, tiled and FlashAttention-2-style 16-bit kernels pass every applicable
+// obligation, each broken kernel (one bug class of shipped backward kernels) fails exactly the
+// tests named for it, and stray writes around dK and dV and into the input LSE are caught.
+#include <map>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "tests/audit/audit_cli.hpp"
+
+namespace {
+
+using attncheck_tests::audit_cli::audit;
+using attncheck_tests::audit_cli::contains;
+using attncheck_tests::audit_cli::Run;
+
+const std::string lib_bwd = std::string("--lib '") + ATTNCHECK_AUDIT_TESTLIB_BWD + "' ";
+const std::vector<std::string> kChecks = {"FALSIFY-ATTBWD-001", "FALSIFY-ATTBWD-002", "FALSIFY-ATTBWD-003", "FALSIFY-ATTBWD-004",
+                                          "AUDIT-SAFE-001",     "AUDIT-DET-001",      "AUDIT-NAN-001"};
+
+std::string row(const std::string& id, const std::string& shown) { return id + " attention_backward [" + shown + "]"; }
+
+}  // namespace
+
+TEST_CASE("attention backward: correct plain, tiled and 16-bit FlashAttention-2 kernels pass every applicable obligation") {
+  for (const char* k : {"bwd_plain_f32", "bwd_tiled_f32", "bwd_plain_f64", "bwd_tiled_f64", "bwd_fa2_bf16", "bwd_fa2_f16"}) {
+    const std::string name = k, d = name.substr(name.rfind('_') + 1);
+    const std::string shown = d == "bf16" ? "bf16@f32" : d == "f16" ? "f16@f32" : d;
+    Run r = audit(lib_bwd + "--kernel attention_backward:" + d + ":" + name + " --cases 60");
+    INFO(name << "\n" << r.output);
+    CHECK(r.status == 0);
+    for (const auto& id : kChecks) CHECK_MESSAGE(r.verdicts[row(id, shown)] == "PASS", id);
+  }
+}
+
+// Each broken kernel and the tests that must fail on it (the others may too: a bug rarely breaks one
+// thing only). The bug classes of issue 30; tests/audit/kernels_attention_backward.c says what each does.
+TEST_CASE("attention backward: each broken kernel fails the tests named for its bug class") {
+  const std::map<std::string, std::vector<std::string>> broken = {
+      {"delta_omitted", {"FALSIFY-ATTBWD-001", "FALSIFY-ATTBWD-002", "FALSIFY-ATTBWD-004"}},
+      {"delta_from_bf16_o", {"FALSIFY-ATTBWD-001"}},
+      {"dq_scale_missing", {"FALSIFY-ATTBWD-001", "FALSIFY-ATTBWD-004"}},
+      {"dk_scale_doubled", {"FALSIFY-ATTBWD-001", "FALSIFY-ATTBWD-004"}},
+      {"cap_grad_omitted", {"FALSIFY-ATTBWD-001", "FALSIFY-ATTBWD-004"}},
+      {"group_last_head_wins", {"FALSIFY-ATTBWD-001", "FALSIFY-ATTBWD-003"}},
+      {"mask_not_reapplied", {"FALSIFY-ATTBWD-001", "FALSIFY-ATTBWD-002"}},
+      {"dq_acc_bf16", {"FALSIFY-ATTBWD-001"}},
+      {"lse_log2", {"FALSIFY-ATTBWD-001"}},
+  };
+  for (const auto& [bug, must_fail] : broken) {
+    Run r = audit(lib_bwd + "--kernel attention_backward:f32:bug_bwd_" + bug + "_f32 --cases 100 --test FALSIFY-ATTBWD-001 "
+                  "--test FALSIFY-ATTBWD-002 --test FALSIFY-ATTBWD-003 --test FALSIFY-ATTBWD-004");
+    INFO(bug << "\n" << r.output);
+    CHECK(r.status == 1);
+    for (const auto& id : must_fail) CHECK_MESSAGE(r.verdicts[row(id, "f32")] == "FAIL", id);
+  }
+}
+
+TEST_CASE("attention backward: stray writes past dK and dV and into the input LSE are caught") {
+  const std::string t = "--test AUDIT-SAFE-001 --cases 20 ";
+  Run near = audit(lib_bwd + "--kernel attention_backward:f32:bug_bwd_dk_overrun_f32 " + t);
+  INFO(near.output);
+  CHECK(near.verdicts[row("AUDIT-SAFE-001", "f32")] == "FAIL");
+  CHECK(contains(near.json, "wrote past the end of its output dk (byte 0 after element"));
+  Run far = audit(lib_bwd + "--kernel attention_backward:f32:bug_bwd_dv_far_f32 " + t);
+  INFO(far.output);
+  CHECK(far.verdicts[row("AUDIT-SAFE-001", "f32")] == "FAIL");
+  CHECK(contains(far.json, "wrote past the end of its output dv (hit the guard page"));
+  Run lse = audit(lib_bwd + "--kernel attention_backward:f32:bug_bwd_writes_lse_f32 " + t);
+  INFO(lse.output);
+  CHECK(lse.verdicts[row("AUDIT-SAFE-001", "f32")] == "FAIL");
+  CHECK(contains(lse.json, "modified its input lse (element 0 changed)"));
+}
+
+TEST_CASE("attention backward: a kind of ABI version 2 only") {
+  Run v1 = audit(lib_bwd + "--kernel attention_backward:f32:bwd_plain_f32 --abi 1");
+  INFO(v1.output);
+  CHECK(v1.status == 2);
+  // The test library exports the marker (version 2), so --abi 1 disagrees with it; a version-1
+  // library (the other test library, no marker) is refused for the kind itself.
+  Run unmarked = audit(std::string("--lib '") + ATTNCHECK_AUDIT_TESTLIB + "' --kernel attention_backward:f32:ok_softmax_f32");
+  INFO(unmarked.output);
+  CHECK(unmarked.status == 2);
+  CHECK(contains(unmarked.output, "attention_backward is a kind of ABI version 2"));
+}

@@ -1,0 +1,172 @@
+/* attncheck audit tests: attention backward kernels of ABI version 2 (include/attncheck/abi.h,
+ * attncheck_attention_backward_v2_*_fn), compiled into libattncheck_audit_testkernels_bwd.so, which
+ * exports the version marker.
+ *
+ * Correct kernels (attention_backward_impl.h: FlashAttention-2's backward pass in C, every mask,
+ * alignment, window, soft-cap, ALiBi and grouped heads):
+ *   bwd_plain_{f32,f64}    one block of every key
+ *   bwd_tiled_{f32,f64}    key tiles of 2 (outer), query tiles of 2, dQ accumulated across key tiles
+ *   bwd_fa2_{bf16,f16}     16-bit storage, f32 arithmetic, tiles of 2: P and dS rounded to the
+ *                          storage format before the products (the tensor-core operands), dQ, dK, dV
+ *                          accumulated in f32 and rounded once
+ *
+ * Broken kernels (f32, tiled, one bug each; the tests that must catch each are listed in
+ * tests/audit/attention_backward_test.cpp):
+ *   bug_bwd_delta_omitted_f32         dS = P dP (no D term)
+ *   bug_bwd_delta_from_bf16_o_f32     D from O rounded to bf16
+ *   bug_bwd_dq_scale_missing_f32      dQ not multiplied by the scale
+ *   bug_bwd_dk_scale_doubled_f32      dK multiplied by the scale twice
+ *   bug_bwd_cap_grad_omitted_f32      no 1 - tanh^2 factor with a soft-cap
+ *   bug_bwd_group_last_head_wins_f32  each query head overwrites its group's dK, dV
+ *   bug_bwd_mask_not_reapplied_f32    P recomputed for masked keys of a row that sees any
+ *   bug_bwd_dq_acc_bf16_f32           dQ rounded to bf16 after every key tile
+ *   bug_bwd_lse_log2_f32              the LSE read in log2 units
+ * and stray writes: bug_bwd_dk_overrun_f32 (one element past dK), bug_bwd_dv_far_f32 (4 KiB past
+ * dV), bug_bwd_writes_lse_f32 (writes into its input lse).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attncheck/abi.h"
+
+ATTNCHECK_EXPORT_ABI_VERSION
+
+typedef float (*bwd_round_fn)(float);
+typedef struct {
+  bwd_round_fn p;  /* P before the dV product */
+  bwd_round_fn ds; /* dS before the dQ and dK products */
+} bwd_stores;
+
+enum bwd_bug {
+  BUG_BWD_NONE,
+  BUG_BWD_DELTA_OMITTED,
+  BUG_BWD_DELTA_FROM_BF16_O,
+  BUG_BWD_DQ_SCALE_MISSING,
+  BUG_BWD_DK_SCALE_DOUBLED,
+  BUG_BWD_CAP_GRAD_OMITTED,
+  BUG_BWD_GROUP_LAST_HEAD_WINS,
+  BUG_BWD_MASK_NOT_REAPPLIED,
+  BUG_BWD_DQ_ACC_BF16,
+  BUG_BWD_LSE_LOG2
+};
+
+static float from_bf16(uint16_t b) {
+  const uint32_t u = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+static uint16_t to_bf16(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  if (f != f) return (uint16_t)((u >> 16) | 0x40);
+  return (uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+}
+static float from_f16(uint16_t b) {
+  _Float16 h;
+  memcpy(&h, &b, 2);
+  return (float)h;
+}
+static uint16_t to_f16(float f) {
+  const _Float16 h = (_Float16)f;
+  uint16_t b;
+  memcpy(&b, &h, 2);
+  return b;
+}
+static float round_bf16(float x) { return from_bf16(to_bf16(x)); }
+static float round_f16(float x) { return from_f16(to_f16(x)); }
+
+#define F float
+#define SFX f32
+#define EXP expf
+#define TANH tanhf
+#include "attention_backward_impl.h"
+#undef F
+#undef SFX
+#undef EXP
+#undef TANH
+
+#define F double
+#define SFX f64
+#define EXP exp
+#define TANH tanh
+#include "attention_backward_impl.h"
+#undef F
+#undef SFX
+#undef EXP
+#undef TANH
+
+enum { TILE = 2 };
+
+#define BWD_ARGS(T, S)                                                                                                          \
+  const attncheck_attention_problem *p, const T *q, const T *k, const T *v, const T *o, const T *dout, const S *lse, T *dq, T *dk, \
+      T *dv
+
+/* ---- correct kernels ------------------------------------------------------------------------- */
+int bwd_plain_f32(BWD_ARGS(float, float)) { return bwd_attention_f32(p, q, k, v, o, dout, lse, dq, dk, dv, 0, 0, BUG_BWD_NONE, NULL); }
+int bwd_tiled_f32(BWD_ARGS(float, float)) { return bwd_attention_f32(p, q, k, v, o, dout, lse, dq, dk, dv, TILE, TILE, BUG_BWD_NONE, NULL); }
+int bwd_plain_f64(BWD_ARGS(double, double)) { return bwd_attention_f64(p, q, k, v, o, dout, lse, dq, dk, dv, 0, 0, BUG_BWD_NONE, NULL); }
+int bwd_tiled_f64(BWD_ARGS(double, double)) {
+  return bwd_attention_f64(p, q, k, v, o, dout, lse, dq, dk, dv, TILE, TILE, BUG_BWD_NONE, NULL);
+}
+
+/* 16-bit storage, f32 arithmetic: widen, run the f32 kernel with P and dS stored, round once. */
+static float* widen(const uint16_t* x, size_t count, float (*from)(uint16_t)) {
+  float* r = malloc((count ? count : 1) * sizeof(float));
+  if (r)
+    for (size_t i = 0; i < count; ++i) r[i] = from(x[i]);
+  return r;
+}
+static int bwd_16bit(BWD_ARGS(uint16_t, float), float (*from)(uint16_t), uint16_t (*to)(float), const bwd_stores* st) {
+  const size_t qs = p->batch * p->n * p->heads * p->d, ks = p->batch * p->m * p->kv_heads * p->d;
+  const size_t vs = p->batch * p->m * p->kv_heads * p->dv, os = p->batch * p->n * p->heads * p->dv;
+  float *qf = widen(q, qs, from), *kf = widen(k, ks, from), *vf = widen(v, vs, from), *of = widen(o, os, from), *df = widen(dout, os, from);
+  float *gq = malloc((qs ? qs : 1) * sizeof(float)), *gk = malloc((ks ? ks : 1) * sizeof(float)), *gv = malloc((vs ? vs : 1) * sizeof(float));
+  int rc = 2;
+  if (qf && kf && vf && of && df && gq && gk && gv) {
+    rc = bwd_attention_f32(p, qf, kf, vf, of, df, lse, gq, gk, gv, TILE, TILE, BUG_BWD_NONE, st);
+    if (rc == 0) {
+      for (size_t i = 0; i < qs; ++i) dq[i] = to(gq[i]);
+      for (size_t i = 0; i < ks; ++i) dk[i] = to(gk[i]);
+      for (size_t i = 0; i < vs; ++i) dv[i] = to(gv[i]);
+    }
+  }
+  free(qf), free(kf), free(vf), free(of), free(df), free(gq), free(gk), free(gv);
+  return rc;
+}
+static const bwd_stores stored_bf16 = {round_bf16, round_bf16};
+static const bwd_stores stored_f16 = {round_f16, round_f16};
+int bwd_fa2_bf16(BWD_ARGS(uint16_t, float)) { return bwd_16bit(p, q, k, v, o, dout, lse, dq, dk, dv, from_bf16, to_bf16, &stored_bf16); }
+int bwd_fa2_f16(BWD_ARGS(uint16_t, float)) { return bwd_16bit(p, q, k, v, o, dout, lse, dq, dk, dv, from_f16, to_f16, &stored_f16); }
+
+/* ---- broken kernels: f32, tiled, one bug each ------------------------------------------------ */
+#define BROKEN(name, bug) \
+  int bug_bwd_##name##_f32(BWD_ARGS(float, float)) { return bwd_attention_f32(p, q, k, v, o, dout, lse, dq, dk, dv, TILE, TILE, bug, NULL); }
+BROKEN(delta_omitted, BUG_BWD_DELTA_OMITTED)
+BROKEN(delta_from_bf16_o, BUG_BWD_DELTA_FROM_BF16_O)
+BROKEN(dq_scale_missing, BUG_BWD_DQ_SCALE_MISSING)
+BROKEN(dk_scale_doubled, BUG_BWD_DK_SCALE_DOUBLED)
+BROKEN(cap_grad_omitted, BUG_BWD_CAP_GRAD_OMITTED)
+BROKEN(group_last_head_wins, BUG_BWD_GROUP_LAST_HEAD_WINS)
+BROKEN(mask_not_reapplied, BUG_BWD_MASK_NOT_REAPPLIED)
+BROKEN(dq_acc_bf16, BUG_BWD_DQ_ACC_BF16)
+BROKEN(lse_log2, BUG_BWD_LSE_LOG2)
+
+/* ---- stray writes the library backend must see (AUDIT-SAFE-001) ------------------------------- */
+int bug_bwd_dk_overrun_f32(BWD_ARGS(float, float)) {
+  const int rc = bwd_tiled_f32(p, q, k, v, o, dout, lse, dq, dk, dv);
+  if (rc == 0) dk[p->batch * p->m * p->kv_heads * p->d] = 1.0f;
+  return rc;
+}
+int bug_bwd_dv_far_f32(BWD_ARGS(float, float)) {
+  const int rc = bwd_tiled_f32(p, q, k, v, o, dout, lse, dq, dk, dv);
+  if (rc == 0) dv[p->batch * p->m * p->kv_heads * p->dv + 1024] = 1.0f;
+  return rc;
+}
+int bug_bwd_writes_lse_f32(BWD_ARGS(float, float)) {
+  const int rc = bwd_tiled_f32(p, q, k, v, o, dout, lse, dq, dk, dv);
+  if (rc == 0) ((float*)lse)[0] = 1.0f;
+  return rc;
+}
