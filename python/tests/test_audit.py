@@ -147,3 +147,27 @@ def test_attention_of_abi_version_2(cli):
     assert "attention_shapes=['%s']" % shape in check.replay
     with pytest.raises(TypeError, match="cannot be audited in one run"):
         attncheck.audit(kernels={"attention_v2:f32": attention, "attention:f32": attention})
+
+
+def test_attention_backward(cli):
+    """kind="attention_backward" (exec kind 9): the NumPy reference of examples/python passes, the same
+    kernel without the D term fails the accuracy and adjointness checks."""
+    import functools
+    import os
+    import sys
+
+    # The example itself (examples/python/numpy_attention_backward.py): this checkout's, or where
+    # $ATTNCHECK_EXAMPLES says (the installed-wheel test runs a copy of these tests).
+    examples = os.environ.get("ATTNCHECK_EXAMPLES",
+                              os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "examples"))
+    sys.path.insert(0, os.path.join(examples, "python"))
+    from numpy_attention_backward import attention_backward
+
+    tests = ["FALSIFY-ATTBWD-001", "FALSIFY-ATTBWD-004", "AUDIT-NAN-001"]
+    result = attncheck.audit(attention_backward, kind="attention_backward", dtype="f32", cases=20, tests=tests)
+    assert result.passed, result.summary()
+    assert {c.test for c in result.ran} == set(tests)
+    bad = attncheck.audit(functools.partial(attention_backward, omit_delta=True), kind="attention_backward", dtype="f32",
+                          cases=20, tests=tests[:2])
+    assert bad.check("FALSIFY-ATTBWD-001", "f32").verdict == "FAIL", bad.summary()
+    assert bad.check("FALSIFY-ATTBWD-004", "f32").verdict == "FAIL", bad.summary()

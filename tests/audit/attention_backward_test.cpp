@@ -2,6 +2,7 @@
 // --lib: the correct plain, tiled and FlashAttention-2-style 16-bit kernels pass every applicable
 // obligation, each broken kernel (one bug class of shipped backward kernels) fails exactly the
 // tests named for it, and stray writes around dK and dV and into the input LSE are caught.
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -84,4 +85,19 @@ TEST_CASE("attention backward: a kind of ABI version 2 only") {
   INFO(unmarked.output);
   CHECK(unmarked.status == 2);
   CHECK(contains(unmarked.output, "attention_backward is a kind of ABI version 2"));
+}
+
+// A library no one here wrote: PyTorch's autograd differentiating attention built from its CPU ops
+// (examples/python/torch_attention_backward.py), over the exec protocol (CALL kind 9). It
+// recomputes its own forward and ignores the o and lse it is given; the allowances cover that.
+TEST_CASE("python example: PyTorch autograd's attention backward (kind 9) passes every applicable obligation at f32, f64 and bf16") {
+  const std::string probe = std::string("'") + ATTNCHECK_PYTHON3 + "' -c 'import torch' 2>/dev/null";
+  REQUIRE_MESSAGE(std::system(probe.c_str()) == 0, ATTNCHECK_PYTHON3 << " cannot import torch: install python3-torch (tools/install-deps.sh)");
+  const std::string py =
+      std::string("--exec \"'") + ATTNCHECK_PYTHON3 + "' '" + ATTNCHECK_EXAMPLES_DIR + "/python/torch_attention_backward.py'\" ";
+  Run r = audit(py + "--kernel attention_backward:f32 --kernel attention_backward:f64 --kernel attention_backward:bf16 --cases 60 -j 1");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  for (const char* d : {"f32", "f64", "bf16@f32"})
+    for (const auto& id : kChecks) CHECK_MESSAGE(r.verdicts[row(id, d)] == "PASS", id << " " << d);
 }

@@ -157,7 +157,7 @@ elseif(STEP STREQUAL "python")
   endforeach()
   file(MAKE_DIRECTORY ${OUT}/python-tmp)
   execute_process(COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${site} PYTHONDONTWRITEBYTECODE=1
-                          ATTNCHECK_CLI=${prefix}/bin/attncheck PATH=${prefix}/bin:$ENV{PATH}
+                          ATTNCHECK_CLI=${prefix}/bin/attncheck PATH=${prefix}/bin:$ENV{PATH} ATTNCHECK_EXAMPLES=${SOURCE}/../examples
                           ${PYTHON} -m pytest -p no:cacheprovider -rs -q --attncheck-cases 30
                           --basetemp=${OUT}/python-tmp/pytest ${src}/tests
                   WORKING_DIRECTORY ${OUT}/python-tmp RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)

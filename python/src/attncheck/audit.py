@@ -239,7 +239,8 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
     and jobs are the CLI's options of the same names. kind "attention_v2" is the batched attention
     of ABI version 2 (the CLI's ``--kernel attention:DTYPE --abi 2``; fn(q, k, v, problem) returns
     (o, lse), see attncheck.protocol); attention_shapes are its ``--attention-shape`` words and
-    no_lse its ``--no-lse``. Raises CLINotFoundError without the CLI and AttncheckError when
+    no_lse its ``--no-lse``. kind "attention_backward" is its backward pass (fn(q, k, v, o, dout,
+    lse, problem) returns (dq, dk, dv)). Raises CLINotFoundError without the CLI and AttncheckError when
     attncheck refuses the run (exit status 2)."""
     if (fn is None) == (kernels is None):
         raise TypeError("audit() takes a kernel function or kernels={...}, not both or neither")

@@ -20,12 +20,18 @@ Signatures, by kind::
     softmax_jvp(x, dx)           (n,), (n,)                   -> (n,)
     attention_v2(q, k, v, problem)  q (B, n, H, d), k (B, m, H_kv, d), v (B, m, H_kv, dv)
                                     -> (o (B, n, H, dv), lse (B, H, n) or None)
+    attention_backward(q, k, v, o, dout, lse, problem)
+                                    q, k, v as above, o and dout (B, n, H, dv), lse (B, H, n)
+                                    -> (dq, dk, dv) in q's, k's and v's shapes
 
 attention_v2 is the kind ``attention`` of ABI version 2 (include/attncheck/abi.h; CALL kind 8),
 audited with ``--kernel attention:DTYPE --abi 2``. problem is an :class:`AttentionProblem`: batch,
 heads, kv_heads, n, m, d, dv, scale, causal, alignment ("top_left" or "bottom_right"),
 window_left/window_right (-1 unbounded), softcap (0 off), alibi_slopes (None or H slopes) and
 want_lse (whether the LSE is asked). The LSE is sent as float32 (float64 for f64 storage).
+attention_backward (CALL kind 9, ``--kernel attention_backward:DTYPE``) is its backward pass:
+the gradients of sum(dout * o) (abi.h states them), given the forward's o and lse (float32, or
+float64 for f64 storage); a kernel may use them or recompute its own forward.
 
 Raise :class:`Declined` to decline an input (reported by attncheck, not judged).
 """
@@ -42,7 +48,7 @@ VERSION = 2
 HELLO, CALL, RESULT, ERROR = 1, 2, 3, 4
 MAX_PAYLOAD = 64 << 20  # the hard limit attncheck applies
 KINDS = {1: "softmax", 2: "log_softmax", 3: "scores", 4: "rmsnorm", 5: "entropy", 6: "attention", 7: "softmax_jvp",
-         8: "attention_v2"}
+         8: "attention_v2", 9: "attention_backward"}
 STORAGE = {1: ("f16", "<f2", 2), 2: ("bf16", "<u2", 2), 3: ("f32", "<f4", 4), 4: ("f64", "<f8", 8)}
 ARITHMETIC = {0: None, 3: "f32"}  # CALL's arithmetic byte: 0 the storage format's own, 3 f32
 ALIASES = {"f16": "f16@f32", "bf16": "bf16@f32", "f32@f32": "f32", "f64@f64": "f64"}
@@ -201,6 +207,11 @@ def _compute(fn: Kernel, kind: str, arrays: list, n: int, m: int, d: int, dv: in
         p = causal  # the AttentionProblem
         return fn(arrays[0].reshape(p.batch, n, p.heads, d), arrays[1].reshape(p.batch, m, p.kv_heads, d),
                   arrays[2].reshape(p.batch, m, p.kv_heads, dv), p)
+    if kind == "attention_backward":
+        p = causal
+        return fn(arrays[0].reshape(p.batch, n, p.heads, d), arrays[1].reshape(p.batch, m, p.kv_heads, d),
+                  arrays[2].reshape(p.batch, m, p.kv_heads, dv), arrays[3].reshape(p.batch, n, p.heads, dv),
+                  arrays[4].reshape(p.batch, n, p.heads, dv), p.lse.reshape(p.batch, p.heads, n), p)
     raise ProtocolError("unknown kind " + kind)
 
 
@@ -221,7 +232,7 @@ def handle_call(payload: bytes, kernels: Mapping[Tuple[str, str], Kernel]) -> by
     off = _CALL_FIXED.size
     problem: Optional[AttentionProblem] = None
     lse_count = 0
-    if kind == "attention_v2":
+    if kind in ("attention_v2", "attention_backward"):
         if len(payload) < off + _ATTENTION_BLOCK.size:
             raise ProtocolError("CALL payload too short")
         batch, heads, kv_heads, scale, alignment, slopes, wl, wr, softcap = _ATTENTION_BLOCK.unpack_from(payload, off)
@@ -233,7 +244,12 @@ def handle_call(payload: bytes, kernels: Mapping[Tuple[str, str], Kernel]) -> by
         problem = AttentionProblem(batch=batch, heads=heads, kv_heads=kv_heads, n=n, m=m, d=d, dv=dv, scale=scale,
                                    causal=bool(causal), alignment="bottom_right" if alignment else "top_left",
                                    window_left=wl, window_right=wr, softcap=softcap, alibi_slopes=alibi,
-                                   want_lse=lse_count > 0)
+                                   want_lse=lse_count > 0 and kind == "attention_v2")
+        if kind == "attention_backward":  # kind 9: the LSE given, after the attention block
+            lse_dt = "<f8" if dt == 4 else "<f4"
+            lse_w = 8 if dt == 4 else 4
+            problem.lse = np.frombuffer(payload[off:off + lse_count * lse_w], dtype=lse_dt).copy()
+            off += lse_count * lse_w
     arrays = []
     for _ in range(inputs):
         (count,) = struct.unpack_from("<Q", payload, off)
@@ -249,15 +265,21 @@ def handle_call(payload: bytes, kernels: Mapping[Tuple[str, str], Kernel]) -> by
     try:
         with np.errstate(all="ignore"):  # overflow and NaN are what the audit looks for, not noise
             y = _compute(fn, kind, arrays, n, m, d, dv, eps, problem if problem is not None else causal)
-            if problem is not None:
+            if kind == "attention_backward":
+                parts = list(y)
+                if len(parts) != 3:
+                    raise ProtocolError("%s:%s returned %d arrays, expected (dq, dk, dv)" % (kind, dname, len(parts)))
+                out = b"".join(encode_output(g, storage) for g in parts)
+            elif problem is not None:
                 y, lse = y
                 lse_a = np.asarray(lse if lse_count else [], dtype="<f8" if dt == 4 else "<f4").reshape(-1)
                 if lse_a.size != lse_count:
                     raise ProtocolError("%s:%s returned %d LSE values, expected %d" % (kind, dname, lse_a.size, lse_count))
                 tail = struct.pack("<Q", lse_count) + lse_a.tobytes()
-            out = encode_output(y, storage)
+            if kind != "attention_backward":
+                out = encode_output(y, storage)
     except Declined as e:
-        return struct.pack("<iIQ", e.code, 0, 0) + (struct.pack("<Q", 0) if problem is not None else b"")
+        return struct.pack("<iIQ", e.code, 0, 0) + (struct.pack("<Q", 0) if kind == "attention_v2" else b"")
     if len(out) != out_count * width:
         raise ProtocolError("%s:%s returned %d values, expected %d" % (kind, dname, len(out) // width, out_count))
     return struct.pack("<iIQ", 0, 0, out_count) + out + tail
