@@ -202,17 +202,7 @@ struct Attk004 {
     const auto c = gen::batched_case<T>();
     const auto& s = c.p.shape;
     RC_PRE(s.kv_heads < s.heads);
-    auto mha = c;
-    mha.p.shape.kv_heads = s.heads;
-    const auto& t = mha.p.shape;
-    mha.k.assign(t.k_size(), lit<T>(0));
-    mha.v.assign(t.v_size(), lit<T>(0));
-    for (std::size_t b = 0; b < s.batch; ++b)
-      for (std::size_t j = 0; j < s.m; ++j)
-        for (std::size_t h = 0; h < s.heads; ++h) {
-          std::copy_n(c.k.begin() + static_cast<std::ptrdiff_t>(s.k_at(b, j, s.kv_head(h))), s.d, mha.k.begin() + static_cast<std::ptrdiff_t>(t.k_at(b, j, h)));
-          std::copy_n(c.v.begin() + static_cast<std::ptrdiff_t>(s.v_at(b, j, s.kv_head(h))), s.dv, mha.v.begin() + static_cast<std::ptrdiff_t>(t.v_at(b, j, h)));
-        }
+    const auto mha = gen::repeated_kv_heads(c);
     const auto og = c.run(ks), om = mha.run(ks);
     const auto md = bounds::model_of<T>();
     each_row(c, [&](std::size_t b, std::size_t h, std::size_t i) {

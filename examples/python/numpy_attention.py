@@ -18,19 +18,20 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from attncheck_exec import serve  # noqa: E402
 
 
-def attention(q, k, v, p):
-    """q (B, n, H, d), k (B, m, H_kv, d), v (B, m, H_kv, dv) -> o (B, n, H, dv), lse (B, H, n)."""
+def scores(q, k, p):
+    """The scores before the mask, s = scale (q . k), soft-capped and ALiBi-biased, as (B, H, n, m); the
+    soft-cap's tanh(scale (q . k) / c) (None without a cap); which keys each query sees, (n, m).
+    q (B, n, H, d), k (B, m, H_kv, d)."""
     B, n, H, d = q.shape
-    m, Hkv, dv = k.shape[1], k.shape[2], v.shape[3]
+    m, Hkv = k.shape[1], k.shape[2]
     t = q.dtype.type
     g = np.arange(H) // (H // Hkv)  # query head h reads key/value head h / (H / H_kv)
-    qh = q.transpose(0, 2, 1, 3)  # B H n d
-    kh = k[:, :, g, :].transpose(0, 2, 3, 1)  # B H d m
-    vh = v[:, :, g, :].transpose(0, 2, 1, 3)  # B H m dv
-    s = np.matmul(qh, kh) * t(p.scale)  # B H n m
+    s = np.matmul(q.transpose(0, 2, 1, 3), k[:, :, g, :].transpose(0, 2, 3, 1)) * t(p.scale)  # B H n m
+    tau = None
     if p.softcap > 0:  # after the scale, before ALiBi and the mask (Gemma 2)
         c = t(p.softcap)
-        s = c * np.tanh(s / c)
+        tau = np.tanh(s / c)
+        s = c * tau
     diag = np.arange(n) + (m - n if p.alignment == "bottom_right" else 0)  # the key aligned with query i
     j = np.arange(m)
     if p.alibi_slopes is not None:
@@ -43,6 +44,17 @@ def attention(q, k, v, p):
         visible &= j[None, :] >= diag[:, None] - p.window_left
     if p.window_right >= 0:
         visible &= j[None, :] <= diag[:, None] + p.window_right
+    return s, tau, visible
+
+
+def attention(q, k, v, p):
+    """q (B, n, H, d), k (B, m, H_kv, d), v (B, m, H_kv, dv) -> o (B, n, H, dv), lse (B, H, n)."""
+    B, n, H, d = q.shape
+    m, Hkv, dv = k.shape[1], k.shape[2], v.shape[3]
+    t = q.dtype.type
+    g = np.arange(H) // (H // Hkv)
+    vh = v[:, :, g, :].transpose(0, 2, 1, 3)  # B H m dv
+    s, _, visible = scores(q, k, p)
     s = np.where(visible[None, None], s, t(-np.inf))
     none = ~visible.any(axis=1)  # rows that see no key: zeros and LSE -inf
     mx = np.max(s, axis=-1, keepdims=True) if m else np.full(s.shape[:-1] + (1,), -np.inf, dtype=q.dtype)

@@ -16,6 +16,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from attncheck_exec import serve  # noqa: E402
+from numpy_attention import scores  # noqa: E402
 
 
 def attention_backward(q, k, v, o, dout, lse, p, omit_delta=False):
@@ -29,24 +30,7 @@ def attention_backward(q, k, v, o, dout, lse, p, omit_delta=False):
     kh = k[:, :, g, :].transpose(0, 2, 1, 3)  # B H m d
     vh = v[:, :, g, :].transpose(0, 2, 1, 3)  # B H m dv
     oh, doh = o.transpose(0, 2, 1, 3), dout.transpose(0, 2, 1, 3)
-    s = np.matmul(qh, kh.transpose(0, 1, 3, 2)) * t(p.scale)  # B H n m
-    tau = None
-    if p.softcap > 0:
-        c = t(p.softcap)
-        tau = np.tanh(s / c)
-        s = c * tau
-    diag = np.arange(n) + (m - n if p.alignment == "bottom_right" else 0)
-    j = np.arange(m)
-    if p.alibi_slopes is not None:
-        dist = np.abs(diag[:, None] - j[None, :]).astype(q.dtype)
-        s = s - p.alibi_slopes.astype(q.dtype)[None, :, None, None] * dist[None, None]
-    visible = np.ones((n, m), dtype=bool)
-    if p.causal:
-        visible &= j[None, :] <= diag[:, None]
-    if p.window_left >= 0:
-        visible &= j[None, :] >= diag[:, None] - p.window_left
-    if p.window_right >= 0:
-        visible &= j[None, :] <= diag[:, None] + p.window_right
+    s, tau, visible = scores(q, k, p)  # the forward's scores and mask (numpy_attention.py)
     L = lse.astype(q.dtype)[..., None]  # B H n 1; -inf for rows that see no key
     P = np.where(visible[None, None], np.exp(np.where(visible[None, None], s - np.where(np.isneginf(L), t(0), L), t(0))), t(0))
     D = np.sum(doh * oh, axis=-1, keepdims=True)  # B H n 1

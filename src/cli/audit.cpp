@@ -37,6 +37,7 @@ struct AuditOptions : ReportFileOptions, CheckSelectionOptions {
   std::string tolerance;  // "" = not given: the bindings file's, else derived
   int abi = 0;            // --abi: 0 = not given
   bool no_lse = false;
+  bool nondeterministic = false;
   std::string stores;  // --stores: "" = not given
   std::vector<std::string> attention_shapes;  // --attention-shape, as given
   bool replay = false;
@@ -60,13 +61,14 @@ std::string source_args(const AuditOptions& o) {
   std::string s;
   if (!o.bindings.empty())
     return " --bindings " + shell_quoted(o.bindings) + (o.abi ? " --abi " + std::to_string(o.abi) : "") + (o.no_lse ? " --no-lse" : "") +
-           (o.stores.empty() ? "" : " --stores " + o.stores);
+           (o.stores.empty() ? "" : " --stores " + o.stores) + (o.nondeterministic ? " --nondeterministic" : "");
   if (!o.lib.empty()) s += " --lib " + shell_quoted(o.lib);
   if (!o.exec.empty()) s += " --exec " + shell_quoted(o.exec);
   for (const auto& k : o.kernels) s += " --kernel " + shell_quoted(k);
   if (o.abi) s += " --abi " + std::to_string(o.abi);
   if (o.no_lse) s += " --no-lse";
   if (!o.stores.empty()) s += " --stores " + o.stores;
+  if (o.nondeterministic) s += " --nondeterministic";
   return s;
 }
 
@@ -137,6 +139,10 @@ bool resolve_source(const AuditOptions& o, audit::KernelSource& src) {
   if (o.no_lse) {  // like --masked: for every kernel, over the bindings file's lse: entries
     src.lse = false;
     src.kernel_lse.clear();
+  }
+  if (o.nondeterministic) {  // likewise over the bindings file's deterministic: entries
+    src.deterministic = false;
+    src.kernel_deterministic.clear();
   }
   if (!o.stores.empty()) {  // likewise over the bindings file's stores: entries
     if (auto e = audit::parse_stores(o.stores, src.stores); !e.empty()) {
@@ -242,6 +248,7 @@ bool plan_audit(const AuditOptions& o, const contract::LoadResult& loaded, const
   req.policy.masked = src.masked;
   req.policy.returns_lse = src.lse;
   req.policy.stores = src.stores;
+  req.policy.deterministic = src.deterministic;
   for (const auto& spec : o.attention_shapes) {
     audit::SizedProblem p;
     if (const std::string why = audit::parse_attention_shape(spec, p); !why.empty()) {
@@ -253,6 +260,8 @@ bool plan_audit(const AuditOptions& o, const contract::LoadResult& loaded, const
   for (const auto& [kernel, p] : src.kernel_masked) req.kernel_policies.emplace(kernel, req.policy).first->second.masked = p;
   for (const auto& [kernel, l] : src.kernel_lse) req.kernel_policies.emplace(kernel, req.policy).first->second.returns_lse = l;
   for (const auto& [kernel, st] : src.kernel_stores) req.kernel_policies.emplace(kernel, req.policy).first->second.stores = st;
+  for (const auto& [kernel, det] : src.kernel_deterministic)
+    req.kernel_policies.emplace(kernel, req.policy).first->second.deterministic = det;
   req.full_inputs = o.replay;
   req.stop = [] { return interrupted() != 0; };
   return true;
@@ -570,6 +579,10 @@ Command setup_audit(CLI::App& parent, const Global& global) {
   app->add_flag("--no-lse", o->no_lse,
                 "Attention of ABI version 2: the kernels return no log-sum-exp (they are never asked for one); "
                 "replaces the bindings file's lse: entries");
+  app->add_flag("--nondeterministic", o->nondeterministic,
+                "The kernels may give different bits for the same input (atomic adds, split-K sums): AUDIT-DET-001 is "
+                "not demanded, every run is judged against the derived bounds on its own; replaces the bindings file's "
+                "deterministic: entries");
   app->add_option("--stores", o->stores,
                   "Attention with 16-bit storage and f32 arithmetic: what the kernels store in the storage format along "
                   "the way, the error model they are judged by: p (fused, the default: scores and O in f32, the weights "

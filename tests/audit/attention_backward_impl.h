@@ -34,7 +34,8 @@ static int BWD_FN(bwd_sees_any)(const attncheck_attention_problem* p, size_t i) 
 #define BWD_STORE(fn, x) (st && st->fn ? (F)st->fn((float)(x)) : (F)(x))
 
 static int BWD_FN(bwd_attention)(const attncheck_attention_problem* p, const F* q, const F* k, const F* v, const F* o, const F* dout,
-                                 const F* lse, F* dq, F* dk, F* dv, size_t br, size_t bc, int bug, const bwd_stores* st) {
+                                 const F* lse, F* dq, F* dk, F* dv, size_t br, size_t bc, int bug, const bwd_stores* st,
+                                 int reversed) {
   const size_t B = p->batch, H = p->heads, Hkv = p->kv_heads, n = p->n, m = p->m, d = p->d, dvn = p->dv;
   if (Hkv == 0 || H % Hkv != 0) return 1;
   const size_t group = H / Hkv;
@@ -61,7 +62,10 @@ static int BWD_FN(bwd_attention)(const attncheck_attention_problem* p, const F* 
         for (size_t c = 0; c < dvn; ++c) acc += doi[c] * (bug == BUG_BWD_DELTA_FROM_BF16_O ? (F)round_bf16((float)oi[c]) : oi[c]);
         delta[i] = acc;
       }
-      for (size_t j0 = 0; j0 < m; j0 += bc) {
+      const size_t tiles = (m + bc - 1) / bc;
+      for (size_t jt = 0; jt < tiles; ++jt) {
+        /* reversed: the key tiles in the other order, as atomic adds from parallel blocks may land */
+        const size_t j0 = (reversed ? tiles - 1 - jt : jt) * bc;
         const size_t j1 = j0 + bc < m ? j0 + bc : m;
         for (size_t i0 = 0; i0 < n; i0 += br) {
           const size_t i1 = i0 + br < n ? i0 + br : n;

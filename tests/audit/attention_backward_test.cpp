@@ -16,6 +16,7 @@ namespace {
 using attncheck_tests::audit_cli::audit;
 using attncheck_tests::audit_cli::contains;
 using attncheck_tests::audit_cli::Run;
+using attncheck_tests::audit_cli::sanitized_run;
 
 const std::string lib_bwd = std::string("--lib '") + ATTNCHECK_AUDIT_TESTLIB_BWD + "' ";
 const std::vector<std::string> kChecks = {"FALSIFY-ATTBWD-001", "FALSIFY-ATTBWD-002", "FALSIFY-ATTBWD-003", "FALSIFY-ATTBWD-004",
@@ -26,10 +27,15 @@ std::string row(const std::string& id, const std::string& shown) { return id + "
 }  // namespace
 
 TEST_CASE("attention backward: correct plain, tiled and 16-bit FlashAttention-2 kernels pass every applicable obligation") {
-  for (const char* k : {"bwd_plain_f32", "bwd_tiled_f32", "bwd_plain_f64", "bwd_tiled_f64", "bwd_fa2_bf16", "bwd_fa2_f16"}) {
-    const std::string name = k, d = name.substr(name.rfind('_') + 1);
+  // Under the sanitizers (sanitized_run) the tiled f32 and bf16 kernels only, with fewer cases: the
+  // process boundary is the same for every kernel, and the verdicts are checked in the plain build.
+  const std::vector<std::string> kernels = sanitized_run() ? std::vector<std::string>{"bwd_tiled_f32", "bwd_fa2_bf16"}
+                                                           : std::vector<std::string>{"bwd_plain_f32", "bwd_tiled_f32", "bwd_plain_f64",
+                                                                                      "bwd_tiled_f64", "bwd_fa2_bf16", "bwd_fa2_f16"};
+  for (const std::string& name : kernels) {
+    const std::string d = name.substr(name.rfind('_') + 1);
     const std::string shown = d == "bf16" ? "bf16@f32" : d == "f16" ? "f16@f32" : d;
-    Run r = audit(lib_bwd + "--kernel attention_backward:" + d + ":" + name + " --cases 60");
+    Run r = audit(lib_bwd + "--kernel attention_backward:" + d + ":" + name + (sanitized_run() ? " --cases 20" : " --cases 60"));
     INFO(name << "\n" << r.output);
     CHECK(r.status == 0);
     for (const auto& id : kChecks) CHECK_MESSAGE(r.verdicts[row(id, shown)] == "PASS", id);
@@ -51,6 +57,8 @@ TEST_CASE("attention backward: each broken kernel fails the tests named for its 
       {"lse_log2", {"FALSIFY-ATTBWD-001"}},
   };
   for (const auto& [bug, must_fail] : broken) {
+    // Under the sanitizers: one broken kernel (the verdicts are the plain build's to check).
+    if (sanitized_run() && bug != "delta_omitted") continue;
     Run r = audit(lib_bwd + "--kernel attention_backward:f32:bug_bwd_" + bug + "_f32 --cases 100 --test FALSIFY-ATTBWD-001 "
                   "--test FALSIFY-ATTBWD-002 --test FALSIFY-ATTBWD-003 --test FALSIFY-ATTBWD-004");
     INFO(bug << "\n" << r.output);
@@ -95,9 +103,31 @@ TEST_CASE("python example: PyTorch autograd's attention backward (kind 9) passes
   REQUIRE_MESSAGE(std::system(probe.c_str()) == 0, ATTNCHECK_PYTHON3 << " cannot import torch: install python3-torch (tools/install-deps.sh)");
   const std::string py =
       std::string("--exec \"'") + ATTNCHECK_PYTHON3 + "' '" + ATTNCHECK_EXAMPLES_DIR + "/python/torch_attention_backward.py'\" ";
-  Run r = audit(py + "--kernel attention_backward:f32 --kernel attention_backward:f64 --kernel attention_backward:bf16 --cases 60 -j 1");
+  // Under the sanitizers f32 only (the exec boundary of kind 9 is the same at every format).
+  Run r = audit(py + (sanitized_run() ? "--kernel attention_backward:f32 --cases 20 -j 1"
+                                      : "--kernel attention_backward:f32 --kernel attention_backward:f64 --kernel attention_backward:bf16 "
+                                        "--cases 60 -j 1"));
   INFO(r.output);
   CHECK(r.status == 0);
   for (const char* d : {"f32", "f64", "bf16@f32"})
-    for (const auto& id : kChecks) CHECK_MESSAGE(r.verdicts[row(id, d)] == "PASS", id << " " << d);
+    if (!sanitized_run() || std::string(d) == "f32")
+      for (const auto& id : kChecks) CHECK_MESSAGE(r.verdicts[row(id, d)] == "PASS", id << " " << d);
+}
+
+// Nondeterministic accumulation is a declared property: undeclared, the kernel that adds dQ's key
+// tiles in another order every other call fails AUDIT-DET-001; declared, that check is not
+// demanded and every run is judged against the bounds on its own.
+TEST_CASE("attention backward: a kernel declared nondeterministic is not held to the same bits, only to its bounds") {
+  const std::string k = lib_bwd + "--kernel attention_backward:f32:bwd_atomic_f32 --cases 60 ";
+  Run undeclared = audit(k + "--test AUDIT-DET-001");
+  INFO(undeclared.output);
+  CHECK(undeclared.status == 1);
+  CHECK(undeclared.verdicts[row("AUDIT-DET-001", "f32")] == "FAIL");
+  Run declared = audit(k + "--nondeterministic");
+  INFO(declared.output);
+  CHECK(declared.status == 0);
+  CHECK(declared.verdicts[row("AUDIT-DET-001", "f32")] == "N/A");
+  CHECK(contains(declared.output, "declared nondeterministic"));
+  for (const auto& id : {"FALSIFY-ATTBWD-001", "FALSIFY-ATTBWD-002", "FALSIFY-ATTBWD-004"})
+    CHECK_MESSAGE(declared.verdicts[row(id, "f32")] == "PASS", id);
 }

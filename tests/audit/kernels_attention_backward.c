@@ -9,6 +9,8 @@
  *   bwd_fa2_{bf16,f16}     16-bit storage, f32 arithmetic, tiles of 2: P and dS rounded to the
  *                          storage format before the products (the tensor-core operands), dQ, dK, dV
  *                          accumulated in f32 and rounded once
+ *   bwd_atomic_f32         tiled, the key tiles in reverse order on every other call: correct, but
+ *                          not deterministic (declare --nondeterministic)
  *
  * Broken kernels (f32, tiled, one bug each; the tests that must catch each are listed in
  * tests/audit/attention_backward_test.cpp):
@@ -30,6 +32,7 @@
 #include <string.h>
 
 #include "attncheck/abi.h"
+#include "bits16.h"
 
 ATTNCHECK_EXPORT_ABI_VERSION
 
@@ -52,31 +55,6 @@ enum bwd_bug {
   BUG_BWD_LSE_LOG2
 };
 
-static float from_bf16(uint16_t b) {
-  const uint32_t u = (uint32_t)b << 16;
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-static uint16_t to_bf16(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  if (f != f) return (uint16_t)((u >> 16) | 0x40);
-  return (uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
-}
-static float from_f16(uint16_t b) {
-  _Float16 h;
-  memcpy(&h, &b, 2);
-  return (float)h;
-}
-static uint16_t to_f16(float f) {
-  const _Float16 h = (_Float16)f;
-  uint16_t b;
-  memcpy(&b, &h, 2);
-  return b;
-}
-static float round_bf16(float x) { return from_bf16(to_bf16(x)); }
-static float round_f16(float x) { return from_f16(to_f16(x)); }
 
 #define F float
 #define SFX f32
@@ -105,28 +83,22 @@ enum { TILE = 2 };
       T *dv
 
 /* ---- correct kernels ------------------------------------------------------------------------- */
-int bwd_plain_f32(BWD_ARGS(float, float)) { return bwd_attention_f32(p, q, k, v, o, dout, lse, dq, dk, dv, 0, 0, BUG_BWD_NONE, NULL); }
-int bwd_tiled_f32(BWD_ARGS(float, float)) { return bwd_attention_f32(p, q, k, v, o, dout, lse, dq, dk, dv, TILE, TILE, BUG_BWD_NONE, NULL); }
-int bwd_plain_f64(BWD_ARGS(double, double)) { return bwd_attention_f64(p, q, k, v, o, dout, lse, dq, dk, dv, 0, 0, BUG_BWD_NONE, NULL); }
+int bwd_plain_f32(BWD_ARGS(float, float)) { return bwd_attention_f32(p, q, k, v, o, dout, lse, dq, dk, dv, 0, 0, BUG_BWD_NONE, NULL, 0); }
+int bwd_tiled_f32(BWD_ARGS(float, float)) { return bwd_attention_f32(p, q, k, v, o, dout, lse, dq, dk, dv, TILE, TILE, BUG_BWD_NONE, NULL, 0); }
+int bwd_plain_f64(BWD_ARGS(double, double)) { return bwd_attention_f64(p, q, k, v, o, dout, lse, dq, dk, dv, 0, 0, BUG_BWD_NONE, NULL, 0); }
 int bwd_tiled_f64(BWD_ARGS(double, double)) {
-  return bwd_attention_f64(p, q, k, v, o, dout, lse, dq, dk, dv, TILE, TILE, BUG_BWD_NONE, NULL);
+  return bwd_attention_f64(p, q, k, v, o, dout, lse, dq, dk, dv, TILE, TILE, BUG_BWD_NONE, NULL, 0);
 }
 
 /* 16-bit storage, f32 arithmetic: widen, run the f32 kernel with P and dS stored, round once. */
-static float* widen(const uint16_t* x, size_t count, float (*from)(uint16_t)) {
-  float* r = malloc((count ? count : 1) * sizeof(float));
-  if (r)
-    for (size_t i = 0; i < count; ++i) r[i] = from(x[i]);
-  return r;
-}
 static int bwd_16bit(BWD_ARGS(uint16_t, float), float (*from)(uint16_t), uint16_t (*to)(float), const bwd_stores* st) {
   const size_t qs = p->batch * p->n * p->heads * p->d, ks = p->batch * p->m * p->kv_heads * p->d;
   const size_t vs = p->batch * p->m * p->kv_heads * p->dv, os = p->batch * p->n * p->heads * p->dv;
-  float *qf = widen(q, qs, from), *kf = widen(k, ks, from), *vf = widen(v, vs, from), *of = widen(o, os, from), *df = widen(dout, os, from);
+  float *qf = widen16(q, qs, from), *kf = widen16(k, ks, from), *vf = widen16(v, vs, from), *of = widen16(o, os, from), *df = widen16(dout, os, from);
   float *gq = malloc((qs ? qs : 1) * sizeof(float)), *gk = malloc((ks ? ks : 1) * sizeof(float)), *gv = malloc((vs ? vs : 1) * sizeof(float));
   int rc = 2;
   if (qf && kf && vf && of && df && gq && gk && gv) {
-    rc = bwd_attention_f32(p, qf, kf, vf, of, df, lse, gq, gk, gv, TILE, TILE, BUG_BWD_NONE, st);
+    rc = bwd_attention_f32(p, qf, kf, vf, of, df, lse, gq, gk, gv, TILE, TILE, BUG_BWD_NONE, st, 0);
     if (rc == 0) {
       for (size_t i = 0; i < qs; ++i) dq[i] = to(gq[i]);
       for (size_t i = 0; i < ks; ++i) dk[i] = to(gk[i]);
@@ -141,9 +113,16 @@ static const bwd_stores stored_f16 = {round_f16, round_f16};
 int bwd_fa2_bf16(BWD_ARGS(uint16_t, float)) { return bwd_16bit(p, q, k, v, o, dout, lse, dq, dk, dv, from_bf16, to_bf16, &stored_bf16); }
 int bwd_fa2_f16(BWD_ARGS(uint16_t, float)) { return bwd_16bit(p, q, k, v, o, dout, lse, dq, dk, dv, from_f16, to_f16, &stored_f16); }
 
+/* ---- nondeterministic: every other call takes the key tiles in reverse order (as atomic adds of
+ * dQ from parallel key blocks land in any order): correct each time, not the same bits twice ---- */
+int bwd_atomic_f32(BWD_ARGS(float, float)) {
+  static int calls = 0;
+  return bwd_attention_f32(p, q, k, v, o, dout, lse, dq, dk, dv, TILE, TILE, BUG_BWD_NONE, NULL, calls++ % 2);
+}
+
 /* ---- broken kernels: f32, tiled, one bug each ------------------------------------------------ */
 #define BROKEN(name, bug) \
-  int bug_bwd_##name##_f32(BWD_ARGS(float, float)) { return bwd_attention_f32(p, q, k, v, o, dout, lse, dq, dk, dv, TILE, TILE, bug, NULL); }
+  int bug_bwd_##name##_f32(BWD_ARGS(float, float)) { return bwd_attention_f32(p, q, k, v, o, dout, lse, dq, dk, dv, TILE, TILE, bug, NULL, 0); }
 BROKEN(delta_omitted, BUG_BWD_DELTA_OMITTED)
 BROKEN(delta_from_bf16_o, BUG_BWD_DELTA_FROM_BF16_O)
 BROKEN(dq_scale_missing, BUG_BWD_DQ_SCALE_MISSING)

@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "attncheck/abi.h"
+#include "bits16.h"
 
 ATTNCHECK_EXPORT_ABI_VERSION
 
@@ -113,42 +114,13 @@ int v2_tiled_f64(const attncheck_attention_problem* p, const double* q, const do
 }
 
 /* 16-bit storage, f32 arithmetic: widen, run the f32 kernel, round O once (to nearest even). */
-static float from_bf16(uint16_t b) {
-  const uint32_t u = (uint32_t)b << 16;
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-static uint16_t to_bf16(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  if (f != f) return (uint16_t)((u >> 16) | 0x40);
-  return (uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
-}
-static float from_f16(uint16_t b) {
-  _Float16 h;
-  memcpy(&h, &b, 2);
-  return (float)h;
-}
-static uint16_t to_f16(float f) {
-  const _Float16 h = (_Float16)f;
-  uint16_t b;
-  memcpy(&b, &h, 2);
-  return b;
-}
 
-static float* widen(const uint16_t* x, size_t count, float (*from)(uint16_t)) {
-  float* r = malloc((count ? count : 1) * sizeof(float));
-  if (r)
-    for (size_t i = 0; i < count; ++i) r[i] = from(x[i]);
-  return r;
-}
 
 static int v2_16bit(const attncheck_attention_problem* p, const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* o,
                     float* lse, size_t tile, float (*from)(uint16_t), uint16_t (*to)(float), int bug, const v2_stores* st) {
   const size_t qs = p->batch * p->n * p->heads * p->d, ks = p->batch * p->m * p->kv_heads * p->d;
   const size_t vs = p->batch * p->m * p->kv_heads * p->dv, os = p->batch * p->n * p->heads * p->dv;
-  float *qf = widen(q, qs, from), *kf = widen(k, ks, from), *vf = widen(v, vs, from), *of = malloc((os ? os : 1) * sizeof(float));
+  float *qf = widen16(q, qs, from), *kf = widen16(k, ks, from), *vf = widen16(v, vs, from), *of = malloc((os ? os : 1) * sizeof(float));
   int rc = 2;
   if (qf && kf && vf && of) {
     rc = v2_attention_f32(p, qf, kf, vf, of, lse, tile, tile, bug, st);
@@ -183,8 +155,6 @@ int v2_tiled_f16(const attncheck_attention_problem* p, const uint16_t* q, const 
  * kernel is PyTorch's math path: the scale folded into q (stored, so that q.k cannot overflow where
  * the scores do not), q' @ k^T stored, each soft-cap and bias step stored, P normalised and stored,
  * then P @ V (declared stores: scores,p). */
-static float round_bf16(float x) { return from_bf16(to_bf16(x)); }
-static float round_f16(float x) { return from_f16(to_f16(x)); }
 static const v2_stores fused_bf16 = {NULL, NULL, round_bf16, NULL, NULL, NULL, 0, 0};
 static const v2_stores fused_f16 = {NULL, NULL, round_f16, NULL, NULL, NULL, 0, 0};
 static const v2_stores unfused_bf16 = {round_bf16, round_bf16, round_bf16, NULL, NULL, NULL, 1, 1};

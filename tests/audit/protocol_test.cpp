@@ -145,3 +145,35 @@ TEST_CASE("kind 8 (attention of ABI version 2): the attention block and the LSE 
   bad[4 + 4 + 6 * 8 + 3 * 8 + 8] = 2;
   CHECK_THROWS_AS(protocol::decode_call(bad), protocol::ProtocolError);
 }
+
+TEST_CASE("kind 9 (attention backward): the attention block, the LSE it is given and five inputs round-trip") {
+  Call c;
+  c.kind = Kind::attention_backward;
+  c.dtype = Dtype::bf16;
+  auto& p = c.problem;
+  p.shape = {1, 2, 1, 3, 4, 2, 2};
+  p.scale = 0.5;
+  p.softcap = 5;
+  c.n = 3, c.m = 4, c.d = 2, c.dv = 2;
+  const std::vector<float> lse{-std::numeric_limits<float>::infinity(), 0.0f, -0.0f, 1.5f, std::numeric_limits<float>::denorm_min(), 7.0f};
+  c.inputs = {std::vector<unsigned char>(p.shape.q_size() * 2, 1), std::vector<unsigned char>(p.shape.k_size() * 2, 2),
+              std::vector<unsigned char>(p.shape.v_size() * 2, 3), std::vector<unsigned char>(p.shape.o_size() * 2, 4),
+              std::vector<unsigned char>(p.shape.o_size() * 2, 5), bytes_of(lse)};
+  c.output_count = p.shape.q_size() + p.shape.k_size() + p.shape.v_size();
+  c.lse_count = p.shape.lse_size();
+  const Call back = protocol::decode_call(payload_of(protocol::encode_call(c)));
+  CHECK(back.kind == Kind::attention_backward);
+  CHECK(back.problem.shape.heads == 2);
+  CHECK(back.problem.softcap == 5);
+  CHECK(back.lse_count == 6);
+  CHECK(back.output_count == 12 + 8 + 8);
+  CHECK(back.inputs == c.inputs);  // q, k, v, o, dO and the LSE (its bits: -inf, -0, a subnormal kept)
+  // The RESULT is a plain one: dQ, dK, dV in turn, no LSE part.
+  const std::vector<std::uint16_t> g(28, 0x3f80);
+  const auto r = protocol::decode_result(payload_of(protocol::encode_result(0, Dtype::bf16, bytes_of(g))), Dtype::bf16, 28);
+  CHECK(r.output == bytes_of(g));
+  // A payload cut inside the LSE is refused.
+  auto cut = payload_of(protocol::encode_call(c));
+  cut.resize(4 + 4 + 6 * 8 + 3 * 8 + 8 + 4 + 8 + 8 + 8 + 8 + 10);
+  CHECK_THROWS_AS(protocol::decode_call(cut), protocol::ProtocolError);
+}

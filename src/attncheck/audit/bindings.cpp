@@ -34,6 +34,14 @@ std::string parse_lse(const std::string& s, bool& out) {
   return "lse: '" + s + "' is not true or false (whether the attention kernel returns the log-sum-exp)";
 }
 
+std::string parse_deterministic(const std::string& s, bool& out) {
+  if (s == "true" || s == "yes" || s == "false" || s == "no") {
+    out = s == "true" || s == "yes";
+    return "";
+  }
+  return "deterministic: '" + s + "' is not true or false (whether the kernel gives the same bits for the same input)";
+}
+
 }  // namespace
 
 std::string parse_stores(const std::string& s, Intermediates& out) {
@@ -128,13 +136,13 @@ std::string read_bindings_text(const std::string& text, const std::string& path,
 }
 
 static std::string parse_bindings(const YAML::Node& root, const std::string& path, KernelSource& out) {
-  if (!root.IsMap()) return path + ": expected a map with keys library, kernels (and optionally masked, tolerance, abi, lse, stores)";
+  if (!root.IsMap()) return path + ": expected a map with keys library, kernels (and optionally masked, tolerance, abi, lse, stores, deterministic)";
   for (const auto& kv : root) {
     const auto key = kv.first.as<std::string>();
     if (key != "library" && key != "kernels" && key != "masked" && key != "tolerance" && key != "abi" && key != "lse" &&
-        key != "stores")
+        key != "stores" && key != "deterministic")
       return path + ":" + std::to_string(kv.first.Mark().line + 1) + ": unknown key '" + key +
-             "' (known: library, kernels, masked, tolerance, abi, lse, stores)";
+             "' (known: library, kernels, masked, tolerance, abi, lse, stores, deterministic)";
   }
   if (root["abi"]) {
     const std::string a = root["abi"].as<std::string>();
@@ -150,6 +158,9 @@ static std::string parse_bindings(const YAML::Node& root, const std::string& pat
   if (root["stores"])
     if (auto e = parse_stores(root["stores"].as<std::string>(), out.stores); !e.empty())
       return path + ":" + std::to_string(root["stores"].Mark().line + 1) + ": " + e;
+  if (root["deterministic"])
+    if (auto e = parse_deterministic(root["deterministic"].as<std::string>(), out.deterministic); !e.empty())
+      return path + ":" + std::to_string(root["deterministic"].Mark().line + 1) + ": " + e;
   if (!root["library"] || !root["library"].IsScalar()) return path + ": 'library' (the shared library's path) is missing";
   std::filesystem::path lib = root["library"].as<std::string>();
   if (lib.is_relative()) lib = std::filesystem::path(path).parent_path() / lib;  // relative to the bindings file
@@ -182,8 +193,8 @@ static std::string parse_bindings(const YAML::Node& root, const std::string& pat
       if (key == "tolerance") {
         if (auto e = take_tolerance(at, kv.second.as<std::string>()); !e.empty()) return e;
       } else if (key != "kind" && key != "dtype" && key != "symbol" && key != "masked" && key != "compute" && key != "lse" &&
-                 key != "stores") {
-        return at + ": unknown key '" + key + "' (known: kind, dtype, compute, symbol, masked, lse, stores, tolerance)";
+                 key != "stores" && key != "deterministic") {
+        return at + ": unknown key '" + key + "' (known: kind, dtype, compute, symbol, masked, lse, stores, deterministic, tolerance)";
       }
     }
     if (!k["kind"] || !k["dtype"] || !k["symbol"]) return at + ": a kernel entry needs kind, dtype and symbol";
@@ -209,6 +220,11 @@ static std::string parse_bindings(const YAML::Node& root, const std::string& pat
       bool l = true;
       if (auto e = parse_lse(k["lse"].as<std::string>(), l); !e.empty()) return at + ": " + e;
       out.kernel_lse[{b.kind, b.dtype}] = l;
+    }
+    if (k["deterministic"]) {
+      bool det = true;
+      if (auto e = parse_deterministic(k["deterministic"].as<std::string>(), det); !e.empty()) return at + ": " + e;
+      out.kernel_deterministic[{b.kind, b.dtype}] = det;
     }
     if (k["stores"]) {
       Intermediates st{};

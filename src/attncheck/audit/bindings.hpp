@@ -31,6 +31,10 @@ struct KernelSource {
   // default) or "scores,p" (unfused): scalar/arithmetic.hpp, Intermediates.
   Intermediates stores = Intermediates::fused;
   std::map<std::pair<Kind, Dtype>, Intermediates> kernel_stores;
+  // Whether the kernels give the same bits for the same input (deterministic: at the top, per
+  // kernel below it; --nondeterministic replaces them all): false for atomics or split-K sums.
+  bool deterministic = true;
+  std::map<std::pair<Kind, Dtype>, bool> kernel_deterministic;
 };
 
 // Parses a stores declaration: "p" (fused) or "scores,p" / "p,scores" (unfused); returns an error

@@ -25,6 +25,10 @@ std::optional<MaskedPolicy> parse_masked_policy(std::string_view s);
 struct Policy {
   MaskedPolicy masked = MaskedPolicy::either;  // attention_v2: the policy of its fully masked rows (O)
   bool returns_lse = true;  // attention_v2: whether the kernel computes the LSE (false: never asked)
+  // false: the kernel is declared nondeterministic (atomic adds over dQ, split-K over keys:
+  // --nondeterministic, deterministic: false): AUDIT-DET-001 is then not demanded, and every run
+  // is judged by the accuracy checks on its own.
+  bool deterministic = true;
   // attention_v2 with 16-bit storage: what it stores in the storage format (the error model its
   // allowances are derived for; scalar/arithmetic.hpp).
   Intermediates stores = Intermediates::fused;

@@ -265,6 +265,11 @@ std::vector<AuditRow> run_audit(Backend& backend, const AuditRequest& req, const
         it.audit = &ap;
         it.kind = k;
         if (ap.judges_masked_policy) it.row.masked_policy = std::string(masked_policy_name(req.policy_for(k, d).masked));
+        if (ap.id == "AUDIT-DET-001" && !req.policy_for(k, d).deterministic) {
+          it.row.state = RowState::not_applicable;
+          it.row.reason = "the kernel is declared nondeterministic (--nondeterministic or deterministic: false): the same "
+                          "bits are not demanded; every run is judged against the derived bounds by the accuracy checks";
+        }
         plan.push_back(std::move(it));
       }
     }

@@ -4,6 +4,7 @@
 // (where a running maximum started at 0 instead of −inf underflows or overflows every exp).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdlib>
@@ -59,6 +60,25 @@ struct BatchedCase {
     return r;
   }
 };
+
+// The multi-head problem equal to c: each key/value head repeated for the query heads that read
+// it (PyTorch's repeat_kv), H key/value heads.
+template <class T>
+BatchedCase<T> repeated_kv_heads(const BatchedCase<T>& c) {
+  const auto& s = c.p.shape;
+  BatchedCase<T> mha = c;
+  mha.p.shape.kv_heads = s.heads;
+  const auto& t = mha.p.shape;
+  mha.k.assign(t.k_size(), lit<T>(0));
+  mha.v.assign(t.v_size(), lit<T>(0));
+  for (std::size_t b = 0; b < s.batch; ++b)
+    for (std::size_t j = 0; j < s.m; ++j)
+      for (std::size_t h = 0; h < s.heads; ++h) {
+        std::copy_n(c.k.begin() + static_cast<std::ptrdiff_t>(s.k_at(b, j, s.kv_head(h))), s.d, mha.k.begin() + static_cast<std::ptrdiff_t>(t.k_at(b, j, h)));
+        std::copy_n(c.v.begin() + static_cast<std::ptrdiff_t>(s.v_at(b, j, s.kv_head(h))), s.dv, mha.v.begin() + static_cast<std::ptrdiff_t>(t.v_at(b, j, h)));
+      }
+  return mha;
+}
 
 inline std::size_t size_in(std::size_t lo, std::size_t hi) { return static_cast<std::size_t>(*rc::gen::inRange(lo, hi + 1)); }
 
