@@ -148,8 +148,9 @@ ATTNCHECK_ABI_DECLARE_V2(attncheck_bf16_bits, float, bf16)
  *     dS_ij = dS_ij (1 - tanh^2(scale * (q.k) / softcap))      if softcap > 0 (the chain rule)
  *     dq[b,i,h,:] = scale * sum_j dS_ij k[b,j,g,:]
  *     dk[b,j,g,:] = scale * sum over the heads h of group g and the queries i of dS_ij q[b,i,h,:]
- * ALiBi slopes and the mask carry no gradient; a row that sees no key contributes nothing, and a
- * key no query sees gets dk = dv = 0. lse is never NULL (S: float for f16, bf16 and f32, double for
+ * ALiBi slopes and the mask carry no gradient; a row that sees no key (its lse is -inf, the log of
+ * an empty sum) contributes nothing, and a key no query sees gets dk = dv = 0. (FlashAttention 2
+ * keeps +inf there so that exp(s - lse) is 0: a wrapper converts -inf to +inf.) lse is never NULL (S: float for f16, bf16 and f32, double for
  * f64). attncheck hands the kernel the forward's correctly rounded o and lse; a kernel may also
  * ignore them and recompute its forward (its error bounds cover both). Guard pages and canaries
  * follow each of dq, dk and dv; q, k, v, o, dout, lse, *p and the slopes are compared after the call.

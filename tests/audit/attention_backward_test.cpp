@@ -67,6 +67,14 @@ TEST_CASE("attention backward: each broken kernel fails the tests named for its 
   }
 }
 
+TEST_CASE("attention backward: a kernel that turns NaN gradients into 0 fails AUDIT-NAN-001") {
+  Run r = audit(lib_bwd + "--kernel attention_backward:f32:bug_bwd_nan_to_zero_f32 --test AUDIT-NAN-001 --test FALSIFY-ATTBWD-001 --cases 60");
+  INFO(r.output);
+  CHECK(r.status == 1);
+  CHECK(r.verdicts[row("AUDIT-NAN-001", "f32")] == "FAIL");
+  CHECK(r.verdicts[row("FALSIFY-ATTBWD-001", "f32")] == "PASS");  // finite inputs: nothing to hide
+}
+
 TEST_CASE("attention backward: stray writes past dK and dV and into the input LSE are caught") {
   const std::string t = "--test AUDIT-SAFE-001 --cases 20 ";
   Run near = audit(lib_bwd + "--kernel attention_backward:f32:bug_bwd_dk_overrun_f32 " + t);

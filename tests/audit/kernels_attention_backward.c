@@ -23,6 +23,7 @@
  *   bug_bwd_mask_not_reapplied_f32    P recomputed for masked keys of a row that sees any
  *   bug_bwd_dq_acc_bf16_f32           dQ rounded to bf16 after every key tile
  *   bug_bwd_lse_log2_f32              the LSE read in log2 units
+ *   bug_bwd_nan_to_zero_f32          the gradients' NaNs replaced by 0 (nan_to_num)
  * and stray writes: bug_bwd_dk_overrun_f32 (one element past dK), bug_bwd_dv_far_f32 (4 KiB past
  * dV), bug_bwd_writes_lse_f32 (writes into its input lse).
  */
@@ -132,6 +133,18 @@ BROKEN(group_last_head_wins, BUG_BWD_GROUP_LAST_HEAD_WINS)
 BROKEN(mask_not_reapplied, BUG_BWD_MASK_NOT_REAPPLIED)
 BROKEN(dq_acc_bf16, BUG_BWD_DQ_ACC_BF16)
 BROKEN(lse_log2, BUG_BWD_LSE_LOG2)
+
+/* ---- NaN hidden: the gradients passed through nan_to_num (a NaN becomes 0), as a training loop
+ * that "sanitizes" its gradients does: a diverging step goes unseen (AUDIT-NAN-001) ------------- */
+int bug_bwd_nan_to_zero_f32(BWD_ARGS(float, float)) {
+  const int rc = bwd_tiled_f32(p, q, k, v, o, dout, lse, dq, dk, dv);
+  const size_t sizes[3] = {p->batch * p->n * p->heads * p->d, p->batch * p->m * p->kv_heads * p->d, p->batch * p->m * p->kv_heads * p->dv};
+  float* outs[3] = {dq, dk, dv};
+  for (int o3 = 0; o3 < 3 && rc == 0; ++o3)
+    for (size_t e = 0; e < sizes[o3]; ++e)
+      if (outs[o3][e] != outs[o3][e]) outs[o3][e] = 0.0f;
+  return rc;
+}
 
 /* ---- stray writes the library backend must see (AUDIT-SAFE-001) ------------------------------- */
 int bug_bwd_dk_overrun_f32(BWD_ARGS(float, float)) {

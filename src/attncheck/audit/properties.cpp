@@ -273,7 +273,9 @@ void nan_propagates(Kind k, const KernelSet<T>& ks, const Policy&) {
   }
   if (k == Kind::attention_backward) {
     // Unmasked, no soft-cap: a NaN in dO[b,i,h,c] makes D_i NaN, hence every dS_ij of the row: all
-    // of dQ[b,i,h,:], every dK[b,j,g,:] and column c of every dV[b,j,g,:].
+    // of dQ[b,i,h,:] (the row's largest weight is about 1), and dK[b,j,g,:] and dV[b,j,g,c] of
+    // every key j whose weight P_ij is at least 2^-10. A key whose weight underflows may be
+    // skipped by a kernel (0 · NaN is never computed): no NaN is demanded there.
     auto c = draw_batched<T>(true);
     auto bc = gen::backward_case(c);
     const auto& sh = bc.c.p.shape;
@@ -286,7 +288,11 @@ void nan_propagates(Kind k, const KernelSet<T>& ks, const Policy&) {
     y.insert(y.end(), gr.dk.begin(), gr.dk.end());
     y.insert(y.end(), gr.dv.begin(), gr.dv.end());
     for (std::size_t t = 0; t < sh.d; ++t) must.push_back(sh.q_at(b, i, h) + t);
-    for (std::size_t j = 0; j < sh.m; ++j) {
+    const auto rs = bounds::row_scores(bc.c.p, bc.c.q, bc.c.k, b, h, i, bounds::model_of<T>());
+    const auto weights = oracle::softmax_row_exact(rs.s);
+    for (std::size_t jj = 0; jj < rs.keys.size(); ++jj) {
+      if (!(weights.p[jj] >= 0x1p-10L)) continue;
+      const std::size_t j = rs.keys.first + jj;
       for (std::size_t t = 0; t < sh.d; ++t) must.push_back(sh.q_size() + sh.k_at(b, j, g) + t);
       must.push_back(sh.q_size() + sh.k_size() + sh.v_at(b, j, g) + col);
     }
