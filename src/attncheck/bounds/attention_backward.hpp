@@ -103,8 +103,13 @@ AttentionBackwardExact attention_backward_exact(const kernels::AttentionProblem&
           kv_terms[kr] += 1;
           const real P = row.p[jj], s = oracle::dbl(rs.s[jj]), dl = rs.delta[jj];
           // π: the recomputed weight's error (argument error a, exp's, the subnormal granule),
-          // then stored in the storage format for the tensor-core products (πS).
-          const real arg = dl + lambda + gamma(4, u) * (std::abs(s) + std::abs(L) + dl + lambda);
+          // then stored in the storage format for the tensor-core products (πS). a also covers a
+          // kernel that normalises its own forward's weights (proofs/attention_backward.tex,
+          // Lemma "recomputed weights"): up to K blocks of exps, each rescaling by (1 + ε) at most
+          // (K·(−log(1 − ε))), and the running maximum's rounding over |M| <= |lse| + log K.
+          const real logK = std::log(static_cast<real>(K));
+          const real arg = dl + lambda + static_cast<real>(K) * -std::log1p(-er) +
+                           gamma(4, u) * (std::abs(s) + std::abs(L) + logK + dl + rs.max_delta + lambda);
           const real pi = P * ((1 + er) * (1 + er) * std::exp(arg) * (1 + gamma(2, u)) - 1) + 2 * eta;
           const real piS = pi + uS * (P + pi) + etaS / 2;
           // dP_ij and ε^P; x = dP − D and ξ.
