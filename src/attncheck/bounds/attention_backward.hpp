@@ -80,8 +80,7 @@ AttentionBackwardExact attention_backward_exact(const kernels::AttentionProblem&
         std::copy(fw.o.begin(), fw.o.end(), r.o.begin() + static_cast<std::ptrdiff_t>(oi));
         r.lse[sh.lse_at(b, h, i)] = fw.lse;
         if (K == 0) continue;
-        const RowScores rs = row_scores(p, q, k, b, h, i, md);
-        const auto row = oracle::softmax_row_exact(rs.s);
+        const RowScores& rs = fw.scores;  // computed once, by the forward's allowance
         // λ_i and ō_ic: the given (or recomputed) LSE's and O's deviation.
         const real L = fw.lse;
         const real lambda = std::max(std::abs(val(lse_given[sh.lse_at(b, h, i)]) - L), fw.lse_allowance);
@@ -101,7 +100,7 @@ AttentionBackwardExact attention_backward_exact(const kernels::AttentionProblem&
           const std::size_t kr = (b * sh.m + j) * sh.kv_heads + g;
           r.key_seen[kr] = true;
           kv_terms[kr] += 1;
-          const real P = row.p[jj], s = oracle::dbl(rs.s[jj]), dl = rs.delta[jj];
+          const real P = fw.p[jj], s = oracle::dbl(rs.s[jj]), dl = rs.delta[jj];
           // π: the recomputed weight's error (argument error a, exp's, the subnormal granule),
           // then stored in the storage format for the tensor-core products (πS). a also covers a
           // kernel that normalises its own forward's weights (proofs/attention_backward.tex,

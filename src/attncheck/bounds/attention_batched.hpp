@@ -167,6 +167,8 @@ struct AttentionRowAllowance {
   std::vector<real> o, o_allowance;         // exact o_c and the bound of |ô_c − o_c|
   real lse = -std::numeric_limits<real>::infinity(), lse_allowance = 0;
   real max_score_error = 0;                 // max_j δ_j, for reports
+  RowScores scores;                         // the exact scores and their bounds (row_scores)
+  std::vector<real> p;                      // the exact weights softmax(s)_j of the visible keys
 };
 
 // Row (b, h, i) of problem p; q, k, v the kernel's inputs (any scalar type with to_double).
@@ -186,13 +188,14 @@ AttentionRowAllowance attention_row_allowance(const kernels::AttentionProblem& p
   if (K == 0) return r;
 
   // Exact scores through the kernels' own score function at 200 bits, and each one's δ.
-  const RowScores rs = row_scores(p, q, k, b, h, i, md);
-  const std::vector<mpfr200>& s = rs.s;
-  const std::vector<real>& delta = rs.delta;
-  r.max_score_error = rs.max_delta;
+  r.scores = row_scores(p, q, k, b, h, i, md);
+  const std::vector<mpfr200>& s = r.scores.s;
+  const std::vector<real>& delta = r.scores.delta;
+  r.max_score_error = r.scores.max_delta;
 
   // Exact weights, output and log-sum-exp.
   const auto row = oracle::softmax_row_exact(s);
+  r.p = row.p;
   const mpfr200 M = kernels::row_max(s.data(), K);
   r.lse = oracle::dbl(M) + row.log_sum;
   std::vector<real> vmax(dv, 0), vsum(dv, 0);
