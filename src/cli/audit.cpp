@@ -589,7 +589,7 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                   "P rounded for P.V, as FlashAttention) or scores,p (unfused: q @ k^T stored too, as a graph of "
                   "separate ops); replaces the bindings file's stores: entries (docs/formats.md)");
   app->add_option("--attention-shape", o->attention_shapes,
-                  "Attention of ABI version 2: a shape AUDIT-ATTB-002 audits instead of its three defaults (repeatable), "
+                  "Attention of ABI version 2: a shape AUDIT-ATTB-002 (and, for the backward pass, AUDIT-ATTBWD-001) audits instead of its three defaults (repeatable), "
                   "e.g. B=1,H=32,Hkv=8,n=4096,m=4096,d=128,causal=br; keys B H Hkv n m d dv scale causal=off|tl|br "
                   "align=tl|br window=L:R softcap=C alibi=geo|S1/S2/.., and the inputs' magnitudes qk=LO:HI (of the q "
                   "and k elements) shift=S (every score shifted by about S) (docs/audit.md)");

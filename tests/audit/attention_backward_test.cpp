@@ -20,7 +20,15 @@ using attncheck_tests::audit_cli::sanitized_run;
 
 const std::string lib_bwd = std::string("--lib '") + ATTNCHECK_AUDIT_TESTLIB_BWD + "' ";
 const std::vector<std::string> kChecks = {"FALSIFY-ATTBWD-001", "FALSIFY-ATTBWD-002", "FALSIFY-ATTBWD-003", "FALSIFY-ATTBWD-004",
-                                          "AUDIT-SAFE-001",     "AUDIT-DET-001",      "AUDIT-NAN-001"};
+                                          "AUDIT-SAFE-001",     "AUDIT-DET-001",      "AUDIT-NAN-001",      "AUDIT-ATTBWD-001"};
+// AUDIT-ATTBWD-001 at its three default shapes costs about 12 s a kernel (the 200-bit oracle on the
+// sampled rows and keys), so most runs here give it two small shapes instead: grouped causal
+// bottom-right with n < m, and top-left with n > m (rows that see no key) and a soft-cap whose
+// derivative is far from 1. Every key of these is cheap enough to be sampled. The defaults run
+// for the tiled f32 and FlashAttention-2 bf16 kernels and for PyTorch, outside the sanitizers.
+const std::string kSmallShapes =
+    " --attention-shape B=1,H=4,Hkv=2,n=96,m=128,d=16,causal=br --attention-shape B=1,H=2,Hkv=1,n=80,m=64,d=16,causal=tl,softcap=2 ";
+std::string sized(bool defaults = false) { return defaults && !sanitized_run() ? " " : kSmallShapes; }
 
 std::string row(const std::string& id, const std::string& shown) { return id + " attention_backward [" + shown + "]"; }
 
@@ -35,7 +43,8 @@ TEST_CASE("attention backward: correct plain, tiled and 16-bit FlashAttention-2 
   for (const std::string& name : kernels) {
     const std::string d = name.substr(name.rfind('_') + 1);
     const std::string shown = d == "bf16" ? "bf16@f32" : d == "f16" ? "f16@f32" : d;
-    Run r = audit(lib_bwd + "--kernel attention_backward:" + d + ":" + name + (sanitized_run() ? " --cases 20" : " --cases 60"));
+    Run r = audit(lib_bwd + "--kernel attention_backward:" + d + ":" + name + sized(name == "bwd_tiled_f32" || name == "bwd_fa2_bf16") +
+                  (sanitized_run() ? " --cases 20" : " --cases 60"));
     INFO(name << "\n" << r.output);
     CHECK(r.status == 0);
     for (const auto& id : kChecks) CHECK_MESSAGE(r.verdicts[row(id, shown)] == "PASS", id);
@@ -64,6 +73,21 @@ TEST_CASE("attention backward: each broken kernel fails the tests named for its 
     INFO(bug << "\n" << r.output);
     CHECK(r.status == 1);
     for (const auto& id : must_fail) CHECK_MESSAGE(r.verdicts[row(id, "f32")] == "FAIL", id);
+  }
+}
+
+// The sized audit (AUDIT-ATTBWD-001, audit/attention_backward_at_size.hpp) on its own catches each
+// way a bug can show at size: the mask not re-applied by the bit-for-bit check (a key no early row
+// sees changes with their dO), a wrong dQ on the sampled rows, a wrong dK on the sampled keys, a
+// group summed wrong, and D from O rounded to bf16 (an error of a few bf16 ulps). (All nine bug
+// classes fail it, measured 2026-11-29; five keep this test to 15 s.)
+TEST_CASE("attention backward at shipped sizes: broken kernels fail AUDIT-ATTBWD-001") {
+  if (sanitized_run()) return;  // the verdicts are the plain build's to check
+  for (const char* bug : {"mask_not_reapplied", "dq_scale_missing", "dk_scale_doubled", "group_last_head_wins", "delta_from_bf16_o"}) {
+    Run r = audit(lib_bwd + "--kernel attention_backward:f32:bug_bwd_" + bug + "_f32 --test AUDIT-ATTBWD-001" + sized());
+    INFO(bug << "\n" << r.output);
+    CHECK(r.status == 1);
+    CHECK(r.verdicts[row("AUDIT-ATTBWD-001", "f32")] == "FAIL");
   }
 }
 
@@ -112,7 +136,7 @@ TEST_CASE("python example: PyTorch autograd's attention backward (kind 9) passes
   const std::string py =
       std::string("--exec \"'") + ATTNCHECK_PYTHON3 + "' '" + ATTNCHECK_EXAMPLES_DIR + "/python/torch_attention_backward.py'\" ";
   // Under the sanitizers f32 only (the exec boundary of kind 9 is the same at every format).
-  Run r = audit(py + (sanitized_run() ? "--kernel attention_backward:f32 --cases 20 -j 1"
+  Run r = audit(py + sized(true) + (sanitized_run() ? "--kernel attention_backward:f32 --cases 20 -j 1"
                                       : "--kernel attention_backward:f32 --kernel attention_backward:f64 --kernel attention_backward:bf16 "
                                         "--cases 60 -j 1"));
   INFO(r.output);
@@ -126,16 +150,17 @@ TEST_CASE("python example: PyTorch autograd's attention backward (kind 9) passes
 // tiles in another order every other call fails AUDIT-DET-001; declared, that check is not
 // demanded and every run is judged against the bounds on its own.
 TEST_CASE("attention backward: a kernel declared nondeterministic is not held to the same bits, only to its bounds") {
-  const std::string k = lib_bwd + "--kernel attention_backward:f32:bwd_atomic_f32 --cases 60 ";
-  Run undeclared = audit(k + "--test AUDIT-DET-001");
+  const std::string k = lib_bwd + "--kernel attention_backward:f32:bwd_atomic_f32 --cases 60 " + sized();
+  Run undeclared = audit(k + "--test AUDIT-DET-001 --test AUDIT-ATTBWD-001");
   INFO(undeclared.output);
   CHECK(undeclared.status == 1);
   CHECK(undeclared.verdicts[row("AUDIT-DET-001", "f32")] == "FAIL");
+  CHECK(undeclared.verdicts[row("AUDIT-ATTBWD-001", "f32")] == "FAIL");
   Run declared = audit(k + "--nondeterministic");
   INFO(declared.output);
   CHECK(declared.status == 0);
   CHECK(declared.verdicts[row("AUDIT-DET-001", "f32")] == "N/A");
   CHECK(contains(declared.output, "declared nondeterministic"));
-  for (const auto& id : {"FALSIFY-ATTBWD-001", "FALSIFY-ATTBWD-002", "FALSIFY-ATTBWD-004"})
+  for (const auto& id : {"FALSIFY-ATTBWD-001", "FALSIFY-ATTBWD-002", "FALSIFY-ATTBWD-004", "AUDIT-ATTBWD-001"})
     CHECK_MESSAGE(declared.verdicts[row(id, "f32")] == "PASS", id);
 }

@@ -127,12 +127,57 @@ void shift_scores(const kernels::AttentionProblem& p, std::vector<T>& q, std::ve
   for (std::size_t j = 0; j < k.size(); j += p.shape.d) k[j] = ka;
 }
 
+// The inputs q, k, v of a sized audit, drawn from rng in this order (a replay depends on it):
+// q, k ~ N(0, 1.5²) elementwise, or with mag (--attention-shape qk=, shift=) of the magnitudes
+// asked for and every score shifted; v ~ N(0, 4²).
+template <class T>
+struct SizedInputs {
+  std::vector<T> q, k, v;
+};
+template <class T>
+SizedInputs<T> draw_sized_inputs(const kernels::AttentionProblem& p, std::mt19937_64& rng, const InputMagnitudes& mag) {
+  const auto& sh = p.shape;
+  const auto draw_qk = [&](std::size_t size) {
+    return mag.qk_hi > 0 ? magnitude_tensor<T>(rng, size, mag.qk_lo, mag.qk_hi) : normal_tensor<T>(rng, size, 1.5);
+  };
+  SizedInputs<T> in;
+  in.q = draw_qk(sh.q_size());
+  in.k = draw_qk(sh.k_size());
+  in.v = normal_tensor<T>(rng, sh.v_size(), 4);
+  shift_scores(p, in.q, in.k, mag.shift);
+  return in;
+}
+
+// The query rows (b, h, i) a sized audit compares with the exact row: 64 drawn uniformly from rng
+// plus the special ones (the first and last query of the first and last (batch, head), the first
+// row that sees a key, rows whose visible range starts or ends at a multiple of 64, at most 8 per
+// kind). See the comment at the top of this file for the detection probability.
+inline std::set<std::tuple<std::size_t, std::size_t, std::size_t>> sampled_query_rows(const kernels::AttentionProblem& p, std::mt19937_64& rng) {
+  const auto& sh = p.shape;
+  std::set<std::tuple<std::size_t, std::size_t, std::size_t>> rows;
+  std::uniform_int_distribution<std::size_t> B(0, sh.batch - 1), H(0, sh.heads - 1), I(0, sh.n - 1);
+  for (int r = 0; r < 64; ++r) rows.insert({B(rng), H(rng), I(rng)});
+  const std::size_t lb = sh.batch - 1, lh = sh.heads - 1;
+  for (auto [b, h] : {std::pair<std::size_t, std::size_t>{0, 0}, {lb, lh}}) {
+    rows.insert({b, h, 0});
+    rows.insert({b, h, sh.n - 1});
+    std::size_t first_seen = 0, starts = 0, ends = 0;
+    for (std::size_t i = 0; i < sh.n; ++i) {
+      const auto vis = p.mask.visible(i, sh.n, sh.m);
+      if (vis.empty()) continue;
+      if (first_seen++ == 0) rows.insert({b, h, i});
+      if (vis.first % 64 == 0 && vis.first > 0 && starts < 8) ++starts, rows.insert({b, h, i});
+      if (vis.last % 64 == 0 && vis.last < sh.m && ends < 8) ++ends, rows.insert({b, h, i});
+    }
+  }
+  return rows;
+}
+
 }  // namespace detail
 
 // Audits one problem at its size. masked_ok(row) judges a row that sees no key against the
 // kernel's policy. Fails (property::Report) with the first violation found.
-// The inputs are q, k ~ N(0, 1.5²) and v ~ N(0, 4²) elementwise, or with mag (--attention-shape
-// qk=, shift=; audit/attention_shape.hpp) q and k of the magnitudes asked for and every score shifted.
+// The inputs: detail::draw_sized_inputs (mag from --attention-shape qk=, shift=; audit/attention_shape.hpp).
 template <class T, class MaskedOk>
 void audit_attention_at_size(const KernelSet<T>& ks, const kernels::AttentionProblem& p, std::uint64_t seed, MaskedOk masked_ok,
                              SizedAuditStats& st, const InputMagnitudes& mag = {}) {
@@ -143,12 +188,8 @@ void audit_attention_at_size(const KernelSet<T>& ks, const kernels::AttentionPro
   if (mag.qk_hi > 0) what += ", |q|, |k| elements in [" + decimal(mag.qk_lo, 6) + ", " + decimal(mag.qk_hi, 6) + "]";
   if (mag.shift != 0) what += ", scores shifted by about " + decimal(mag.shift, 6);
   std::mt19937_64 rng(seed);
-  const auto draw_qk = [&](std::size_t size) {
-    return mag.qk_hi > 0 ? detail::magnitude_tensor<T>(rng, size, mag.qk_lo, mag.qk_hi) : detail::normal_tensor<T>(rng, size, 1.5);
-  };
-  auto q = draw_qk(sh.q_size()), k = draw_qk(sh.k_size());
-  const auto v = detail::normal_tensor<T>(rng, sh.v_size(), 4);
-  detail::shift_scores(p, q, k, mag.shift);
+  const auto in = detail::draw_sized_inputs<T>(p, rng, mag);
+  const std::vector<T>&q = in.q, &k = in.k, &v = in.v;
   const auto run = [&](const std::vector<T>& kk, const std::vector<T>& vv) {
     std::pair<std::vector<T>, std::vector<lse_t<T>>> r{std::vector<T>(sh.o_size()), std::vector<lse_t<T>>(ks.attention_batched_lse ? sh.lse_size() : 0)};
     ks.attention_batched(p, {}, q.data(), kk.data(), vv.data(), r.first.data(), r.second.empty() ? nullptr : r.second.data());
@@ -250,23 +291,7 @@ void audit_attention_at_size(const KernelSet<T>& ks, const kernels::AttentionPro
   }
 
   // Sampled rows against the exact row.
-  std::set<std::tuple<std::size_t, std::size_t, std::size_t>> rows;
-  std::uniform_int_distribution<std::size_t> B(0, sh.batch - 1), H(0, sh.heads - 1), I(0, sh.n - 1);
-  for (int r = 0; r < 64; ++r) rows.insert({B(rng), H(rng), I(rng)});
-  const std::size_t lb = sh.batch - 1, lh = sh.heads - 1;
-  for (auto [b, h] : {std::pair<std::size_t, std::size_t>{0, 0}, {lb, lh}}) {
-    rows.insert({b, h, 0});
-    rows.insert({b, h, sh.n - 1});
-    std::size_t first_seen = 0, starts = 0, ends = 0;
-    for (std::size_t i = 0; i < sh.n; ++i) {
-      const auto vis = p.mask.visible(i, sh.n, sh.m);
-      if (vis.empty()) continue;
-      if (first_seen++ == 0) rows.insert({b, h, i});
-      if (vis.first % 64 == 0 && vis.first > 0 && starts < 8) ++starts, rows.insert({b, h, i});
-      if (vis.last % 64 == 0 && vis.last < sh.m && ends < 8) ++ends, rows.insert({b, h, i});
-    }
-  }
-  for (const auto& [b, h, i] : rows) {
+  for (const auto& [b, h, i] : detail::sampled_query_rows(p, rng)) {
     const auto ex = bounds::attention_row_allowance(p, q, k, v, b, h, i, bounds::KeyBlocks::any(), md);
     if (ex.keys.empty()) continue;
     ++st.sampled_rows;

@@ -2,6 +2,7 @@
 // oracle and derived bounds as the contracts' properties.
 #include "attncheck/audit/properties.hpp"
 #include "attncheck/audit/attention_at_size.hpp"
+#include "attncheck/audit/attention_backward_at_size.hpp"
 #include "attncheck/audit/rounding_bias.hpp"
 
 #include <cmath>
@@ -594,6 +595,19 @@ void attention_v2_at_size(Kind, const KernelSet<T>& ks, const Policy& pol) {
   property::observe(st.worst_sampled, "sampled rows");
 }
 
+// AUDIT-ATTBWD-001: the backward pass at the same shapes as AUDIT-ATTB-002, once per check
+// (audit/attention_backward_at_size.hpp).
+template <class T>
+void attention_backward_at_size(Kind, const KernelSet<T>& ks, const Policy& pol) {
+  const std::uint64_t seed = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());  // not shrunk: as AUDIT-ATTB-002
+  SizedBackwardStats st;
+  std::vector<SizedProblem> shapes = pol.attention_shapes;
+  if (shapes.empty())
+    for (auto& p : default_sized_problems()) shapes.emplace_back(std::move(p));
+  for (const auto& sp : shapes) audit_attention_backward_at_size<T>(ks, sp.problem, seed, pol.deterministic, st, sp.inputs);
+  property::observe(st.worst_sampled, "sampled rows and keys");
+}
+
 #define ATTNCHECK_AUDIT_PROPERTY(ID, TITLE, KINDS, FN)                                             \
   AuditProperty {                                                                                  \
     ID, TITLE, KINDS, [](Kind k, const KernelSet<f16>& s, const Policy& p) { FN<f16>(k, s, p); },  \
@@ -604,7 +618,7 @@ void attention_v2_at_size(Kind, const KernelSet<T>& ks, const Policy& pol) {
 
 std::vector<AuditProperty> build() {
   const std::vector<Kind> every(std::begin(all_kinds), std::end(all_kinds));
-  const std::vector<Kind> sm{Kind::softmax, Kind::log_softmax}, att{Kind::attention}, att2{Kind::attention_v2};
+  const std::vector<Kind> sm{Kind::softmax, Kind::log_softmax}, att{Kind::attention}, att2{Kind::attention_v2}, bwd{Kind::attention_backward};
   std::vector<AuditProperty> v = {
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-SAFE-001",
                                "every call returns within the timeout, writes only its output and leaves its inputs unchanged",
@@ -629,6 +643,10 @@ std::vector<AuditProperty> build() {
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-ATTB-002",
                                "at shipped sizes every output is deterministic, inside its visible values' range and blind to hidden keys, and sampled rows are within the derived allowance",
                                att2, attention_v2_at_size),
+      ATTNCHECK_AUDIT_PROPERTY("AUDIT-ATTBWD-001",
+                               "at shipped sizes every gradient element is finite (exactly 0 where no term reaches it), deterministic, blind to the dO of rows it "
+                               "does not depend on, and sampled query rows and keys are within the derived allowance",
+                               bwd, attention_backward_at_size),
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-INF-001", "a row with +inf gives all NaN or the one-hot limit over the +inf entries (log_softmax: its log)", sm,
                                plus_infinity),
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-BIAS-001",
@@ -637,7 +655,7 @@ std::vector<AuditProperty> build() {
   };
   for (AuditProperty& p : v) {
     p.judges_masked_policy = p.id == "AUDIT-MASK-001" || p.id == "AUDIT-ATTB-001" || p.id == "AUDIT-ATTB-002";
-    p.one_shot = p.id == "AUDIT-BIAS-001" || p.id == "AUDIT-ATTB-002";
+    p.one_shot = p.id == "AUDIT-BIAS-001" || p.id == "AUDIT-ATTB-002" || p.id == "AUDIT-ATTBWD-001";
   }
   return v;
 }

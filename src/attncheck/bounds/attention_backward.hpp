@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -45,13 +46,20 @@ void attention_forward_exact(const kernels::AttentionProblem& p, const std::vect
       }
 }
 
+// Which query rows (b, h, i) attention_backward_exact evaluates (a row costs K·d 200-bit
+// multiply-adds): every row by default. With a subset, dQ (and O, LSE) is exact on the rows
+// included, and dK, dV on the keys every one of whose viewers is included; elsewhere the
+// result holds partial sums, not gradients (the sized audit, audit/attention_backward_at_size.hpp,
+// judges only what it included).
+using RowFilter = std::function<bool(std::size_t b, std::size_t h, std::size_t i)>;
+
 // The gradients of problem p at cotangent dout, and their allowances for a kernel of model md
 // (model_of<T>(): its arithmetic and storage) that is given o_given and lse_given (the values
 // the audit handed it: lse in lse_t<T>).
 template <class T, class Lse>
 AttentionBackwardExact attention_backward_exact(const kernels::AttentionProblem& p, const std::vector<T>& q, const std::vector<T>& k,
                                                 const std::vector<T>& v, const std::vector<T>& dout, const std::vector<T>& o_given,
-                                                const std::vector<Lse>& lse_given, const Model& md) {
+                                                const std::vector<Lse>& lse_given, const Model& md, const RowFilter& include = {}) {
   const auto& sh = p.shape;
   const std::size_t d = sh.d, dv = sh.dv;
   const Model a = md.arithmetic();
@@ -74,6 +82,7 @@ AttentionBackwardExact attention_backward_exact(const kernels::AttentionProblem&
     for (std::size_t h = 0; h < sh.heads; ++h) {
       const std::size_t g = sh.kv_head(h);
       for (std::size_t i = 0; i < sh.n; ++i) {
+        if (include && !include(b, h, i)) continue;
         const auto fw = attention_row_allowance(p, q, k, v, b, h, i, KeyBlocks::any(), md);
         const std::size_t K = fw.keys.size();
         const std::size_t oi = sh.o_at(b, i, h);
