@@ -54,6 +54,26 @@ struct SizedBackwardStats {
 
 namespace detail {
 
+// The reference forward's steps with one replaced: the dot product q·k in four interleaved
+// partial sums, not one chain. In double the chain's latency bounds the forward handed to the
+// kernel (n·m·H·d dependent additions: about a minute at the target shape of
+// bench/audit_attention_backward.cpp); four chains run in parallel. The error bound of the
+// result is the same γ_d·Σ|q_t k_t| (any order), and its deviation is measured anyway.
+struct ForwardGivenSteps : kernels::AttentionSteps {
+  static double dot4(const double* a, const double* b, std::size_t d) {
+    double s[4] = {0, 0, 0, 0};
+    std::size_t t = 0;
+    for (; t + 4 <= d; t += 4)
+      for (std::size_t l = 0; l < 4; ++l) s[l] += a[t + l] * b[t + l];
+    for (; t < d; ++t) s[0] += a[t] * b[t];
+    return (s[0] + s[1]) + (s[2] + s[3]);
+  }
+  static double score(const kernels::AttentionProblem& p, const kernels::ScoreParams<double>& sp, const double* q, const double* k, std::size_t h,
+                      std::size_t i, std::size_t j) {
+    return kernels::score_parts_of_dot(p, sp, dot4(q, k, p.shape.d), h, p.mask.diagonal(i, p.shape.n, p.shape.m), j).s;
+  }
+};
+
 // The forward's o (in T) and LSE (in lse_t<T>) of every row: the reference forward in double on
 // one (batch, query head) slice at a time, on every core. The slice is the problem with one head,
 // its ALiBi slope, and the rows of q, k, v, o of that head.
@@ -77,7 +97,7 @@ void forward_in_double(const kernels::AttentionProblem& p, const std::vector<T>&
         for (std::size_t t = 0; t < sh.d; ++t) ks[j * sh.d + t] = to_double(k[sh.k_at(b, j, g) + t]);
         for (std::size_t c = 0; c < sh.dv; ++c) vs[j * sh.dv + c] = to_double(v[sh.v_at(b, j, g) + c]);
       }
-      kernels::attention_batched<double>(s, qs.data(), ks.data(), vs.data(), os.data(), ls.data());
+      kernels::attention_batched<double, ForwardGivenSteps>(s, qs.data(), ks.data(), vs.data(), os.data(), ls.data());
       for (std::size_t i = 0; i < sh.n; ++i) {
         for (std::size_t c = 0; c < sh.dv; ++c) o[sh.o_at(b, i, h) + c] = scalar_traits<T>::from_double(os[i * sh.dv + c]);
         lse[sh.lse_at(b, h, i)] = static_cast<lse_t<T>>(ls[i]);

@@ -52,18 +52,23 @@ struct ScoreParts {
   T s, tanh;
 };
 
-// The score of query row q against key row k (d entries), for query head h at diagonal c against
-// key j:  s = scale·(q·k);  s ← c·tanh(s/c) if soft-capped;  s ← s − slope_h·|c(i) − j| with ALiBi.
+// The score of query row q against key row k (d entries), given their dot product qk, for query
+// head h at diagonal c against key j:  s = scale·(q·k);  s ← c·tanh(s/c) if soft-capped;  s ← s − slope_h·|c(i) − j| with ALiBi.
 template <Scalar T>
-ScoreParts<T> attention_score_parts(const AttentionProblem& p, const ScoreParams<T>& sp, const T* q, const T* k, std::size_t h,
-                                    long long diag, std::size_t j) {
-  T s = T(dot(q, k, p.shape.d) * sp.scale);
+ScoreParts<T> score_parts_of_dot(const AttentionProblem& p, const ScoreParams<T>& sp, T qk, std::size_t h, long long diag, std::size_t j) {
+  T s = T(qk * sp.scale);
   T t = lit<T>(0);
   if (sp.capped) {
     t = tanh_via_exp(T(s / sp.softcap));
     s = T(sp.softcap * t);
   }
   return {alibi_biased(p, s, h, diag, j), t};
+}
+// The same from the rows q and k: their dot product in order, then the above.
+template <Scalar T>
+ScoreParts<T> attention_score_parts(const AttentionProblem& p, const ScoreParams<T>& sp, const T* q, const T* k, std::size_t h,
+                                    long long diag, std::size_t j) {
+  return score_parts_of_dot(p, sp, dot(q, k, p.shape.d), h, diag, j);
 }
 
 template <Scalar T>
