@@ -16,6 +16,7 @@
 #include "attncheck/audit/attention_at_size.hpp"
 #include "attncheck/property/masked_rows.hpp"
 #include "bench/common.hpp"
+#include "bench/sized_audit_shapes.hpp"
 
 namespace attncheck::bench {
 namespace {
@@ -52,19 +53,7 @@ void bm_audit_attention(benchmark::State& state, kernels::AttentionShape shape) 
   state.counters["outputs"] = static_cast<double>(st.outputs);
 }
 
-std::string shape_name(const kernels::AttentionShape& s) {
-  return std::to_string(s.batch) + ":" + std::to_string(s.heads) + ":" + std::to_string(s.kv_heads) + ":" + std::to_string(s.n) + ":" +
-         std::to_string(s.m) + ":" + std::to_string(s.d);
-}
-
-const bool registered = [] {
-  for (const kernels::AttentionShape s : {kernels::AttentionShape{1, 8, 2, 1024, 1024, 128, 128}, kernels::AttentionShape{1, 32, 8, 4096, 4096, 128, 128}})
-    benchmark::RegisterBenchmark(("audit/attention_batched/bf16@f32/" + shape_name(s) + "/causal_bottom_right").c_str(),
-                                 [s](benchmark::State& st) { bm_audit_attention(st, s); })
-        ->Iterations(1)
-        ->Unit(benchmark::kSecond);
-  return true;
-}();
+const bool registered = register_sized_audits("audit/attention_batched/bf16@f32/", bm_audit_attention);
 
 }  // namespace
 }  // namespace attncheck::bench

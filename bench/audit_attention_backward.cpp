@@ -24,6 +24,7 @@
 
 #include "attncheck/audit/attention_backward_at_size.hpp"
 #include "bench/common.hpp"
+#include "bench/sized_audit_shapes.hpp"
 
 namespace attncheck::bench {
 namespace {
@@ -106,17 +107,7 @@ void bm_audit_attention_backward(benchmark::State& state, kernels::AttentionShap
   state.counters["worst_ratio"] = st.worst_sampled;
 }
 
-const bool registered = [] {
-  for (const kernels::AttentionShape s : {kernels::AttentionShape{1, 8, 2, 1024, 1024, 128, 128}, kernels::AttentionShape{1, 32, 8, 4096, 4096, 128, 128}})
-    benchmark::RegisterBenchmark(("audit/attention_backward/bf16@f32/" + std::to_string(s.batch) + ":" + std::to_string(s.heads) + ":" +
-                                  std::to_string(s.kv_heads) + ":" + std::to_string(s.n) + ":" + std::to_string(s.m) + ":" + std::to_string(s.d) +
-                                  "/causal_bottom_right")
-                                     .c_str(),
-                                 [s](benchmark::State& st) { bm_audit_attention_backward(st, s); })
-        ->Iterations(1)
-        ->Unit(benchmark::kSecond);
-  return true;
-}();
+const bool registered = register_sized_audits("audit/attention_backward/bf16@f32/", bm_audit_attention_backward);
 
 }  // namespace
 }  // namespace attncheck::bench
