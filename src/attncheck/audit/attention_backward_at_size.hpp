@@ -193,20 +193,46 @@ void audit_attention_backward_at_size(const KernelSet<T>& ks, const kernels::Att
               .raise();
   }
 
-  // Every element: exactly 0 where no term reaches it, finite elsewhere.
+  // Every element: exactly 0 where no term reaches it; elsewhere never NaN, and finite where no
+  // gradient of these inputs can leave the format's range. With G = 2·max_i‖dO_i‖₁·max|v| (|dP_ij|
+  // and |D_i| are at most half of it, and P sums to 1 over j), every partial sum of dQ is at most
+  // scale·max|k|·G, of dK at most scale·max|q|·G·R and of dV at most max|dO|·R, R the most query
+  // rows (all heads of a group) that see one key; the soft-cap's factor is at most 1. Where twice
+  // that bound is past the largest finite value (extreme --attention-shape qk= or shift=, or dK
+  // at f16 on long rows), an infinity may be the correctly rounded gradient, and is not judged here.
   const auto viewers = detail::viewers_of_keys(p);
-  for (const Tensor& t : tensors(gr))
+  const auto max_abs = [](const std::vector<T>& x) {
+    double r = 0;
+    for (const T& e : x) r = std::max(r, std::abs(to_double(e)));
+    return r;
+  };
+  double dout_l1 = 0;
+  for (std::size_t row = 0; row < sh.o_size() / sh.dv; ++row) {
+    double l1 = 0;
+    for (std::size_t c = 0; c < sh.dv; ++c) l1 += std::abs(to_double(dout[row * sh.dv + c]));
+    dout_l1 = std::max(dout_l1, l1);
+  }
+  std::size_t most_viewers = 0;
+  for (const auto& w : viewers) most_viewers = std::max(most_viewers, w.size());
+  const double G = 2 * dout_l1 * max_abs(v), R = static_cast<double>(most_viewers * (sh.heads / sh.kv_heads));
+  const double bound[3] = {p.scale * max_abs(k) * G, p.scale * max_abs(q) * G * R, max_abs(dout) * R};
+  const auto all = tensors(gr);
+  for (std::size_t ti = 0; ti < 3; ++ti) {
+    const Tensor& t = all[ti];
+    const bool finite = 2 * bound[ti] <= format_of<T>.max_finite;
     for (std::size_t e = 0; e < t.got->size(); ++e) {
       const std::size_t r = e / t.width / t.heads % t.rows;
       const bool none = t.name[1] == 'Q' ? p.mask.visible(r, sh.n, sh.m).empty() : viewers[r].size() == 0;
       const double x = to_double((*t.got)[e]);
-      if (none ? x != 0.0 : !std::isfinite(x))
+      if (none ? x != 0.0 : std::isnan(x) || (finite && !std::isfinite(x)))
         Report<T>(id, what + ": " + name(t.name, e, t.heads, t.width, t.rows))
             .kernel((*t.got)[e])
             .line(none ? (t.name[1] == 'Q' ? "this query sees no key: its dQ row must be exactly 0" : "no query sees this key: its gradient must be exactly 0")
-                       : "finite inputs, a row that sees keys: the gradient must be finite")
+                       : "finite inputs: the gradient is a finite real number, within the format's range (every partial sum of " +
+                             std::string(t.name) + " is at most " + decimal(bound[ti], 3) + " here)")
             .raise();
     }
+  }
 
   // dO of the rows i <= n/2 redrawn: what does not depend on it keeps its bits.
   if (deterministic && sh.n >= 2) {
