@@ -644,8 +644,9 @@ std::vector<AuditProperty> build() {
                                "at shipped sizes every output is deterministic, inside its visible values' range and blind to hidden keys, and sampled rows are within the derived allowance",
                                att2, attention_v2_at_size),
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-ATTBWD-001",
-                               "at shipped sizes every gradient element is finite (exactly 0 where no term reaches it), deterministic, blind to the dO of rows it "
-                               "does not depend on, and sampled query rows and keys are within the derived allowance",
+                               "at shipped sizes no gradient element is NaN (exactly 0 where no term reaches it, finite where a derived bound keeps it in "
+                               "range), the results are deterministic and blind to the dO of rows they do not depend on, and sampled query rows and keys are "
+                               "within the derived allowance",
                                bwd, attention_backward_at_size),
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-INF-001", "a row with +inf gives all NaN or the one-hot limit over the +inf entries (log_softmax: its log)", sm,
                                plus_infinity),
