@@ -23,11 +23,7 @@ namespace {
 
 void bm_audit_attention(benchmark::State& state, kernels::AttentionShape shape) {
   const arithmetic_scope scope(Arithmetic::f32);
-  kernels::AttentionProblem p;
-  p.shape = shape;
-  p.scale = 1 / std::sqrt(static_cast<double>(shape.d));
-  p.mask.causal = true;
-  p.mask.alignment = kernels::Alignment::bottom_right;
+  const kernels::AttentionProblem p = causal_problem(shape);
   KernelSet<bf16> ks = reference_kernels<bf16, float>();
   double kernel_s = 0;
   const auto inner = ks.attention_batched;

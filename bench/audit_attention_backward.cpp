@@ -79,11 +79,7 @@ void backward_in_double(const kernels::AttentionProblem& p, const bf16* q, const
 
 void bm_audit_attention_backward(benchmark::State& state, kernels::AttentionShape shape) {
   const arithmetic_scope scope(Arithmetic::f32);
-  kernels::AttentionProblem p;
-  p.shape = shape;
-  p.scale = 1 / std::sqrt(static_cast<double>(shape.d));
-  p.mask.causal = true;
-  p.mask.alignment = kernels::Alignment::bottom_right;
+  const kernels::AttentionProblem p = causal_problem(shape);
   KernelSet<bf16> ks;
   double kernel_s = 0;
   ks.attention_backward = [&](const kernels::AttentionProblem& pp, kernels::Tiling, const bf16* q, const bf16* k, const bf16* v, const bf16* o,

@@ -5,6 +5,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <string>
 
 #include "attncheck/kernels/attention_problem.hpp"
@@ -14,6 +15,16 @@ namespace attncheck::bench {
 inline std::string shape_name(const kernels::AttentionShape& s) {
   return std::to_string(s.batch) + ":" + std::to_string(s.heads) + ":" + std::to_string(s.kv_heads) + ":" + std::to_string(s.n) + ":" +
          std::to_string(s.m) + ":" + std::to_string(s.d);
+}
+
+// The problem both benchmarks audit at a shape: scale 1/sqrt(d), causal bottom-right.
+inline kernels::AttentionProblem causal_problem(const kernels::AttentionShape& shape) {
+  kernels::AttentionProblem p;
+  p.shape = shape;
+  p.scale = 1 / std::sqrt(static_cast<double>(shape.d));
+  p.mask.causal = true;
+  p.mask.alignment = kernels::Alignment::bottom_right;
+  return p;
 }
 
 // Registers prefix + "B:H:H_kv:n:m:d/causal_bottom_right" for each shape, timing body(state, shape).
