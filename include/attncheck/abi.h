@@ -39,8 +39,9 @@ extern "C" {
  *   2: attention as shipped kernels take it (attncheck_attention_v2_*_fn below: batch, grouped-
  *      query heads, explicit scale, causal alignment, sliding window, soft-cap, ALiBi, LSE).
  *      Every other kind keeps its version-1 signature. Version 2 later gained a kind, the backward
- *      pass (attncheck_attention_backward_v2_*_fn): a new kind changes no signature, so the
- *      version stayed 2.
+ *      pass (attncheck_attention_backward_v2_*_fn), and the merge of split-KV partial results
+ *      (attncheck_attention_merge_v2_*_fn): a new kind changes no signature, so the version
+ *      stayed 2.
  * A library states the version it was written for with ATTNCHECK_EXPORT_ABI_VERSION (below); a
  * library that does not is version 1, and its `attention` kernels have version 1's signature. */
 #define ATTNCHECK_ABI_VERSION 2
@@ -165,6 +166,34 @@ ATTNCHECK_ABI_DECLARE_BACKWARD_V2(float, float, f32)
 ATTNCHECK_ABI_DECLARE_BACKWARD_V2(double, double, f64)
 ATTNCHECK_ABI_DECLARE_BACKWARD_V2(attncheck_f16_bits, float, f16)
 ATTNCHECK_ABI_DECLARE_BACKWARD_V2(attncheck_bf16_bits, float, bf16)
+
+/* ---- version 2: merging split-KV partial results (flash-decoding) ----------------------------
+ *
+ * A decoding kernel that splits each row's keys over S workers gets from split s a partial output
+ * O_s and log-sum-exp LSE_s over that split's keys alone; the merge returns each row's result over
+ * all its keys (FlashAttention's combine step, vLLM's merge_attn_states, FlashInfer's merge_states):
+ *     lse[r]     = log sum_s exp(lse_parts[s, r])                     (natural log)
+ *     o[r, c]    = sum_s exp(lse_parts[s, r] - lse[r]) o_parts[s, r, c]
+ * A row is any (token, head) pair; rows are independent. Layout (row-major, contiguous):
+ *     o_parts  splits x rows x dv  (T)        lse_parts  splits x rows  (S)
+ *     o        rows x dv           (T)        lse        rows           (S)
+ * A split that saw no key of a row has lse_parts = -inf there and o_parts = 0 (FlashAttention 2's
+ * split kernel writes exactly that; its non-split kernels' +inf is converted by a wrapper): it
+ * carries no weight. A row whose every split is -inf has no visible key: o is all 0 or all NaN, as
+ * the kernel's declared policy says (--masked), and lse = -inf. lse is NULL when the kernel is
+ * declared to return none (--no-lse). Guard pages and canaries follow o and lse; o_parts and
+ * lse_parts are compared after the call. A kind of version 2 only:
+ * `attncheck audit --kernel attention_merge:bf16:SYMBOL`.
+ */
+#define ATTNCHECK_ABI_DECLARE_MERGE_V2(T, S, SFX)                                                    \
+  typedef int (*attncheck_attention_merge_v2_##SFX##_fn)(size_t splits, size_t rows, size_t dv,       \
+                                                         const T* o_parts, const S* lse_parts, T* o, \
+                                                         S* lse);
+
+ATTNCHECK_ABI_DECLARE_MERGE_V2(float, float, f32)
+ATTNCHECK_ABI_DECLARE_MERGE_V2(double, double, f64)
+ATTNCHECK_ABI_DECLARE_MERGE_V2(attncheck_f16_bits, float, f16)
+ATTNCHECK_ABI_DECLARE_MERGE_V2(attncheck_bf16_bits, float, bf16)
 
 /* The version marker: a library written for version 2 puts
  *

@@ -171,3 +171,67 @@ def test_attention_backward(cli):
                           cases=20, tests=tests[:2])
     assert bad.check("FALSIFY-ATTBWD-001", "f32").verdict == "FAIL", bad.summary()
     assert bad.check("FALSIFY-ATTBWD-004", "f32").verdict == "FAIL", bad.summary()
+
+
+def _merge_example():
+    """examples/python/numpy_attention_merge.py's attention_merge: this checkout's, or where
+    $ATTNCHECK_EXAMPLES says (the installed-wheel test runs a copy of these tests)."""
+    import os
+    import sys
+
+    examples = os.environ.get("ATTNCHECK_EXAMPLES",
+                              os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "examples"))
+    sys.path.insert(0, os.path.join(examples, "python"))
+    from numpy_attention_merge import attention_merge
+    return attention_merge
+
+
+def test_attention_merge_call_and_result_frames():
+    """Exec kind 10 without the CLI: the merge block's partial LSEs reach the kernel as float32,
+    o_parts in its shape, and the RESULT carries o and, only when asked, the LSE part."""
+    import struct
+
+    from attncheck.protocol import handle_call
+
+    attention_merge = _merge_example()
+    S, R, dv = 2, 3, 2
+    o_parts = np.arange(S * R * dv, dtype="<f4")
+    lse_parts = np.array([0.5, -np.inf, -np.inf, 1.0, -np.inf, 2.0], dtype="<f4")  # row 1: every split empty
+    for asked in (0, R):
+        payload = (struct.pack("<BBBBIQQQQQQ", 10, 3, 0, 0, 1, S, R, 0, dv, 0, R * dv) +
+                   struct.pack("<QQ", asked, S * R) + lse_parts.tobytes() +
+                   struct.pack("<Q", o_parts.size) + o_parts.tobytes())
+        seen = {}
+
+        def kernel(op, lp):
+            seen["shapes"] = (op.shape, lp.shape, lp.dtype)
+            return attention_merge(op, lp)
+
+        res = handle_call(payload, {("attention_merge", "f32"): kernel})
+        status, _, count = struct.unpack_from("<iIQ", res, 0)
+        assert seen["shapes"] == ((S, R, dv), (S, R), np.float32)
+        assert status == 0 and count == R * dv
+        o = np.frombuffer(res[16:16 + 4 * R * dv], dtype="<f4").reshape(R, dv)
+        (lse_count,) = struct.unpack_from("<Q", res, 16 + 4 * R * dv)
+        assert lse_count == asked and len(res) == 16 + 4 * R * dv + 8 + 4 * asked
+        assert np.all(o[1] == 0)  # no split saw a key of row 1
+        assert np.allclose(o[2], o_parts.reshape(S, R, dv)[1, 2])  # one split saw row 2's keys: its O
+        w = np.exp(np.array([0.5, 1.0]) - np.log(np.exp(0.5) + np.exp(1.0)))
+        assert np.allclose(o[0], w @ o_parts.reshape(S, R, dv)[:, 0])
+        if asked:
+            lse = np.frombuffer(res[16 + 4 * R * dv + 8:], dtype="<f4")
+            assert lse[1] == -np.inf and lse[2] == 2.0 and np.isclose(lse[0], np.log(np.exp(0.5) + np.exp(1.0)))
+
+
+def test_attention_merge(cli):
+    """kind="attention_merge" (exec kind 10): the NumPy reference merge of examples/python passes the
+    obligations every kind has; declared without LSE (no_lse) it passes them too."""
+    attention_merge = _merge_example()
+    tests = ["AUDIT-SAFE-001", "AUDIT-DET-001", "AUDIT-NAN-001"]
+    result = attncheck.audit(attention_merge, kind="attention_merge", dtype="f32", cases=20, tests=tests)
+    assert result.passed, result.summary()
+    assert {c.test for c in result.ran} == set(tests)
+    no_lse = attncheck.audit(lambda op, lp: (attention_merge(op, lp)[0], None), kind="attention_merge", dtype="bf16",
+                             cases=20, tests=tests, no_lse=True)
+    assert no_lse.passed, no_lse.summary()
+    assert {c.test for c in no_lse.ran} == set(tests)

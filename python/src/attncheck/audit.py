@@ -240,8 +240,9 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
     of ABI version 2 (the CLI's ``--kernel attention:DTYPE --abi 2``; fn(q, k, v, problem) returns
     (o, lse), see attncheck.protocol); attention_shapes are its ``--attention-shape`` words and
     no_lse its ``--no-lse``. kind "attention_backward" is its backward pass (fn(q, k, v, o, dout,
-    lse, problem) returns (dq, dk, dv)). Raises CLINotFoundError without the CLI and AttncheckError when
-    attncheck refuses the run (exit status 2)."""
+    lse, problem) returns (dq, dk, dv)); kind "attention_merge" the merge of split-KV partial results
+    (fn(o_parts, lse_parts) returns (o, lse); no_lse: it returns no LSE). Raises CLINotFoundError
+    without the CLI and AttncheckError when attncheck refuses the run (exit status 2)."""
     if (fn is None) == (kernels is None):
         raise TypeError("audit() takes a kernel function or kernels={...}, not both or neither")
     table = normalise_table(kernels) if kernels is not None else {kernel_key((kind, dtype)): fn}

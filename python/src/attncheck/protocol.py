@@ -23,6 +23,9 @@ Signatures, by kind::
     attention_backward(q, k, v, o, dout, lse, problem)
                                     q, k, v as above, o and dout (B, n, H, dv), lse (B, H, n)
                                     -> (dq, dk, dv) in q's, k's and v's shapes
+    attention_merge(o_parts, lse_parts)
+                                    o_parts (S, rows, dv), lse_parts (S, rows)
+                                    -> (o (rows, dv), lse (rows,) or None)
 
 attention_v2 is the kind ``attention`` of ABI version 2 (include/attncheck/abi.h; CALL kind 8),
 audited with ``--kernel attention:DTYPE --abi 2``. problem is an :class:`AttentionProblem`: batch,
@@ -32,6 +35,10 @@ want_lse (whether the LSE is asked). The LSE is sent as float32 (float64 for f64
 attention_backward (CALL kind 9, ``--kernel attention_backward:DTYPE``) is its backward pass:
 the gradients of sum(dout * o) (abi.h states them), given the forward's o and lse (float32, or
 float64 for f64 storage); a kernel may use them or recompute its own forward.
+attention_merge (CALL kind 10, ``--kernel attention_merge:DTYPE``) merges S split-KV partial
+results: lse = log sum_s exp(lse_parts[s]), o = sum_s exp(lse_parts[s] - lse) o_parts[s] (abi.h);
+lse_parts arrive as float32 (float64 for f64 storage), -inf for a split that saw no key. The lse
+returned is sent only when attncheck asks for it (not under --no-lse), as float32 (float64).
 
 Raise :class:`Declined` to decline an input (reported by attncheck, not judged).
 """
@@ -48,7 +55,7 @@ VERSION = 2
 HELLO, CALL, RESULT, ERROR = 1, 2, 3, 4
 MAX_PAYLOAD = 64 << 20  # the hard limit attncheck applies
 KINDS = {1: "softmax", 2: "log_softmax", 3: "scores", 4: "rmsnorm", 5: "entropy", 6: "attention", 7: "softmax_jvp",
-         8: "attention_v2", 9: "attention_backward"}
+         8: "attention_v2", 9: "attention_backward", 10: "attention_merge"}
 STORAGE = {1: ("f16", "<f2", 2), 2: ("bf16", "<u2", 2), 3: ("f32", "<f4", 4), 4: ("f64", "<f8", 8)}
 ARITHMETIC = {0: None, 3: "f32"}  # CALL's arithmetic byte: 0 the storage format's own, 3 f32
 ALIASES = {"f16": "f16@f32", "bf16": "bf16@f32", "f32@f32": "f32", "f64@f64": "f64"}
@@ -58,6 +65,8 @@ _CALL_FIXED = struct.Struct("<BBBBIQQQQQQ")  # kind dtype causal arithmetic inpu
 # kind 8's attention block: batch heads kv_heads scale alignment (3 reserved) slope_count window_left
 # window_right softcap, then slope_count f64 slopes and u64 lse_count
 _ATTENTION_BLOCK = struct.Struct("<QQQdB3xIqqd")
+# kind 10's merge block: lse_count (0 or rows) and parts_count (splits x rows), then the parts
+_MERGE_BLOCK = struct.Struct("<QQ")
 
 Kernel = Callable[..., Any]
 KernelTable = Mapping[Union[str, Tuple[str, str]], Kernel]
@@ -212,6 +221,8 @@ def _compute(fn: Kernel, kind: str, arrays: list, n: int, m: int, d: int, dv: in
         return fn(arrays[0].reshape(p.batch, n, p.heads, d), arrays[1].reshape(p.batch, m, p.kv_heads, d),
                   arrays[2].reshape(p.batch, m, p.kv_heads, dv), arrays[3].reshape(p.batch, n, p.heads, dv),
                   arrays[4].reshape(p.batch, n, p.heads, dv), p.lse.reshape(p.batch, p.heads, n), p)
+    if kind == "attention_merge":  # n splits, m rows; causal carries lse_parts
+        return fn(arrays[0].reshape(n, m, dv), causal.reshape(n, m))
     raise ProtocolError("unknown kind " + kind)
 
 
@@ -250,6 +261,17 @@ def handle_call(payload: bytes, kernels: Mapping[Tuple[str, str], Kernel]) -> by
             lse_w = 8 if dt == 4 else 4
             problem.lse = np.frombuffer(payload[off:off + lse_count * lse_w], dtype=lse_dt).copy()
             off += lse_count * lse_w
+    lse_parts = None
+    if kind == "attention_merge":  # kind 10: the merge block, then o_parts as the one input
+        if len(payload) < off + _MERGE_BLOCK.size:
+            raise ProtocolError("CALL payload too short")
+        lse_count, parts = _MERGE_BLOCK.unpack_from(payload, off)
+        off += _MERGE_BLOCK.size
+        lse_w = 8 if dt == 4 else 4
+        if parts != n * m or len(payload) < off + parts * lse_w:
+            raise ProtocolError("merge block holds %d partial LSEs, splits x rows is %d" % (parts, n * m))
+        lse_parts = np.frombuffer(payload[off:off + parts * lse_w], dtype="<f8" if dt == 4 else "<f4").copy()
+        off += parts * lse_w
     arrays = []
     for _ in range(inputs):
         (count,) = struct.unpack_from("<Q", payload, off)
@@ -264,13 +286,14 @@ def handle_call(payload: bytes, kernels: Mapping[Tuple[str, str], Kernel]) -> by
     tail = b""
     try:
         with np.errstate(all="ignore"):  # overflow and NaN are what the audit looks for, not noise
-            y = _compute(fn, kind, arrays, n, m, d, dv, eps, problem if problem is not None else causal)
+            y = _compute(fn, kind, arrays, n, m, d, dv, eps,
+                         problem if problem is not None else lse_parts if lse_parts is not None else causal)
             if kind == "attention_backward":
                 parts = list(y)
                 if len(parts) != 3:
                     raise ProtocolError("%s:%s returned %d arrays, expected (dq, dk, dv)" % (kind, dname, len(parts)))
                 out = b"".join(encode_output(g, storage) for g in parts)
-            elif problem is not None:
+            elif problem is not None or kind == "attention_merge":  # o and the LSE part
                 y, lse = y
                 lse_a = np.asarray(lse if lse_count else [], dtype="<f8" if dt == 4 else "<f4").reshape(-1)
                 if lse_a.size != lse_count:
@@ -279,7 +302,7 @@ def handle_call(payload: bytes, kernels: Mapping[Tuple[str, str], Kernel]) -> by
             if kind != "attention_backward":
                 out = encode_output(y, storage)
     except Declined as e:
-        return struct.pack("<iIQ", e.code, 0, 0) + (struct.pack("<Q", 0) if kind == "attention_v2" else b"")
+        return struct.pack("<iIQ", e.code, 0, 0) + (struct.pack("<Q", 0) if kind in ("attention_v2", "attention_merge") else b"")
     if len(out) != out_count * width:
         raise ProtocolError("%s:%s returned %d values, expected %d" % (kind, dname, len(out) // width, out_count))
     return struct.pack("<iIQ", 0, 0, out_count) + out + tail

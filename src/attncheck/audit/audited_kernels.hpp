@@ -91,8 +91,10 @@ void perform(Backend& b, CallStats& st, Call& c, T* out, const std::string& shap
 
 // attention_lse: whether the kernel of kind attention_v2 at T declared that it returns the LSE
 // (Policy::returns_lse); when not, KernelSet::attention_batched_lse is false and no call asks.
+// merge_lse: the same declaration of the attention_merge kernel at T; when not, it is never
+// given an lse (NULL, lse_count 0), whatever the caller asks.
 template <class T>
-KernelSet<T> audited_kernels(Backend& b, CallStats& st, bool attention_lse = true) {
+KernelSet<T> audited_kernels(Backend& b, CallStats& st, bool attention_lse = true, bool merge_lse = true) {
   using detail::perform;
   using detail::raw;
   using detail::show;
@@ -207,7 +209,28 @@ KernelSet<T> audited_kernels(Backend& b, CallStats& st, bool attention_lse = tru
     std::copy_n(out.begin() + static_cast<std::ptrdiff_t>(sh.q_size()), sh.k_size(), dk);
     std::copy_n(out.begin() + static_cast<std::ptrdiff_t>(sh.q_size() + sh.k_size()), sh.v_size(), dv);
   };
+  // ABI version 2's merge of split-KV partial results (Reply::output holds o, Reply::lse the LSE).
+  // A kernel declared to return no LSE gets lse = NULL, as abi.h promises it, and the caller's lse
+  // is left as it was: the kernel computed none.
+  k.attention_merge = [&b, &st, merge_lse](std::size_t splits, std::size_t rows, std::size_t dv, const T* o_parts,
+                                           const lse_t<T>* lse_parts, T* o, lse_t<T>* lse) {
+    static_assert(sizeof(lse_t<T>) == (std::is_same_v<T, double> ? 8 : 4));
+    const bool asked = lse != nullptr && merge_lse;
+    Call c;
+    c.kind = Kind::attention_merge;
+    c.n = splits, c.m = rows, c.dv = dv;
+    c.inputs = {raw(o_parts, splits * rows * dv), raw(lse_parts, splits * rows)};
+    c.output_count = rows * dv;
+    c.lse_count = asked ? rows : 0;
+    perform(
+        b, st, c, o,
+        "splits = " + std::to_string(splits) + ", rows = " + std::to_string(rows) + ", dv = " + std::to_string(dv) +
+            (asked ? "" : ", no LSE asked"),
+        [&] { return show("o_parts", o_parts, splits * rows * dv, st.shown_elements) + show("lse_parts", lse_parts, splits * rows, st.shown_elements); },
+        asked ? lse : nullptr);
+  };
   k.attention_batched_lse = attention_lse;
+  k.attention_merge_lse = merge_lse;
   // No ABI kind computes several heads at once; per-head properties are not applicable.
   k.rmsnorm_heads = [](const T*, const T*, std::size_t, std::size_t, T, T*) { throw KindAbsent("rmsnorm_heads"); };
   // No ABI kind computes position encodings.

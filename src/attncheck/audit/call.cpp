@@ -14,6 +14,7 @@ std::string_view kind_name(Kind k) {
     case Kind::softmax_jvp: return "softmax_jvp";
     case Kind::attention_v2: return "attention";
     case Kind::attention_backward: return "attention_backward";
+    case Kind::attention_merge: return "attention_merge";
   }
   return "?";
 }
@@ -77,6 +78,8 @@ double call_timeout_seconds(const Call& c, double base_seconds) {
     if (c.kind == Kind::attention_backward) work *= 3;  // the scores again, dP, and three products
   } else if (c.kind == Kind::attention) {
     work = static_cast<double>(c.n) * static_cast<double>(c.m) * static_cast<double>(c.d + c.dv);
+  } else if (c.kind == Kind::attention_merge) {
+    work = static_cast<double>(c.n) * static_cast<double>(c.m) * static_cast<double>(c.dv);  // splits · rows · dv
   }
   return base_seconds + work / 2e7;
 }

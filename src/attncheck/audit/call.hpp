@@ -18,11 +18,27 @@ namespace attncheck::audit {
 // the kind `attention` of ABI version 2 (attncheck_attention_v2_*_fn): users spell it `attention`
 // and the source's ABI version decides which signature is meant (Backend::has, abi_kind).
 // attention_backward (ABI version 2 only) is the backward pass of attention_v2's problem
-// (attncheck_attention_backward_v2_*_fn).
-enum class Kind : std::uint8_t { softmax = 1, log_softmax, scores, rmsnorm, entropy, attention, softmax_jvp, attention_v2, attention_backward };
+// (attncheck_attention_backward_v2_*_fn); attention_merge (ABI version 2 only) the merge of
+// split-KV partial results (attncheck_attention_merge_v2_*_fn).
+enum class Kind : std::uint8_t {
+  softmax = 1,
+  log_softmax,
+  scores,
+  rmsnorm,
+  entropy,
+  attention,
+  softmax_jvp,
+  attention_v2,
+  attention_backward,
+  attention_merge
+};
 
-inline constexpr Kind all_kinds[] = {Kind::softmax, Kind::log_softmax, Kind::scores,       Kind::rmsnorm,           Kind::entropy,
-                                     Kind::attention, Kind::softmax_jvp, Kind::attention_v2, Kind::attention_backward};
+inline constexpr Kind all_kinds[] = {Kind::softmax,     Kind::log_softmax,  Kind::scores,
+                                     Kind::rmsnorm,     Kind::entropy,      Kind::attention,
+                                     Kind::softmax_jvp, Kind::attention_v2, Kind::attention_backward,
+                                     Kind::attention_merge};
+// The kinds a library must be of ABI version 2 to bind (version 1 has no signature for them).
+inline bool abi2_only(Kind k) { return k == Kind::attention_backward || k == Kind::attention_merge; }
 // The kinds that take the attention problem struct (ABI version 2's).
 inline bool takes_problem(Kind k) { return k == Kind::attention_v2 || k == Kind::attention_backward; }
 
@@ -59,6 +75,9 @@ struct Call {
   // LSE elements asked for (0: lse is NULL; else problem.shape.lse_size(), of lse_size(dtype) bytes).
   // attention_backward: the problem too; inputs q, k, v, o, dO (T) and the LSE (inputs[5],
   // lse_size(dtype) bytes per element); output_count = q + k + v elements: dQ, dK, dV in turn.
+  // attention_merge: no problem; n = splits, m = rows, dv = dv (d 0); inputs o_parts (T,
+  // splits × rows × dv) and lse_parts (inputs[1], splits × rows elements of lse_size(dtype)
+  // bytes); output_count = rows · dv (o); lse_count = rows, or 0 when lse is NULL (--no-lse).
   kernels::AttentionProblem problem;
   std::uint64_t lse_count = 0;
 };
@@ -66,7 +85,8 @@ struct Call {
 // The seconds one call may take: the --timeout base plus one second per 2·10^7 multiply-adds the
 // call needs (a batched attention call at shipped sizes is 10^8–10^11 of them; 2·10^7 a second is
 // a slow scalar loop on a busy core, so a correct kernel is never cut short by its size, and a
-// hang still ends). Every other kind is O(n) or O(n m d) at the audit's small sizes: the base.
+// hang still ends); a merge is splits · rows · dv of them (one per weighted element of o_parts).
+// Every other kind is O(n) or O(n m d) at the audit's small sizes: the base.
 double call_timeout_seconds(const Call& c, double base_seconds);
 
 // How a call ended. Everything but `done` is a fault of the kernel (or a refusal, for declined),
@@ -79,7 +99,7 @@ struct Reply {
   int code = 0;         // the kernel's return value (declined) or the signal number (crashed)
   std::string detail;   // what exactly went wrong, for the report
   std::vector<unsigned char> output;  // output_count elements when done (attention_backward: dQ, dK, dV)
-  std::vector<unsigned char> lse;     // attention_v2: lse_count elements when done
+  std::vector<unsigned char> lse;     // attention_v2, attention_merge: lse_count elements when done
 };
 
 // A way to reach the audited kernels. Implementations keep the kernel out of this process.

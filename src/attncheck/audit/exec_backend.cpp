@@ -210,6 +210,11 @@ ExecBackend::Served ExecBackend::serves(Kind k, Dtype d) {
       c.lse_count = 1;
       c.output_count = 3;
       break;
+    case Kind::attention_merge:  // one split of one row, dv = 1, no LSE asked
+      c.n = c.m = c.dv = 1;
+      c.inputs = {zeros(1), std::vector<unsigned char>(lse_size(d), 0)};
+      c.output_count = 1;
+      break;
   }
   const Reply r = exchange(c);
   if (r.status == Status::done || r.status == Status::declined) return Served::yes;
@@ -260,8 +265,9 @@ Reply ExecBackend::exchange(const Call& c) {
                                     : ""));
     }
     if (h.type != protocol::Type::result) throw protocol::ProtocolError("expected a RESULT frame, got type " + std::to_string(static_cast<int>(h.type)));
+    const bool lse_part = c.kind == Kind::attention_v2 || c.kind == Kind::attention_merge;  // RESULT with an LSE part
     const auto res = protocol::decode_result(payload, c.dtype, c.output_count,
-                                             c.kind == Kind::attention_v2 ? std::optional<std::uint64_t>(c.lse_count) : std::nullopt);
+                                             lse_part ? std::optional<std::uint64_t>(c.lse_count) : std::nullopt);
     Reply r;
     if (c.kind == Kind::attention_v2) answered_v2_ = true;  // it serves kind 8 (a RESULT, done or declined)
     if (res.status != 0) {

@@ -12,6 +12,8 @@
 // Guard page 2 is made PROT_NONE by the child for the call only (its place depends on the sizes).
 // The backward pass (attention_backward) has three outputs, dQ, dK and dV, each so guarded
 // (dQ at the end, dK and dV below it with guard pages 2 and 3), and inputs q, k, v, o, dO, lse.
+// The merge of split-KV partial results (attention_merge) is laid out as attention_v2 without a
+// problem: inputs o_parts, lse_parts; outputs o (at the end) and, unless lse is NULL, the LSE.
 // The problem's alibi_slopes pointer points into the region: the child is a fork of attncheck
 // and maps the region at the same address.
 #include "attncheck/audit/library_backend.hpp"
@@ -54,9 +56,9 @@ struct Request {
   std::uint64_t n, m, d, dv;
   double eps;
   std::uint64_t in_off[max_inputs];
-  std::uint64_t out_off[max_outputs];  // [0] the output (o, dQ); [1] attention_v2's LSE or dK; [2] dV
+  std::uint64_t out_off[max_outputs];  // [0] the output (o, dQ); [1] attention_v2's or the merge's LSE, or dK; [2] dV
   std::uint32_t kind;         // the Kind to call the binding as (attention_v2 for `attention` of ABI 2)
-  std::uint32_t outputs;      // how many of out_off are used (attention_v2 without LSE: 1, lse NULL)
+  std::uint32_t outputs;      // how many of out_off are used (attention_v2, attention_merge without LSE: 1, lse NULL)
   std::uint64_t problem_off;  // attention_v2, attention_backward: the attncheck_attention_problem
   std::uint64_t guard_off[max_outputs - 1];  // outputs 1 and 2: the pages to protect during the call
 };
@@ -101,6 +103,10 @@ static_assert(std::is_same_v<attncheck_attention_v2_f64_fn, int (*)(const attnch
 static_assert(std::is_same_v<attncheck_attention_backward_v2_bf16_fn,
                              int (*)(const attncheck_attention_problem*, const std::uint16_t*, const std::uint16_t*, const std::uint16_t*,
                                      const std::uint16_t*, const std::uint16_t*, const float*, std::uint16_t*, std::uint16_t*, std::uint16_t*)>);
+static_assert(std::is_same_v<attncheck_attention_merge_v2_bf16_fn,
+                             int (*)(std::size_t, std::size_t, std::size_t, const std::uint16_t*, const float*, std::uint16_t*, float*)>);
+static_assert(std::is_same_v<attncheck_attention_merge_v2_f64_fn,
+                             int (*)(std::size_t, std::size_t, std::size_t, const double*, const double*, double*, double*)>);
 
 template <class T, class S>
 int invoke(Kind k, void* fn, const Request& r, unsigned char* base) {
@@ -134,6 +140,12 @@ int invoke(Kind k, void* fn, const Request& r, unsigned char* base) {
       const S* lse = reinterpret_cast<const S*>(base + r.in_off[5]);
       return reinterpret_cast<int (*)(const attncheck_attention_problem*, const T*, const T*, const T*, const T*, const T*, const S*, T*, T*,
                                       T*)>(fn)(p, in(0), in(1), in(2), in(3), in(4), lse, out, out_at(1), out_at(2));
+    }
+    case Kind::attention_merge: {  // n = splits, m = rows
+      const S* lse_parts = reinterpret_cast<const S*>(base + r.in_off[1]);
+      S* lse = r.outputs > 1 ? reinterpret_cast<S*>(base + r.out_off[1]) : nullptr;
+      return reinterpret_cast<int (*)(std::size_t, std::size_t, std::size_t, const T*, const S*, T*, S*)>(fn)(r.n, r.m, r.dv, in(0),
+                                                                                                          lse_parts, out, lse);
     }
   }
   return -1;
@@ -310,9 +322,9 @@ void LibraryBackend::start() {
   }
   abi_ = marker != 0 ? static_cast<int>(marker) : declared_abi_ != 0 ? declared_abi_ : 1;
   for (const Binding& b : bindings_)
-    if (b.kind == Kind::attention_backward && abi_ < 2) {
+    if (abi2_only(b.kind) && abi_ < 2) {
       stop();
-      throw LoadError("attention_backward is a kind of ABI version 2 (include/attncheck/abi.h), and " + path_ +
+      throw LoadError(std::string(kind_name(b.kind)) + " is a kind of ABI version 2 (include/attncheck/abi.h), and " + path_ +
                       " is version 1: put ATTNCHECK_EXPORT_ABI_VERSION in it, or declare it with --abi 2 (abi: 2 in a bindings file)");
     }
 }
@@ -350,10 +362,10 @@ Reply LibraryBackend::call(const Call& c) {
   auto it = std::find_if(bindings_.begin(), bindings_.end(),
                          [&](const Binding& b) { return abi_kind(b.kind, abi_) == c.kind && b.dtype == c.dtype; });
   if (it == bindings_.end()) throw KindAbsent(kind_label(c.kind));
-  const bool v2 = c.kind == Kind::attention_v2, bwd = c.kind == Kind::attention_backward;
+  const bool v2 = c.kind == Kind::attention_v2, bwd = c.kind == Kind::attention_backward, merge = c.kind == Kind::attention_merge;
   const std::size_t es = dtype_size(c.dtype);
   // The outputs, each between two canaries and before a guard page: the kind's one output, or
-  // attention_v2's o and LSE, or the backward's dQ, dK, dV (in the order of Reply::output).
+  // attention_v2's or the merge's o and LSE, or the backward's dQ, dK, dV (in the order of Reply::output).
   struct Out {
     std::string name;
     std::size_t bytes, count, off = 0, guard = 0;
@@ -363,12 +375,13 @@ Reply LibraryBackend::call(const Call& c) {
     const auto& sh = c.problem.shape;
     outs = {{"output dq", sh.q_size() * es, sh.q_size()}, {"output dk", sh.k_size() * es, sh.k_size()}, {"output dv", sh.v_size() * es, sh.v_size()}};
   } else {
-    outs = {{v2 ? "output o" : "output", c.output_count * es, c.output_count}};
-    if (v2 && c.lse_count) outs.push_back({"output lse", c.lse_count * lse_size(c.dtype), c.lse_count});
+    outs = {{v2 || merge ? "output o" : "output", c.output_count * es, c.output_count}};
+    if ((v2 || merge) && c.lse_count) outs.push_back({"output lse", c.lse_count * lse_size(c.dtype), c.lse_count});
   }
   // The inputs the kernel must leave unchanged: the kind's own (q, k, v; the backward's o, dO and
-  // lse too), and for the attention kinds the problem struct and the slopes, built here.
-  const std::size_t own_inputs = bwd ? 6 : 3;
+  // lse too; the merge's o_parts and lse_parts), and for the attention kinds the problem struct
+  // and the slopes, built here.
+  const std::size_t own_inputs = bwd ? 6 : merge ? 2 : 3;
   std::vector<std::vector<unsigned char>> inputs(
       c.inputs.begin(), c.inputs.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(c.inputs.size(), own_inputs)));
   const std::size_t problem_index = inputs.size();
@@ -473,16 +486,18 @@ Reply LibraryBackend::call(const Call& c) {
     }
   static const char* const v2_names[] = {"q", "k", "v", "problem struct", "alibi_slopes"};
   static const char* const bwd_names[] = {"q", "k", "v", "o", "dout", "lse", "problem struct", "alibi_slopes"};
+  static const char* const merge_names[] = {"o_parts", "lse_parts"};
   for (std::size_t i = 0; i < inputs.size(); ++i)
     if (!inputs[i].empty() && std::memcmp(region_ + in_off[i], inputs[i].data(), inputs[i].size()) != 0) {  // empty: no slopes
       std::size_t at = 0;
       while (region_[in_off[i] + at] == inputs[i][at]) ++at;
       const bool problem = takes_problem(c.kind) && i == problem_index;
-      const std::size_t width = problem ? 1 : i > problem_index ? sizeof(double) : bwd && i == 5 ? lse_size(c.dtype) : es;
+      const bool lse_input = (bwd && i == 5) || (merge && i == 1);  // elements of the ABI's S
+      const std::size_t width = problem ? 1 : i > problem_index ? sizeof(double) : lse_input ? lse_size(c.dtype) : es;
+      const char* name = bwd ? bwd_names[i] : v2 ? v2_names[i] : merge ? merge_names[i] : nullptr;
       r.status = Status::modified_input;
-      r.detail = takes_problem(c.kind) ? "modified its input " + std::string(bwd ? bwd_names[i] : v2_names[i]) + " (" +
-                                             (problem ? "byte " : "element ") + std::to_string(at / width) + " changed)"
-                                       : "modified its input " + std::to_string(i) + " (element " + std::to_string(at / es) + " changed)";
+      r.detail = name ? "modified its input " + std::string(name) + " (" + (problem ? "byte " : "element ") + std::to_string(at / width) + " changed)"
+                      : "modified its input " + std::to_string(i) + " (element " + std::to_string(at / es) + " changed)";
       return r;
     }
   if (resp.rc != 0) {

@@ -14,6 +14,7 @@
 #include "attncheck/kernels/softmax.hpp"
 #include "attncheck/property/gen/attention_backward.hpp"
 #include "attncheck/property/gen/attention_batched.hpp"
+#include "attncheck/property/gen/attention_merge.hpp"
 #include "attncheck/property/gen/gains.hpp"
 #include "attncheck/property/property.hpp"
 
@@ -48,6 +49,52 @@ gen::BatchedCase<T> draw_batched(bool unmasked = false) {
   gen::BatchedLimits lim{.max_batch = 2, .max_heads = 6, .max_n = 5, .max_m = 5, .max_d = 8, .max_dv = 8};
   lim.masks = !unmasked;
   return gen::batched_case<T>(lim, false);
+}
+
+// A merge of split-KV partial results (attention_merge) for the obligations every kind has: splits
+// 1..8, rows 1..4, dv 1..16, o_parts of magnitude at most 4, partial LSEs of magnitude at most 15
+// of which about one in six is -inf (a split that saw no key of that row; its o_parts row is then
+// 0, as abi.h says).
+template <class T>
+struct MergeCase {
+  std::size_t splits = 0, rows = 0, dv = 0;
+  std::vector<T> o_parts;
+  std::vector<lse_t<T>> lse_parts;
+  std::string shape() const {
+    return "splits = " + std::to_string(splits) + ", rows = " + std::to_string(rows) + ", dv = " + std::to_string(dv);
+  }
+  // The kernel's o; its LSE into *lse when lse is not null (rows elements).
+  std::vector<T> run(const KernelSet<T>& ks, std::vector<lse_t<T>>* lse = nullptr) const {
+    std::vector<T> o(rows * dv);
+    if (lse) lse->assign(rows, lse_t<T>(0));
+    ks.attention_merge(splits, rows, dv, o_parts.data(), lse_parts.data(), o.data(), lse ? lse->data() : nullptr);
+    return o;
+  }
+};
+
+template <class T>
+MergeCase<T> draw_merge() {
+  MergeCase<T> c;
+  c.splits = static_cast<std::size_t>(*rc::gen::inRange(1, 9));
+  c.rows = static_cast<std::size_t>(*rc::gen::inRange(1, 5));
+  c.dv = static_cast<std::size_t>(*rc::gen::inRange(1, 17));
+  c.o_parts = draw_vector<T>(c.splits * c.rows * c.dv, 4);
+  c.lse_parts = gen::moderate_vector<lse_t<T>>(c.splits * c.rows, 15);
+  for (std::size_t i = 0; i < c.lse_parts.size(); ++i)
+    if (*rc::gen::inRange(0, 6) == 0) {
+      c.lse_parts[i] = -std::numeric_limits<lse_t<T>>::infinity();
+      std::fill_n(c.o_parts.begin() + static_cast<std::ptrdiff_t>(i * c.dv), c.dv, T(0));  // i = s·rows + r
+    }
+  return c;
+}
+
+// The partial LSEs as T for a report (Report<T> shows rows of T; exact for f32 and f64, rounded
+// to the storage format for 16-bit: the report's bits of lse_parts are then T's).
+template <class T>
+std::vector<T> lse_as_t(const std::vector<lse_t<T>>& l) {
+  std::vector<T> v;
+  for (const auto& x : l) v.push_back(T(static_cast<double>(x)));
+  return v;
 }
 
 // One random call of kind k: the inputs (for the report) and the output.
@@ -128,6 +175,15 @@ std::pair<Drawn<T>, std::function<std::vector<T>()>> draw_call(Kind k, const Ker
                 return o;
               }};
     }
+    case Kind::attention_merge: {  // o (the LSE is asked too, so a stray write past it is seen)
+      const auto c = draw_merge<T>();
+      d.inputs = {{"o_parts", c.o_parts}, {"lse_parts", lse_as_t<T>(c.lse_parts)}};
+      d.shape = c.shape();
+      return {d, [c, &ks] {
+                std::vector<lse_t<T>> l;
+                return c.run(ks, &l);
+              }};
+    }
     case Kind::attention_backward: {  // dQ, dK, dV in turn
       const auto bc = gen::backward_case(draw_batched<T>());
       d.inputs = {{"q", bc.c.q}, {"k", bc.c.k}, {"v", bc.c.v}, {"o", bc.o}, {"dO", bc.dout}};
@@ -182,7 +238,7 @@ AttentionCase<T> draw_attention(std::size_t min_m = 1) {
 // depends on every input (through the row's sum or mean). scores: a NaN in q_i reaches row i.
 // attention (not causal): a NaN in k_j reaches every score column j, hence every output.
 template <class T>
-void nan_propagates(Kind k, const KernelSet<T>& ks, const Policy&) {
+void nan_propagates(Kind k, const KernelSet<T>& ks, const Policy& pol) {
   const T nan = T(std::numeric_limits<double>::quiet_NaN());
   const auto nan_at = [&](std::vector<T>& v) {
     const std::size_t at = *rc::gen::inRange<std::size_t>(0, v.size());
@@ -271,6 +327,46 @@ void nan_propagates(Kind k, const KernelSet<T>& ks, const Policy&) {
       break;
     }
     case Kind::attention_backward: break;  // below
+    case Kind::attention_merge: {
+      // A NaN partial LSE l[s][r] reaches every o[r][c] and lse[r] (through the row's max or sum).
+      // A NaN in o_parts[s][r][c] of a split with a key reaches o[r][c] when its weight is at least
+      // 2^-10 (a kernel may skip a split whose weight underflows: 0 · NaN is never computed then);
+      // a split whose LSE is -inf has weight exactly 0, and its O is not read.
+      auto c = draw_merge<T>();
+      std::vector<std::size_t> lse_must;
+      if (*rc::gen::arbitrary<bool>()) {
+        const std::size_t at = *rc::gen::inRange<std::size_t>(0, c.lse_parts.size()), s = at / c.rows, r = at % c.rows;
+        c.lse_parts[at] = std::numeric_limits<lse_t<T>>::quiet_NaN();
+        why = "lse_parts[" + std::to_string(s) + "][" + std::to_string(r) + "] is NaN (" + c.shape() + ")";
+        for (std::size_t e = 0; e < c.dv; ++e) must.push_back(r * c.dv + e);
+        lse_must.push_back(r);
+      } else {
+        // A split with a key: its LSE finite and its weight at least 2^-10 (in double).
+        std::vector<std::size_t> live;
+        for (std::size_t i = 0; i < c.lse_parts.size(); ++i) {
+          const std::size_t r = i % c.rows;
+          double M = -std::numeric_limits<double>::infinity(), Z = 0;
+          for (std::size_t s = 0; s < c.splits; ++s) M = std::max(M, static_cast<double>(c.lse_parts[s * c.rows + r]));
+          for (std::size_t s = 0; s < c.splits; ++s) Z += std::exp(static_cast<double>(c.lse_parts[s * c.rows + r]) - M);
+          if (std::isfinite(static_cast<double>(c.lse_parts[i])) && std::exp(static_cast<double>(c.lse_parts[i]) - M) / Z >= 0x1p-10) live.push_back(i);
+        }
+        RC_PRE(!live.empty());  // every split empty: nothing a NaN in O could reach
+        const std::size_t i = *rc::gen::elementOf(live), col = *rc::gen::inRange<std::size_t>(0, c.dv), s = i / c.rows, r = i % c.rows;
+        c.o_parts[i * c.dv + col] = nan;
+        why = "o_parts[" + std::to_string(s) + "][" + std::to_string(r) + "][" + std::to_string(col) + "] is NaN (" + c.shape() + ")";
+        must.push_back(r * c.dv + col);
+      }
+      std::vector<lse_t<T>> l;
+      y = c.run(ks, pol.returns_lse ? &l : nullptr);
+      inputs = {{"o_parts", c.o_parts}, {"lse_parts", lse_as_t<T>(c.lse_parts)}};
+      for (std::size_t r : lse_must)
+        if (!l.empty() && !std::isnan(static_cast<double>(l[r]))) {
+          Report<T> rep("AUDIT-NAN-001", what<T>(k) + ", lse[" + std::to_string(r) + "]");
+          for (const auto& [name, v] : inputs) rep.input(name, v);
+          rep.line(why + ": expected NaN in the row's LSE, got " + decimal(static_cast<double>(l[r])) + ".").raise();
+        }
+      break;
+    }
   }
   if (k == Kind::attention_backward) {
     // Unmasked, no soft-cap: a NaN in dO[b,i,h,c] makes D_i NaN, hence every dS_ij of the row: all
@@ -608,6 +704,86 @@ void attention_backward_at_size(Kind, const KernelSet<T>& ks, const Policy& pol)
   property::observe(st.worst_sampled, "sampled rows and keys");
 }
 
+// AUDIT-MERGE-001: a row that no split saw a key of (every partial LSE −inf, its partial outputs
+// 0) gives what the kernel's masked-row policy accepts, and an LSE of exactly −inf.
+template <class T>
+void attention_merge_masked_rows(Kind k, const KernelSet<T>& ks, const Policy& pol) {
+  auto mc = gen::merge_case<T>();
+  const std::size_t r0 = *rc::gen::inRange<std::size_t>(0, mc.rows);
+  for (std::size_t s = 0; s < mc.splits; ++s) {
+    mc.lse_parts[s * mc.rows + r0] = -std::numeric_limits<lse_t<T>>::infinity();
+    for (std::size_t c = 0; c < mc.dv; ++c) mc.o_parts[(s * mc.rows + r0) * mc.dv + c] = lit<T>(0);
+  }
+  const auto got = mc.run(ks);
+  std::vector<T> lse_shown(mc.lse_parts.size());
+  for (std::size_t i = 0; i < lse_shown.size(); ++i) lse_shown[i] = scalar_traits<T>::from_double(static_cast<double>(mc.lse_parts[i]));
+  for (std::size_t r = 0; r < mc.rows; ++r) {
+    bool seen = false;
+    for (std::size_t s = 0; s < mc.splits; ++s) seen = seen || std::isfinite(static_cast<double>(mc.lse_parts[s * mc.rows + r]));
+    if (seen) continue;
+    const std::string at = what<T>(k) + ", row " + std::to_string(r) + " (no split saw a key of it), " + mc.describe();
+    const T* row = got.o.data() + r * mc.dv;
+    if (!follows_masked_policy(row, mc.dv, pol.masked))
+      Report<T>("AUDIT-MERGE-001", at).input("o_parts", mc.o_parts).input("lse_parts (rounded for display)", lse_shown)
+          .input("Output row", std::vector<T>(row, row + mc.dv))
+          .line("Policy '" + std::string(masked_policy_name(pol.masked)) + "' (--masked, or masked: in the bindings file).").raise();
+    const double lse = got.lse.empty() ? -INFINITY : static_cast<double>(got.lse[r]);
+    if (!(std::isinf(lse) && lse < 0)) {
+      auto rep = Report<T>("AUDIT-MERGE-001", at + ", LSE");
+      rep.input("o_parts", mc.o_parts).input("lse_parts (rounded for display)", lse_shown)
+          .line("LSE = " + decimal(lse) + " (must be −inf: the log of an empty sum)");
+      if (lse > 0) rep.line("FlashAttention 2 stores +inf there; the ABI's LSE is the log of the normaliser: convert +inf to −inf.");
+      rep.raise();
+    }
+  }
+}
+
+// AUDIT-MERGE-002: the merge at decode sizes, once per check: rows = 64 (token, head) pairs,
+// dv = 128, S = 16 and 128 splits (FlashAttention's combine supports up to 128), partial LSEs
+// a drawn offset (gen::draw_lse_offset) plus 10·N(0, 1), a quarter of the partials empty; every output and LSE
+// against the exact merge. A kernel with a fixed split buffer, or one that reads a split at the
+// wrong stride, fails here if not on the small cases.
+template <class T>
+void attention_merge_at_size(Kind k, const KernelSet<T>& ks, const Policy&) {
+  const std::uint64_t seed = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
+  gen::NormalStream z(seed);
+  for (const std::size_t S : {std::size_t{16}, std::size_t{128}}) {
+    gen::MergeCase<T> mc;
+    mc.splits = S, mc.rows = 64, mc.dv = 128;
+    mc.o_parts.resize(S * mc.rows * mc.dv);
+    for (auto& x : mc.o_parts) x = scalar_traits<T>::from_double(2 * z.next());
+    mc.lse_parts.resize(S * mc.rows);
+    const double offset = gen::draw_lse_offset<T>();
+    for (std::size_t i = 0; i < mc.lse_parts.size(); ++i) {
+      const bool empty = z.next() > 0.6745;  // P = 1/4
+      mc.lse_parts[i] = empty ? -std::numeric_limits<lse_t<T>>::infinity() : static_cast<lse_t<T>>(offset + 10 * z.next());
+      if (empty)
+        for (std::size_t c = 0; c < mc.dv; ++c) mc.o_parts[i * mc.dv + c] = lit<T>(0);
+    }
+    mc.origin = "decode size, seed " + hex_u64(seed) + ", partial LSEs about " + std::to_string(static_cast<long long>(offset));
+    const auto got = mc.run(ks);
+    const auto ex = mc.exact();
+    for (std::size_t r = 0; r < mc.rows; ++r) {
+      if (ex.empty[r]) continue;
+      for (std::size_t c = 0; c < mc.dv; ++c) {
+        const std::size_t e = r * mc.dv + c;
+        const long double err = property::format_error(got.o[e], ex.o[e]);
+        property::observe(property::ratio(err, ex.o_allowance[e]), "o at decode size");
+        if (!(err <= ex.o_allowance[e]))
+          Report<T>("AUDIT-MERGE-002", what<T>(k) + ", o[" + std::to_string(r) + ", " + std::to_string(c) + "], " + mc.describe())
+              .kernel(got.o[e]).exact(ex.o[e]).error(err, ex.o_allowance[e]).raise();
+      }
+      if (got.lse.empty()) continue;
+      const double l = static_cast<double>(got.lse[r]);
+      const long double err = std::isfinite(l) ? std::abs(static_cast<long double>(l) - ex.lse[r]) : INFINITY;
+      property::observe(property::ratio(err, ex.lse_allowance[r]), "lse at decode size");
+      if (!(err <= ex.lse_allowance[r]))
+        Report<T>("AUDIT-MERGE-002", what<T>(k) + ", lse[" + std::to_string(r) + "], " + mc.describe())
+            .line("Kernel lse:  " + decimal(l)).exact(ex.lse[r]).error(err, ex.lse_allowance[r]).raise();
+    }
+  }
+}
+
 #define ATTNCHECK_AUDIT_PROPERTY(ID, TITLE, KINDS, FN)                                             \
   AuditProperty {                                                                                  \
     ID, TITLE, KINDS, [](Kind k, const KernelSet<f16>& s, const Policy& p) { FN<f16>(k, s, p); },  \
@@ -618,7 +794,8 @@ void attention_backward_at_size(Kind, const KernelSet<T>& ks, const Policy& pol)
 
 std::vector<AuditProperty> build() {
   const std::vector<Kind> every(std::begin(all_kinds), std::end(all_kinds));
-  const std::vector<Kind> sm{Kind::softmax, Kind::log_softmax}, att{Kind::attention}, att2{Kind::attention_v2}, bwd{Kind::attention_backward};
+  const std::vector<Kind> sm{Kind::softmax, Kind::log_softmax}, att{Kind::attention}, att2{Kind::attention_v2}, bwd{Kind::attention_backward},
+                          merge{Kind::attention_merge};
   std::vector<AuditProperty> v = {
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-SAFE-001",
                                "every call returns within the timeout, writes only its output and leaves its inputs unchanged",
@@ -648,6 +825,13 @@ std::vector<AuditProperty> build() {
                                "range), the results are deterministic and blind to the dO of rows they do not depend on, and sampled query rows and keys are "
                                "within the derived allowance",
                                bwd, attention_backward_at_size),
+      ATTNCHECK_AUDIT_PROPERTY("AUDIT-MERGE-001",
+                               "a row that no split saw a key of gives what the masked-row policy accepts, and LSE -inf", merge,
+                               attention_merge_masked_rows),
+      ATTNCHECK_AUDIT_PROPERTY("AUDIT-MERGE-002",
+                               "at decode sizes (64 rows, dv 128, 16 and 128 splits, a quarter of them empty) every output and LSE is within the "
+                               "derived allowance of the exact merge",
+                               merge, attention_merge_at_size),
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-INF-001", "a row with +inf gives all NaN or the one-hot limit over the +inf entries (log_softmax: its log)", sm,
                                plus_infinity),
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-BIAS-001",
@@ -655,8 +839,8 @@ std::vector<AuditProperty> build() {
                                sm, rounding_bias),
   };
   for (AuditProperty& p : v) {
-    p.judges_masked_policy = p.id == "AUDIT-MASK-001" || p.id == "AUDIT-ATTB-001" || p.id == "AUDIT-ATTB-002";
-    p.one_shot = p.id == "AUDIT-BIAS-001" || p.id == "AUDIT-ATTB-002" || p.id == "AUDIT-ATTBWD-001";
+    p.judges_masked_policy = p.id == "AUDIT-MASK-001" || p.id == "AUDIT-ATTB-001" || p.id == "AUDIT-ATTB-002" || p.id == "AUDIT-MERGE-001";
+    p.one_shot = p.id == "AUDIT-BIAS-001" || p.id == "AUDIT-ATTB-002" || p.id == "AUDIT-ATTBWD-001" || p.id == "AUDIT-MERGE-002";
   }
   return v;
 }

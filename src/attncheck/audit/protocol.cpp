@@ -43,6 +43,7 @@ std::size_t expected_inputs(Kind k) {
     case Kind::attention:
     case Kind::attention_v2: return 3;
     case Kind::attention_backward: return 5;  // q, k, v, o, dO (the LSE travels in the attention block)
+    case Kind::attention_merge: return 1;     // o_parts (lse_parts travel in the merge block)
     default: return 1;
   }
 }
@@ -116,6 +117,12 @@ std::vector<unsigned char> encode_call(const Call& c) {
     // Kind 9: the LSE given to the backward pass, lse_count elements of lse_size(dtype) bytes.
     if (c.kind == Kind::attention_backward) p.insert(p.end(), c.inputs.at(5).begin(), c.inputs.at(5).end());
   }
+  if (c.kind == Kind::attention_merge) {  // the merge block: the LSE asked for, then lse_parts
+    const auto& parts = c.inputs.at(1);
+    put(p, c.lse_count, 8);
+    put(p, parts.size() / lse_size(c.dtype), 8);
+    p.insert(p.end(), parts.begin(), parts.end());
+  }
   const std::size_t es = dtype_size(c.dtype);
   for (std::size_t i = 0; i < c.inputs.size() && i < expected_inputs(c.kind); ++i) {
     const auto& in = c.inputs[i];
@@ -132,7 +139,7 @@ Call decode_call(const std::vector<unsigned char>& payload) {
   Reader r{payload};
   Call c;
   const auto kind = r.get(1, "kind");
-  if (kind < 1 || kind > 9) throw ProtocolError("unknown kernel kind " + std::to_string(kind));
+  if (kind < 1 || kind > 10) throw ProtocolError("unknown kernel kind " + std::to_string(kind));
   c.kind = static_cast<Kind>(kind);
   const auto storage = static_cast<std::uint8_t>(r.get(1, "dtype"));
   c.causal = r.get(1, "causal") != 0;
@@ -174,11 +181,20 @@ Call decode_call(const std::vector<unsigned char>& payload) {
     c.lse_count = r.get(8, "lse count");
     if (c.kind == Kind::attention_backward) lse_in = r.bytes_of(c.lse_count, lse_size(c.dtype), "lse");
   }
+  if (c.kind == Kind::attention_merge) {  // n = splits, m = rows
+    c.lse_count = r.get(8, "lse count");
+    if (c.lse_count != 0 && c.lse_count != c.m)
+      throw ProtocolError("merge asks for " + std::to_string(c.lse_count) + " LSE elements (0 or rows = " + std::to_string(c.m) + " allowed)");
+    const auto parts = r.get(8, "lse_parts count");
+    if (parts != c.n * c.m)
+      throw ProtocolError("merge block holds " + std::to_string(parts) + " partial LSEs, splits x rows is " + std::to_string(c.n * c.m));
+    lse_in = r.bytes_of(parts, lse_size(c.dtype), "lse_parts");
+  }
   for (std::uint64_t i = 0; i < inputs; ++i) {
     const auto count = r.get(8, "input length");
     c.inputs.push_back(r.bytes_of(count, dtype_size(c.dtype), "input"));
   }
-  if (c.kind == Kind::attention_backward) c.inputs.push_back(std::move(lse_in));
+  if (c.kind == Kind::attention_backward || c.kind == Kind::attention_merge) c.inputs.push_back(std::move(lse_in));
   r.end();
   return c;
 }

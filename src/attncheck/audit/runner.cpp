@@ -28,7 +28,7 @@ property::Outcome run_with(const property::PropertyInfo& p, KernelSet<T> ks, pro
   return property::run_property(p, dtype_of<T>(), params);
 }
 
-// Bit i: Kind with value i (1..8, attention_v2 = KernelSet::attention_batched); bit 16:
+// Bit i: Kind with value i (1..10, attention_v2 = KernelSet::attention_batched); bit 16:
 // rmsnorm_heads, bit 17: attention_hvp, bit 18: position_encoding (no ABI kinds).
 constexpr unsigned heads_bit = 1u << 16;
 constexpr unsigned hvp_bit = 1u << 17;
@@ -62,6 +62,7 @@ unsigned probe(const property::PropertyInfo& p, property::RunParams params, bool
   unsigned used = 0;
   KernelSet<T> k = current_reference_kernels<T>();
   k.attention_batched_lse = k.attention_batched_lse && lse;
+  k.attention_merge_lse = k.attention_merge_lse && lse;
   k.softmax = recorded(k.softmax, used, bit(Kind::softmax));
   k.log_softmax = recorded(k.log_softmax, used, bit(Kind::log_softmax));
   k.scores = recorded(k.scores, used, bit(Kind::scores));
@@ -74,6 +75,7 @@ unsigned probe(const property::PropertyInfo& p, property::RunParams params, bool
   k.position_encoding = recorded(k.position_encoding, used, pe_bit);
   k.attention_batched = recorded(k.attention_batched, used, bit(Kind::attention_v2));
   k.attention_backward = recorded(k.attention_backward, used, bit(Kind::attention_backward));
+  k.attention_merge = recorded(k.attention_merge, used, bit(Kind::attention_merge));
   params.cases = probe_cases;
   run_with<T>(p, k, params);
   return used;
@@ -128,7 +130,7 @@ void run_contract_test(Backend& b, const property::PropertyInfo& p, const AuditR
   if (req.full_inputs) row.stats.shown_elements = static_cast<std::size_t>(-1);
   const Policy att = req.policy_for(Kind::attention_v2, dtype_of<T>());
   const intermediates_scope stores(att.stores);
-  const KernelSet<T> ks = audited_kernels<T>(b, row.stats, att.returns_lse);
+  const KernelSet<T> ks = audited_kernels<T>(b, row.stats, att.returns_lse, req.policy_for(Kind::attention_merge, dtype_of<T>()).returns_lse);
   row.outcome = run_with<T>(p, ks, req.params);
   if (row.outcome.verdict != property::Verdict::pass && mentions_absent(row.outcome)) {
     row.state = RowState::not_applicable;
@@ -143,7 +145,7 @@ void run_audit_property(Backend& b, const AuditProperty& ap, Kind kind, const Au
   if (req.full_inputs) row.stats.shown_elements = static_cast<std::size_t>(-1);
   const Policy att = req.policy_for(Kind::attention_v2, dtype_of<T>());
   const intermediates_scope stores(att.stores);
-  const KernelSet<T> ks = audited_kernels<T>(b, row.stats, att.returns_lse);
+  const KernelSet<T> ks = audited_kernels<T>(b, row.stats, att.returns_lse, req.policy_for(Kind::attention_merge, dtype_of<T>()).returns_lse);
   const auto& body = [&]() -> const std::function<void(Kind, const KernelSet<T>&, const Policy&)>& {
     if constexpr (std::is_same_v<T, f16>) return ap.f16;
     else if constexpr (std::is_same_v<T, bf16>) return ap.bf16;

@@ -15,6 +15,7 @@
 #include "attncheck/kernels/attention_backward.hpp"
 #include "attncheck/kernels/attention_batched.hpp"
 #include "attncheck/kernels/attention_hvp.hpp"
+#include "attncheck/kernels/attention_merge.hpp"
 #include "attncheck/kernels/entropy.hpp"
 #include "attncheck/kernels/log_softmax.hpp"
 #include "attncheck/kernels/position_encoding.hpp"
@@ -60,7 +61,14 @@ struct KernelSet {
   std::function<void(const kernels::AttentionProblem& p, kernels::Tiling tiling, const T* q, const T* k, const T* v, const T* o,
                      const T* dout, const lse_t<T>* lse, T* dq, T* dk, T* dv)>
       attention_backward;
+  // The merge of split-KV partial results (kernels/attention_merge.hpp): from S partial outputs
+  // o_parts (S × rows × dv) and their log-sum-exps lse_parts (S × rows), each row's o (rows × dv)
+  // and, when lse is not null, its log-sum-exp (rows).
+  std::function<void(std::size_t splits, std::size_t rows, std::size_t dv, const T* o_parts, const lse_t<T>* lse_parts, T* o,
+                     lse_t<T>* lse)>
+      attention_merge;
   bool attention_batched_lse = true;  // false: the kernel returns no LSE (it is never asked for one)
+  bool attention_merge_lse = true;    // the same for attention_merge
   // true: attention_batched computes with the tiling it is given (the reference and its mutants),
   // so a bound may be derived for that tiling; false (a third party's kernel): for any tiling.
   bool attention_batched_follows_tiling = false;
@@ -166,7 +174,15 @@ KernelSet<S> computed_in(const KernelSet<C>& k) {
     narrow(gk, dk);
     narrow(gv, dv);
   };
+  // The partial LSEs are lse_t<S> = lse_t<C> (exact); only O is rounded to storage.
+  r.attention_merge = [f = k.attention_merge](std::size_t splits, std::size_t rows, std::size_t dv, const S* o_parts,
+                                              const lse_t<S>* lse_parts, S* o, lse_t<S>* lse) {
+    std::vector<C> out(rows * dv);
+    f(splits, rows, dv, widen<C>(o_parts, splits * rows * dv).data(), lse_parts, out.data(), lse);
+    narrow(out, o);
+  };
   r.attention_batched_lse = k.attention_batched_lse;
+  r.attention_merge_lse = k.attention_merge_lse;
   r.attention_batched_follows_tiling = k.attention_batched_follows_tiling;
   return r;
 }
@@ -194,6 +210,19 @@ auto attention_backward_kernel() {
   };
 }
 
+// The slot attention_merge for kernels::attention_merge<T, Steps> (the reference or a broken
+// kernel's Steps): the partial LSEs rounded once to T (exact for f32 and f64), the LSE computed
+// in T and returned in lse_t<T> (exact).
+template <class T, class Steps = kernels::MergeSteps>
+auto attention_merge_kernel() {
+  return [](std::size_t splits, std::size_t rows, std::size_t dv, const T* o_parts, const lse_t<T>* lse_parts, T* o, lse_t<T>* lse) {
+    std::vector<T> lp(splits * rows), l(lse ? rows : 0);
+    for (std::size_t i = 0; i < lp.size(); ++i) lp[i] = scalar_traits<T>::from_double(static_cast<double>(lse_parts[i]));
+    kernels::attention_merge<T, Steps>(splits, rows, dv, o_parts, lp.data(), o, lse ? l.data() : nullptr);
+    for (std::size_t i = 0; i < l.size(); ++i) lse[i] = static_cast<lse_t<T>>(to_double(l[i]));
+  };
+}
+
 // The built-in reference kernels: the templates of src/attncheck/kernels at T, computed in T.
 template <class T>
 KernelSet<T> reference_kernels_in_storage() {
@@ -210,6 +239,7 @@ KernelSet<T> reference_kernels_in_storage() {
   k.position_encoding = kernels::position_encoding<T>;
   k.attention_batched = attention_batched_kernel<T>();
   k.attention_backward = attention_backward_kernel<T>();
+  k.attention_merge = attention_merge_kernel<T>();
   k.attention_batched_follows_tiling = true;
   return k;
 }
