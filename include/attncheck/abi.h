@@ -39,8 +39,9 @@ extern "C" {
  *   2: attention as shipped kernels take it (attncheck_attention_v2_*_fn below: batch, grouped-
  *      query heads, explicit scale, causal alignment, sliding window, soft-cap, ALiBi, LSE).
  *      Every other kind keeps its version-1 signature. Version 2 later gained a kind, the backward
- *      pass (attncheck_attention_backward_v2_*_fn), and the merge of split-KV partial results
- *      (attncheck_attention_merge_v2_*_fn): a new kind changes no signature, so the version
+ *      pass (attncheck_attention_backward_v2_*_fn), the merge of split-KV partial results
+ *      (attncheck_attention_merge_v2_*_fn) and packed variable-length batches
+ *      (attncheck_attention_varlen_v2_*_fn): a new kind changes no signature, so the version
  *      stayed 2.
  * A library states the version it was written for with ATTNCHECK_EXPORT_ABI_VERSION (below); a
  * library that does not is version 1, and its `attention` kernels have version 1's signature. */
@@ -194,6 +195,34 @@ ATTNCHECK_ABI_DECLARE_MERGE_V2(float, float, f32)
 ATTNCHECK_ABI_DECLARE_MERGE_V2(double, double, f64)
 ATTNCHECK_ABI_DECLARE_MERGE_V2(attncheck_f16_bits, float, f16)
 ATTNCHECK_ABI_DECLARE_MERGE_V2(attncheck_bf16_bits, float, bf16)
+
+/* ---- version 2: packed variable-length batches (varlen) -----------------------------------------
+ *
+ * B sequences of different lengths packed along the token axis, as FlashAttention's
+ * flash_attn_varlen_func, vLLM and ONNX Runtime's GroupQueryAttention take them. Sequence b holds
+ * the queries cu_seqlens_q[b] .. cu_seqlens_q[b+1] - 1 and the keys cu_seqlens_k[b] ..
+ * cu_seqlens_k[b+1] - 1 (B + 1 non-decreasing offsets each, starting at 0): n_b and m_b tokens.
+ * p->batch = B; p->n and p->m are the largest n_b and m_b (FlashAttention's max_seqlen_q and
+ * max_seqlen_k); every other field is attention's. Layout (row-major, contiguous):
+ *     q  total_q x H x d        k  total_k x H_kv x d        v  total_k x H_kv x dv
+ *     o  total_q x H x dv       lse  H x total_q  (FlashAttention's varlen LSE layout; S)
+ * Each sequence is attention's dense problem with n = n_b and m = m_b on its own tokens: the
+ * causal alignment c(i) = i or i + m_b - n_b, the window and the ALiBi distances counted within
+ * the sequence, and no token of one sequence seen by another. A sequence with n_b = 0 has no
+ * output; its query rows that see no key (m_b = 0, or bottom-right with n_b > m_b) follow the
+ * masked-row policy, lse = -inf. Guard pages and canaries follow o and lse; q, k, v, both offset
+ * arrays, *p and the slopes are compared after the call. A kind of version 2 only:
+ * `attncheck audit --kernel attention_varlen:bf16:SYMBOL`.
+ */
+#define ATTNCHECK_ABI_DECLARE_VARLEN_V2(T, S, SFX)                                                   \
+  typedef int (*attncheck_attention_varlen_v2_##SFX##_fn)(                                            \
+      const attncheck_attention_problem* p, const int32_t* cu_seqlens_q, const int32_t* cu_seqlens_k, \
+      const T* q, const T* k, const T* v, T* o, S* lse);
+
+ATTNCHECK_ABI_DECLARE_VARLEN_V2(float, float, f32)
+ATTNCHECK_ABI_DECLARE_VARLEN_V2(double, double, f64)
+ATTNCHECK_ABI_DECLARE_VARLEN_V2(attncheck_f16_bits, float, f16)
+ATTNCHECK_ABI_DECLARE_VARLEN_V2(attncheck_bf16_bits, float, bf16)
 
 /* The version marker: a library written for version 2 puts
  *

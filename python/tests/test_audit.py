@@ -235,3 +235,75 @@ def test_attention_merge(cli):
                              cases=20, tests=tests, no_lse=True)
     assert no_lse.passed, no_lse.summary()
     assert {c.test for c in no_lse.ran} == set(tests)
+
+
+def _varlen_example():
+    """examples/python/numpy_attention_varlen.py's attention_varlen: this checkout's, or where
+    $ATTNCHECK_EXAMPLES says (the installed-wheel test runs a copy of these tests)."""
+    import os
+    import sys
+
+    examples = os.environ.get("ATTNCHECK_EXAMPLES",
+                              os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "examples"))
+    sys.path.insert(0, os.path.join(examples, "python"))
+    from numpy_attention_varlen import attention_varlen
+    return attention_varlen
+
+
+def test_attention_varlen_call_and_result_frames():
+    """Exec kind 11 without the CLI: the attention block and the varlen block's offsets reach the
+    kernel (int32, B + 1 each; q, k, v packed by token), each sequence attends to its own keys only
+    with its own causal alignment, and the RESULT carries o and, only when asked, the LSE (H x total_q)."""
+    import struct
+
+    from attncheck.protocol import handle_call
+
+    attention_varlen = _varlen_example()
+    # B = 3 sequences (n_b, m_b) = (2, 3), (0, 2), (2, 1); H = H_kv = 1, d = dv = 1; causal bottom-right:
+    # the third sequence's first query (c = 0 + 1 - 2 = -1) sees no key.
+    cu_q, cu_k = np.array([0, 2, 2, 4], dtype="<i4"), np.array([0, 3, 5, 6], dtype="<i4")
+    q = np.ones(4, dtype="<f4")
+    k = np.array([0.0, 1.0, 2.0, 30.0, 40.0, 0.5], dtype="<f4")
+    v = np.array([1.0, 2.0, 3.0, 100.0, 200.0, 7.0], dtype="<f4")
+    for asked in (0, 4):
+        payload = (struct.pack("<BBBBIQQQQQQ", 11, 3, 1, 0, 3, 2, 3, 1, 1, 0, 4) +
+                   struct.pack("<QQQdB3xIqqd", 3, 1, 1, 1.0, 1, 0, -1, -1, 0.0) + struct.pack("<Q", asked) +
+                   struct.pack("<Q", 4) + cu_q.tobytes() + cu_k.tobytes() +
+                   b"".join(struct.pack("<Q", a.size) + a.tobytes() for a in (q, k, v)))
+        seen = {}
+
+        def kernel(qq, kk, vv, cq, ck, p):
+            seen["shapes"] = (qq.shape, kk.shape, vv.shape, list(cq), list(ck), cq.dtype, p.batch, p.n, p.m, p.want_lse)
+            return attention_varlen(qq, kk, vv, cq, ck, p)
+
+        res = handle_call(payload, {("attention_varlen", "f32"): kernel})
+        status, _, count = struct.unpack_from("<iIQ", res, 0)
+        assert seen["shapes"] == ((4, 1, 1), (6, 1, 1), (6, 1, 1), [0, 2, 2, 4], [0, 3, 5, 6], np.int32, 3, 2, 3, asked > 0)
+        assert status == 0 and count == 4
+        o = np.frombuffer(res[16:16 + 16], dtype="<f4")
+        (lse_count,) = struct.unpack_from("<Q", res, 32)
+        assert lse_count == asked and len(res) == 32 + 8 + 4 * asked
+        # Sequence 0 (n 2, m 3, c(i) = i + 1): query 0 sees keys 0, 1; query 1 all three.
+        w0 = np.exp([0.0, 1.0]) / np.exp([0.0, 1.0]).sum()
+        w1 = np.exp([0.0, 1.0, 2.0]) / np.exp([0.0, 1.0, 2.0]).sum()
+        assert np.allclose(o[0], w0 @ [1.0, 2.0]) and np.allclose(o[1], w1 @ [1.0, 2.0, 3.0])
+        # Sequence 2 (n 2, m 1): query 0 sees nothing (0, LSE -inf), query 1 its one key (never
+        # sequence 1's keys 30, 40 with values 100, 200).
+        assert o[2] == 0 and o[3] == 7.0
+        if asked:
+            lse = np.frombuffer(res[40:], dtype="<f4")
+            assert lse[2] == -np.inf and lse[3] == 0.5 and np.isclose(lse[1], np.log(np.exp([0.0, 1.0, 2.0]).sum()))
+
+
+def test_attention_varlen(cli):
+    """kind="attention_varlen" (exec kind 11): the NumPy reference of examples/python passes the
+    obligations every kind has; declared without LSE (no_lse) it passes them too."""
+    attention_varlen = _varlen_example()
+    tests = ["AUDIT-SAFE-001", "AUDIT-DET-001", "AUDIT-NAN-001"]
+    result = attncheck.audit(attention_varlen, kind="attention_varlen", dtype="f32", cases=20, tests=tests)
+    assert result.passed, result.summary()
+    assert {c.test for c in result.ran} == set(tests)
+    no_lse = attncheck.audit(lambda q, k, v, cq, ck, p: (attention_varlen(q, k, v, cq, ck, p)[0], None),
+                             kind="attention_varlen", dtype="bf16", cases=20, tests=tests, no_lse=True)
+    assert no_lse.passed, no_lse.summary()
+    assert {c.test for c in no_lse.ran} == set(tests)

@@ -26,6 +26,10 @@ Signatures, by kind::
     attention_merge(o_parts, lse_parts)
                                     o_parts (S, rows, dv), lse_parts (S, rows)
                                     -> (o (rows, dv), lse (rows,) or None)
+    attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, problem)
+                                    q (total_q, H, d), k (total_k, H_kv, d), v (total_k, H_kv, dv),
+                                    cu_seqlens_q, cu_seqlens_k (B + 1,) int32
+                                    -> (o (total_q, H, dv), lse (H, total_q) or None)
 
 attention_v2 is the kind ``attention`` of ABI version 2 (include/attncheck/abi.h; CALL kind 8),
 audited with ``--kernel attention:DTYPE --abi 2``. problem is an :class:`AttentionProblem`: batch,
@@ -39,6 +43,12 @@ attention_merge (CALL kind 10, ``--kernel attention_merge:DTYPE``) merges S spli
 results: lse = log sum_s exp(lse_parts[s]), o = sum_s exp(lse_parts[s] - lse) o_parts[s] (abi.h);
 lse_parts arrive as float32 (float64 for f64 storage), -inf for a split that saw no key. The lse
 returned is sent only when attncheck asks for it (not under --no-lse), as float32 (float64).
+attention_varlen (CALL kind 11, ``--kernel attention_varlen:DTYPE``) is attention over a packed
+variable-length batch (FlashAttention's flash_attn_varlen_func): sequence b is the queries
+cu_seqlens_q[b] .. cu_seqlens_q[b+1] - 1 and the keys cu_seqlens_k[b] .. cu_seqlens_k[b+1] - 1,
+each attention_v2's dense problem with n = n_b, m = m_b on its own tokens (the causal alignment,
+window and ALiBi distances counted within the sequence). problem is attention_v2's with batch = B
+and n, m the largest n_b, m_b; it carries the offsets too (cu_seqlens_q, cu_seqlens_k).
 
 Raise :class:`Declined` to decline an input (reported by attncheck, not judged).
 """
@@ -55,7 +65,7 @@ VERSION = 2
 HELLO, CALL, RESULT, ERROR = 1, 2, 3, 4
 MAX_PAYLOAD = 64 << 20  # the hard limit attncheck applies
 KINDS = {1: "softmax", 2: "log_softmax", 3: "scores", 4: "rmsnorm", 5: "entropy", 6: "attention", 7: "softmax_jvp",
-         8: "attention_v2", 9: "attention_backward", 10: "attention_merge"}
+         8: "attention_v2", 9: "attention_backward", 10: "attention_merge", 11: "attention_varlen"}
 STORAGE = {1: ("f16", "<f2", 2), 2: ("bf16", "<u2", 2), 3: ("f32", "<f4", 4), 4: ("f64", "<f8", 8)}
 ARITHMETIC = {0: None, 3: "f32"}  # CALL's arithmetic byte: 0 the storage format's own, 3 f32
 ALIASES = {"f16": "f16@f32", "bf16": "bf16@f32", "f32@f32": "f32", "f64@f64": "f64"}
@@ -67,6 +77,9 @@ _CALL_FIXED = struct.Struct("<BBBBIQQQQQQ")  # kind dtype causal arithmetic inpu
 _ATTENTION_BLOCK = struct.Struct("<QQQdB3xIqqd")
 # kind 10's merge block: lse_count (0 or rows) and parts_count (splits x rows), then the parts
 _MERGE_BLOCK = struct.Struct("<QQ")
+# kind 11's varlen block, after the attention block: offset_count (B + 1), then offset_count int32
+# cu_seqlens_q and offset_count int32 cu_seqlens_k
+_VARLEN_BLOCK = struct.Struct("<Q")
 
 Kernel = Callable[..., Any]
 KernelTable = Mapping[Union[str, Tuple[str, str]], Kernel]
@@ -223,6 +236,15 @@ def _compute(fn: Kernel, kind: str, arrays: list, n: int, m: int, d: int, dv: in
                   arrays[4].reshape(p.batch, n, p.heads, dv), p.lse.reshape(p.batch, p.heads, n), p)
     if kind == "attention_merge":  # n splits, m rows; causal carries lse_parts
         return fn(arrays[0].reshape(n, m, dv), causal.reshape(n, m))
+    if kind == "attention_varlen":  # packed: the token counts are the offsets' last entries
+        p = causal
+        tq, tk = int(p.cu_seqlens_q[-1]), int(p.cu_seqlens_k[-1])
+        for a, want, name in ((arrays[0], tq * p.heads * d, "q"), (arrays[1], tk * p.kv_heads * d, "k"),
+                              (arrays[2], tk * p.kv_heads * dv, "v")):
+            if a.size != want:
+                raise ProtocolError("varlen %s holds %d elements, the offsets say %d" % (name, a.size, want))
+        return fn(arrays[0].reshape(tq, p.heads, d), arrays[1].reshape(tk, p.kv_heads, d),
+                  arrays[2].reshape(tk, p.kv_heads, dv), p.cu_seqlens_q, p.cu_seqlens_k, p)
     raise ProtocolError("unknown kind " + kind)
 
 
@@ -243,7 +265,7 @@ def handle_call(payload: bytes, kernels: Mapping[Tuple[str, str], Kernel]) -> by
     off = _CALL_FIXED.size
     problem: Optional[AttentionProblem] = None
     lse_count = 0
-    if kind in ("attention_v2", "attention_backward"):
+    if kind in ("attention_v2", "attention_backward", "attention_varlen"):
         if len(payload) < off + _ATTENTION_BLOCK.size:
             raise ProtocolError("CALL payload too short")
         batch, heads, kv_heads, scale, alignment, slopes, wl, wr, softcap = _ATTENTION_BLOCK.unpack_from(payload, off)
@@ -255,12 +277,22 @@ def handle_call(payload: bytes, kernels: Mapping[Tuple[str, str], Kernel]) -> by
         problem = AttentionProblem(batch=batch, heads=heads, kv_heads=kv_heads, n=n, m=m, d=d, dv=dv, scale=scale,
                                    causal=bool(causal), alignment="bottom_right" if alignment else "top_left",
                                    window_left=wl, window_right=wr, softcap=softcap, alibi_slopes=alibi,
-                                   want_lse=lse_count > 0 and kind == "attention_v2")
+                                   want_lse=lse_count > 0 and kind in ("attention_v2", "attention_varlen"))
         if kind == "attention_backward":  # kind 9: the LSE given, after the attention block
             lse_dt = "<f8" if dt == 4 else "<f4"
             lse_w = 8 if dt == 4 else 4
             problem.lse = np.frombuffer(payload[off:off + lse_count * lse_w], dtype=lse_dt).copy()
             off += lse_count * lse_w
+        if kind == "attention_varlen":  # kind 11: the varlen block, B + 1 offsets of each array
+            if len(payload) < off + _VARLEN_BLOCK.size:
+                raise ProtocolError("CALL payload too short")
+            (count,) = _VARLEN_BLOCK.unpack_from(payload, off)
+            off += _VARLEN_BLOCK.size
+            if count != batch + 1 or len(payload) < off + 8 * count:
+                raise ProtocolError("varlen block holds %d offsets per array, B + 1 is %d" % (count, batch + 1))
+            problem.cu_seqlens_q = np.frombuffer(payload[off:off + 4 * count], dtype="<i4").copy()
+            problem.cu_seqlens_k = np.frombuffer(payload[off + 4 * count:off + 8 * count], dtype="<i4").copy()
+            off += 8 * count
     lse_parts = None
     if kind == "attention_merge":  # kind 10: the merge block, then o_parts as the one input
         if len(payload) < off + _MERGE_BLOCK.size:
@@ -302,7 +334,8 @@ def handle_call(payload: bytes, kernels: Mapping[Tuple[str, str], Kernel]) -> by
             if kind != "attention_backward":
                 out = encode_output(y, storage)
     except Declined as e:
-        return struct.pack("<iIQ", e.code, 0, 0) + (struct.pack("<Q", 0) if kind in ("attention_v2", "attention_merge") else b"")
+        lse_part = kind in ("attention_v2", "attention_merge", "attention_varlen")
+        return struct.pack("<iIQ", e.code, 0, 0) + (struct.pack("<Q", 0) if lse_part else b"")
     if len(out) != out_count * width:
         raise ProtocolError("%s:%s returned %d values, expected %d" % (kind, dname, len(out) // width, out_count))
     return struct.pack("<iIQ", 0, 0, out_count) + out + tail

@@ -92,9 +92,11 @@ void perform(Backend& b, CallStats& st, Call& c, T* out, const std::string& shap
 // attention_lse: whether the kernel of kind attention_v2 at T declared that it returns the LSE
 // (Policy::returns_lse); when not, KernelSet::attention_batched_lse is false and no call asks.
 // merge_lse: the same declaration of the attention_merge kernel at T; when not, it is never
-// given an lse (NULL, lse_count 0), whatever the caller asks.
+// given an lse (NULL, lse_count 0), whatever the caller asks. varlen_lse: the same for the
+// attention_varlen kernel (KernelSet::attention_batched_lse, which attention_v2 and
+// attention_varlen share, is attention_lse: the runner makes it false when either declared none).
 template <class T>
-KernelSet<T> audited_kernels(Backend& b, CallStats& st, bool attention_lse = true, bool merge_lse = true) {
+KernelSet<T> audited_kernels(Backend& b, CallStats& st, bool attention_lse = true, bool merge_lse = true, bool varlen_lse = true) {
   using detail::perform;
   using detail::raw;
   using detail::show;
@@ -227,6 +229,39 @@ KernelSet<T> audited_kernels(Backend& b, CallStats& st, bool attention_lse = tru
         "splits = " + std::to_string(splits) + ", rows = " + std::to_string(rows) + ", dv = " + std::to_string(dv) +
             (asked ? "" : ", no LSE asked"),
         [&] { return show("o_parts", o_parts, splits * rows * dv, st.shown_elements) + show("lse_parts", lse_parts, splits * rows, st.shown_elements); },
+        asked ? lse : nullptr);
+  };
+  // ABI version 2's attention over a packed variable-length batch. The offsets travel as inputs 3
+  // and 4 (raw int32), compared after the call like q, k, v; the tiling is ignored, as for
+  // attention_v2. A kernel declared to return no LSE gets lse = NULL and the caller's lse is left
+  // as it was. The report names every sequence's (n_b, m_b): a packing bug shows in them.
+  k.attention_varlen = [&b, &st, varlen_lse](const kernels::AttentionProblem& p, const kernels::Packing& pk, kernels::Tiling, const T* q,
+                                             const T* kk, const T* v, T* o, lse_t<T>* lse) {
+    static_assert(sizeof(lse_t<T>) == (std::is_same_v<T, double> ? 8 : 4));
+    const auto& sh = p.shape;
+    const std::size_t tq = pk.total_q(), tk = pk.total_k();
+    const bool asked = lse != nullptr && varlen_lse;
+    Call c;
+    c.kind = Kind::attention_varlen;
+    c.n = sh.n, c.m = sh.m, c.d = sh.d, c.dv = sh.dv, c.causal = p.mask.causal;
+    c.problem = p;
+    c.inputs = {raw(q, tq * sh.heads * sh.d), raw(kk, tk * sh.kv_heads * sh.d), raw(v, tk * sh.kv_heads * sh.dv),
+                raw(pk.cu_q.data(), pk.cu_q.size()), raw(pk.cu_k.data(), pk.cu_k.size())};
+    c.output_count = tq * sh.heads * sh.dv;
+    c.lse_count = asked ? sh.heads * tq : 0;
+    const auto offsets = [](const char* name, const std::vector<std::int32_t>& cu) {
+      std::string r = std::string("    ") + name + ":";
+      for (std::int32_t x : cu) r += " " + std::to_string(x);
+      return r + "\n";
+    };
+    perform(
+        b, st, c, o, p.describe() + "; " + pk.describe() + (asked ? "" : ", no LSE asked"),
+        [&] {
+          std::string slopes;
+          if (!p.alibi_slopes.empty()) slopes = show("alibi_slopes", p.alibi_slopes.data(), p.alibi_slopes.size(), st.shown_elements);
+          return offsets("cu_seqlens_q", pk.cu_q) + offsets("cu_seqlens_k", pk.cu_k) + show("q", q, tq * sh.heads * sh.d, st.shown_elements) +
+                 show("k", kk, tk * sh.kv_heads * sh.d, st.shown_elements) + show("v", v, tk * sh.kv_heads * sh.dv, st.shown_elements) + slopes;
+        },
         asked ? lse : nullptr);
   };
   k.attention_batched_lse = attention_lse;

@@ -1,6 +1,9 @@
 // attncheck audit: names and codes of kernel kinds and dtypes.
 #include "attncheck/audit/call.hpp"
 
+#include <algorithm>
+#include <cstring>
+
 namespace attncheck::audit {
 
 std::string_view kind_name(Kind k) {
@@ -15,6 +18,7 @@ std::string_view kind_name(Kind k) {
     case Kind::attention_v2: return "attention";
     case Kind::attention_backward: return "attention_backward";
     case Kind::attention_merge: return "attention_merge";
+    case Kind::attention_varlen: return "attention_varlen";
   }
   return "?";
 }
@@ -71,7 +75,18 @@ std::optional<Dtype> dtype_from_code(std::uint8_t storage, std::uint8_t arithmet
 
 double call_timeout_seconds(const Call& c, double base_seconds) {
   double work = 0;  // multiply-adds
-  if (takes_problem(c.kind)) {
+  if (c.kind == Kind::attention_varlen && c.inputs.size() >= 5 && c.inputs[3].size() == c.inputs[4].size()) {
+    // Σ_b H · n_b · m_b · (d + dv), from the offsets as the kernel is given them (int32 LE).
+    const auto& s = c.problem.shape;
+    const auto at = [](const std::vector<unsigned char>& v, std::size_t i) {
+      std::int32_t x;
+      std::memcpy(&x, v.data() + 4 * i, 4);
+      return static_cast<double>(x);
+    };
+    for (std::size_t b = 0; b + 1 < c.inputs[3].size() / 4; ++b)
+      work += std::max(0.0, at(c.inputs[3], b + 1) - at(c.inputs[3], b)) * std::max(0.0, at(c.inputs[4], b + 1) - at(c.inputs[4], b));
+    work *= static_cast<double>(s.heads) * static_cast<double>(s.d + s.dv);
+  } else if (takes_problem(c.kind)) {
     const auto& s = c.problem.shape;
     work = static_cast<double>(s.batch) * static_cast<double>(s.heads) * static_cast<double>(s.n) * static_cast<double>(s.m) *
            static_cast<double>(s.d + s.dv);

@@ -19,7 +19,8 @@ namespace attncheck::audit {
 // and the source's ABI version decides which signature is meant (Backend::has, abi_kind).
 // attention_backward (ABI version 2 only) is the backward pass of attention_v2's problem
 // (attncheck_attention_backward_v2_*_fn); attention_merge (ABI version 2 only) the merge of
-// split-KV partial results (attncheck_attention_merge_v2_*_fn).
+// split-KV partial results (attncheck_attention_merge_v2_*_fn); attention_varlen (ABI version 2
+// only) attention over a packed variable-length batch (attncheck_attention_varlen_v2_*_fn).
 enum class Kind : std::uint8_t {
   softmax = 1,
   log_softmax,
@@ -30,17 +31,18 @@ enum class Kind : std::uint8_t {
   softmax_jvp,
   attention_v2,
   attention_backward,
-  attention_merge
+  attention_merge,
+  attention_varlen
 };
 
 inline constexpr Kind all_kinds[] = {Kind::softmax,     Kind::log_softmax,  Kind::scores,
                                      Kind::rmsnorm,     Kind::entropy,      Kind::attention,
                                      Kind::softmax_jvp, Kind::attention_v2, Kind::attention_backward,
-                                     Kind::attention_merge};
+                                     Kind::attention_merge, Kind::attention_varlen};
 // The kinds a library must be of ABI version 2 to bind (version 1 has no signature for them).
-inline bool abi2_only(Kind k) { return k == Kind::attention_backward || k == Kind::attention_merge; }
+inline bool abi2_only(Kind k) { return k == Kind::attention_backward || k == Kind::attention_merge || k == Kind::attention_varlen; }
 // The kinds that take the attention problem struct (ABI version 2's).
-inline bool takes_problem(Kind k) { return k == Kind::attention_v2 || k == Kind::attention_backward; }
+inline bool takes_problem(Kind k) { return k == Kind::attention_v2 || k == Kind::attention_backward || k == Kind::attention_varlen; }
 
 // The ABI versions this attncheck speaks (include/attncheck/abi.h, ATTNCHECK_ABI_VERSION).
 inline constexpr int min_abi_version = 1, max_abi_version = 2;
@@ -78,6 +80,13 @@ struct Call {
   // attention_merge: no problem; n = splits, m = rows, dv = dv (d 0); inputs o_parts (T,
   // splits × rows × dv) and lse_parts (inputs[1], splits × rows elements of lse_size(dtype)
   // bytes); output_count = rows · dv (o); lse_count = rows, or 0 when lse is NULL (--no-lse).
+  // attention_varlen: the problem (shape.batch = B sequences, shape.n and .m the largest n_b and
+  // m_b; n, m, d, dv above as attention_v2's); inputs q, k, v (T, packed: total_q × H × d,
+  // total_k × H_kv × d, total_k × H_kv × dv), then cu_seqlens_q and cu_seqlens_k (inputs[3] and
+  // [4]: B + 1 int32 offsets each, 4 little-endian bytes apiece, as the kernel is given them and
+  // compared after the call like q, k, v); output_count = total_q · H · dv (o); lse_count =
+  // H · total_q (the LSE, H × total_q), or 0 when lse is NULL. The offsets travel as inputs, not
+  // as fields, so that every backend places, guards and compares them like the tensors.
   kernels::AttentionProblem problem;
   std::uint64_t lse_count = 0;
 };
@@ -85,7 +94,8 @@ struct Call {
 // The seconds one call may take: the --timeout base plus one second per 2·10^7 multiply-adds the
 // call needs (a batched attention call at shipped sizes is 10^8–10^11 of them; 2·10^7 a second is
 // a slow scalar loop on a busy core, so a correct kernel is never cut short by its size, and a
-// hang still ends); a merge is splits · rows · dv of them (one per weighted element of o_parts).
+// hang still ends); a merge is splits · rows · dv of them (one per weighted element of o_parts), a
+// packed batch Σ_b H · n_b · m_b · (d + dv) (each sequence attends to its own keys only).
 // Every other kind is O(n) or O(n m d) at the audit's small sizes: the base.
 double call_timeout_seconds(const Call& c, double base_seconds);
 
@@ -99,7 +109,7 @@ struct Reply {
   int code = 0;         // the kernel's return value (declined) or the signal number (crashed)
   std::string detail;   // what exactly went wrong, for the report
   std::vector<unsigned char> output;  // output_count elements when done (attention_backward: dQ, dK, dV)
-  std::vector<unsigned char> lse;     // attention_v2, attention_merge: lse_count elements when done
+  std::vector<unsigned char> lse;     // attention_v2, attention_merge, attention_varlen: lse_count elements when done
 };
 
 // A way to reach the audited kernels. Implementations keep the kernel out of this process.

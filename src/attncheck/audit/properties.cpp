@@ -97,6 +97,50 @@ std::vector<T> lse_as_t(const std::vector<lse_t<T>>& l) {
   return v;
 }
 
+// A packed variable-length batch (attention_varlen) for the obligations every kind has: the problem
+// of draw_batched<T>() (heads, scale, mask, alignment, window, soft-cap, ALiBi; with unmasked,
+// only the shape and scale) as every sequence's, B 1..3 sequences of n_b 0..5 queries and m_b 0..6
+// keys drawn independently (so sequences without queries or keys, and rows that see no key, occur),
+// p.shape.n and .m the largest n_b and m_b; q, k, v packed, of magnitude about 2.
+template <class T>
+struct VarlenCase {
+  kernels::AttentionProblem p;
+  kernels::Packing pk;
+  std::vector<T> q, k, v;
+  std::string shape() const { return p.describe() + "; " + pk.describe(); }
+  std::size_t o_size() const { return pk.total_q() * p.shape.heads * p.shape.dv; }
+  std::size_t lse_size() const { return pk.total_q() * p.shape.heads; }
+  // The kernel's o; its LSE (H × total_q) into *lse when lse is not null.
+  std::vector<T> run(const KernelSet<T>& ks, std::vector<lse_t<T>>* lse = nullptr) const {
+    std::vector<T> o(o_size());
+    if (lse) lse->assign(lse_size(), lse_t<T>(0));
+    ks.attention_varlen(p, pk, {}, q.data(), k.data(), v.data(), o.data(), lse ? lse->data() : nullptr);
+    return o;
+  }
+};
+
+template <class T>
+VarlenCase<T> draw_varlen(bool unmasked = false) {
+  VarlenCase<T> c;
+  c.p = draw_batched<T>(unmasked).p;
+  const std::size_t B = *rc::gen::inRange<std::size_t>(1, 4);
+  c.pk.cu_q = {0};
+  c.pk.cu_k = {0};
+  std::size_t max_n = 0, max_m = 0;
+  for (std::size_t b = 0; b < B; ++b) {
+    const std::size_t n = *rc::gen::inRange<std::size_t>(0, 6), m = *rc::gen::inRange<std::size_t>(0, 7);
+    c.pk.cu_q.push_back(c.pk.cu_q.back() + static_cast<std::int32_t>(n));
+    c.pk.cu_k.push_back(c.pk.cu_k.back() + static_cast<std::int32_t>(m));
+    max_n = std::max(max_n, n), max_m = std::max(max_m, m);
+  }
+  auto& sh = c.p.shape;
+  sh.batch = B, sh.n = max_n, sh.m = max_m;
+  c.q = draw_vector<T>(c.pk.total_q() * sh.heads * sh.d, 2);
+  c.k = draw_vector<T>(c.pk.total_k() * sh.kv_heads * sh.d, 2);
+  c.v = draw_vector<T>(c.pk.total_k() * sh.kv_heads * sh.dv, 2);
+  return c;
+}
+
 // One random call of kind k: the inputs (for the report) and the output.
 template <class T>
 struct Drawn {
@@ -178,6 +222,15 @@ std::pair<Drawn<T>, std::function<std::vector<T>()>> draw_call(Kind k, const Ker
     case Kind::attention_merge: {  // o (the LSE is asked too, so a stray write past it is seen)
       const auto c = draw_merge<T>();
       d.inputs = {{"o_parts", c.o_parts}, {"lse_parts", lse_as_t<T>(c.lse_parts)}};
+      d.shape = c.shape();
+      return {d, [c, &ks] {
+                std::vector<lse_t<T>> l;
+                return c.run(ks, &l);
+              }};
+    }
+    case Kind::attention_varlen: {  // o (the LSE is asked too, so a stray write past it is seen; NULL when declared none)
+      const auto c = draw_varlen<T>();
+      d.inputs = {{"q", c.q}, {"k", c.k}, {"v", c.v}};
       d.shape = c.shape();
       return {d, [c, &ks] {
                 std::vector<lse_t<T>> l;
@@ -365,6 +418,51 @@ void nan_propagates(Kind k, const KernelSet<T>& ks, const Policy& pol) {
           for (const auto& [name, v] : inputs) rep.input(name, v);
           rep.line(why + ": expected NaN in the row's LSE, got " + decimal(static_cast<double>(l[r])) + ".").raise();
         }
+      break;
+    }
+    case Kind::attention_varlen: {
+      // Unmasked, so every query of a sequence sees every key of it (and of no other): a NaN in
+      // q[t][h][:] of a sequence with a key reaches every output of row (t, h) and its LSE; a NaN in
+      // k[j][g][:] of sequence b reaches every output and LSE of every query of b whose head reads
+      // g. A sequence without queries or keys has no row to reach.
+      auto c = draw_varlen<T>(true);
+      const auto& sh = c.p.shape;
+      std::vector<std::size_t> live;  // sequences with a query and a key
+      for (std::size_t b = 0; b < c.pk.sequences(); ++b)
+        if (c.pk.n_of(b) > 0 && c.pk.m_of(b) > 0) live.push_back(b);
+      RC_PRE(!live.empty());
+      const std::size_t b = *rc::gen::elementOf(live);
+      const std::size_t q0 = static_cast<std::size_t>(c.pk.cu_q[b]), k0 = static_cast<std::size_t>(c.pk.cu_k[b]);
+      std::vector<std::pair<std::size_t, std::size_t>> rows;  // (token, head) whose outputs must be NaN
+      if (*rc::gen::arbitrary<bool>()) {
+        const std::size_t t = q0 + *rc::gen::inRange<std::size_t>(0, c.pk.n_of(b)), h = *rc::gen::inRange<std::size_t>(0, sh.heads),
+                          e = *rc::gen::inRange<std::size_t>(0, sh.d);
+        c.q[(t * sh.heads + h) * sh.d + e] = nan;
+        why = "q[" + std::to_string(t) + "][" + std::to_string(h) + "][" + std::to_string(e) + "] is NaN (a query of sequence " +
+              std::to_string(b) + "; " + c.shape() + ")";
+        rows.emplace_back(t, h);
+      } else {
+        const std::size_t j = k0 + *rc::gen::inRange<std::size_t>(0, c.pk.m_of(b)), g = *rc::gen::inRange<std::size_t>(0, sh.kv_heads),
+                          e = *rc::gen::inRange<std::size_t>(0, sh.d);
+        c.k[(j * sh.kv_heads + g) * sh.d + e] = nan;
+        why = "k[" + std::to_string(j) + "][" + std::to_string(g) + "][" + std::to_string(e) + "] is NaN (a key of sequence " +
+              std::to_string(b) + "; " + c.shape() + ")";
+        for (std::size_t t = q0; t < q0 + c.pk.n_of(b); ++t)
+          for (std::size_t h = 0; h < sh.heads; ++h)
+            if (sh.kv_head(h) == g) rows.emplace_back(t, h);
+      }
+      std::vector<lse_t<T>> l;
+      y = c.run(ks, pol.returns_lse ? &l : nullptr);
+      inputs = {{"q", c.q}, {"k", c.k}, {"v", c.v}};
+      for (const auto& [t, h] : rows) {
+        for (std::size_t e = 0; e < sh.dv; ++e) must.push_back((t * sh.heads + h) * sh.dv + e);
+        const std::size_t at = h * c.pk.total_q() + t;  // the LSE is H × total_q
+        if (!l.empty() && !std::isnan(static_cast<double>(l[at]))) {
+          Report<T> rep("AUDIT-NAN-001", what<T>(k) + ", lse[" + std::to_string(h) + "][" + std::to_string(t) + "]");
+          for (const auto& [name, v] : inputs) rep.input(name, v);
+          rep.line(why + ": expected NaN in the row's LSE, got " + decimal(static_cast<double>(l[at])) + ".").raise();
+        }
+      }
       break;
     }
   }

@@ -44,6 +44,7 @@ std::size_t expected_inputs(Kind k) {
     case Kind::attention_v2: return 3;
     case Kind::attention_backward: return 5;  // q, k, v, o, dO (the LSE travels in the attention block)
     case Kind::attention_merge: return 1;     // o_parts (lse_parts travel in the merge block)
+    case Kind::attention_varlen: return 3;    // q, k, v (the offsets travel in the varlen block)
     default: return 1;
   }
 }
@@ -117,6 +118,16 @@ std::vector<unsigned char> encode_call(const Call& c) {
     // Kind 9: the LSE given to the backward pass, lse_count elements of lse_size(dtype) bytes.
     if (c.kind == Kind::attention_backward) p.insert(p.end(), c.inputs.at(5).begin(), c.inputs.at(5).end());
   }
+  if (c.kind == Kind::attention_varlen) {  // the varlen block: B + 1, then cu_seqlens_q and cu_seqlens_k (int32)
+    const auto& cu_q = c.inputs.at(3);
+    const auto& cu_k = c.inputs.at(4);
+    if (cu_q.size() != cu_k.size() || cu_q.size() != 4 * (c.problem.shape.batch + 1))
+      throw std::logic_error("attention_varlen call with offsets of " + std::to_string(cu_q.size()) + " and " + std::to_string(cu_k.size()) +
+                             " bytes for B = " + std::to_string(c.problem.shape.batch));
+    put(p, cu_q.size() / 4, 8);
+    p.insert(p.end(), cu_q.begin(), cu_q.end());
+    p.insert(p.end(), cu_k.begin(), cu_k.end());
+  }
   if (c.kind == Kind::attention_merge) {  // the merge block: the LSE asked for, then lse_parts
     const auto& parts = c.inputs.at(1);
     put(p, c.lse_count, 8);
@@ -139,7 +150,7 @@ Call decode_call(const std::vector<unsigned char>& payload) {
   Reader r{payload};
   Call c;
   const auto kind = r.get(1, "kind");
-  if (kind < 1 || kind > 10) throw ProtocolError("unknown kernel kind " + std::to_string(kind));
+  if (kind < 1 || kind > 11) throw ProtocolError("unknown kernel kind " + std::to_string(kind));
   c.kind = static_cast<Kind>(kind);
   const auto storage = static_cast<std::uint8_t>(r.get(1, "dtype"));
   c.causal = r.get(1, "causal") != 0;
@@ -190,11 +201,24 @@ Call decode_call(const std::vector<unsigned char>& payload) {
       throw ProtocolError("merge block holds " + std::to_string(parts) + " partial LSEs, splits x rows is " + std::to_string(c.n * c.m));
     lse_in = r.bytes_of(parts, lse_size(c.dtype), "lse_parts");
   }
+  std::vector<unsigned char> cu_q, cu_k;
+  if (c.kind == Kind::attention_varlen) {  // B + 1 offsets each (the B of the attention block)
+    const auto count = r.get(8, "offset count");
+    if (count != c.problem.shape.batch + 1)
+      throw ProtocolError("varlen block holds " + std::to_string(count) + " offsets per array, B + 1 is " +
+                          std::to_string(c.problem.shape.batch + 1));
+    cu_q = r.bytes_of(count, 4, "cu_seqlens_q");
+    cu_k = r.bytes_of(count, 4, "cu_seqlens_k");
+  }
   for (std::uint64_t i = 0; i < inputs; ++i) {
     const auto count = r.get(8, "input length");
     c.inputs.push_back(r.bytes_of(count, dtype_size(c.dtype), "input"));
   }
   if (c.kind == Kind::attention_backward || c.kind == Kind::attention_merge) c.inputs.push_back(std::move(lse_in));
+  if (c.kind == Kind::attention_varlen) {
+    c.inputs.push_back(std::move(cu_q));
+    c.inputs.push_back(std::move(cu_k));
+  }
   r.end();
   return c;
 }

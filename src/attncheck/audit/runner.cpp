@@ -28,7 +28,7 @@ property::Outcome run_with(const property::PropertyInfo& p, KernelSet<T> ks, pro
   return property::run_property(p, dtype_of<T>(), params);
 }
 
-// Bit i: Kind with value i (1..10, attention_v2 = KernelSet::attention_batched); bit 16:
+// Bit i: Kind with value i (1..11, attention_v2 = KernelSet::attention_batched); bit 16:
 // rmsnorm_heads, bit 17: attention_hvp, bit 18: position_encoding (no ABI kinds).
 constexpr unsigned heads_bit = 1u << 16;
 constexpr unsigned hvp_bit = 1u << 17;
@@ -76,6 +76,7 @@ unsigned probe(const property::PropertyInfo& p, property::RunParams params, bool
   k.attention_batched = recorded(k.attention_batched, used, bit(Kind::attention_v2));
   k.attention_backward = recorded(k.attention_backward, used, bit(Kind::attention_backward));
   k.attention_merge = recorded(k.attention_merge, used, bit(Kind::attention_merge));
+  k.attention_varlen = recorded(k.attention_varlen, used, bit(Kind::attention_varlen));
   params.cases = probe_cases;
   run_with<T>(p, k, params);
   return used;
@@ -95,11 +96,30 @@ bool mentions_absent(const property::Outcome& o) {
   return o.counterexample.find(KindAbsent::marker) != std::string::npos || o.message.find(KindAbsent::marker) != std::string::npos;
 }
 
+// KernelSet::attention_batched_lse, which attention_v2 and attention_varlen share: whether the
+// attention kernels provided at T return the LSE. One of them declared without it (--no-lse, lse:
+// false) makes it false for both, so a check of the LSE is not applicable rather than failed on a
+// NULL it was never given; with neither provided, attention's declaration (as before varlen).
+template <class T>
+bool batched_lse(const Backend& b, const AuditRequest& req) {
+  const Dtype d = dtype_of<T>();
+  const bool v2 = b.has(Kind::attention_v2, d), varlen = b.has(Kind::attention_varlen, d);
+  if (!v2 && !varlen) return req.policy_for(Kind::attention_v2, d).returns_lse;
+  return (!v2 || req.policy_for(Kind::attention_v2, d).returns_lse) && (!varlen || req.policy_for(Kind::attention_varlen, d).returns_lse);
+}
+
+template <class T>
+KernelSet<T> audited_set(Backend& b, const AuditRequest& req, CallStats& st) {
+  const Dtype d = dtype_of<T>();
+  return audited_kernels<T>(b, st, batched_lse<T>(b, req), req.policy_for(Kind::attention_merge, d).returns_lse,
+                            req.policy_for(Kind::attention_varlen, d).returns_lse);
+}
+
 template <class T>
 void run_contract_test(Backend& b, const property::PropertyInfo& p, const AuditRequest& req, AuditRow& row) {
-  const bool lse = req.policy_for(Kind::attention_v2, dtype_of<T>()).returns_lse;
+  const bool lse = batched_lse<T>(b, req);
   const unsigned used = probe<T>(p, req.params, lse);
-  if (used == 0 && !lse && b.has(Kind::attention_v2, dtype_of<T>())) {
+  if (used == 0 && !lse && (b.has(Kind::attention_v2, dtype_of<T>()) || b.has(Kind::attention_varlen, dtype_of<T>()))) {
     // It calls a kernel only when the LSE is returned: the LSE is its subject, and the kernel
     // declared it absent (--no-lse, lse: false). Not applicable, never a failure.
     if (const unsigned with_lse = probe<T>(p, req.params, true); with_lse != 0) {
@@ -130,14 +150,18 @@ void run_contract_test(Backend& b, const property::PropertyInfo& p, const AuditR
   if (req.full_inputs) row.stats.shown_elements = static_cast<std::size_t>(-1);
   const Policy att = req.policy_for(Kind::attention_v2, dtype_of<T>());
   const intermediates_scope stores(att.stores);
-  const KernelSet<T> ks = audited_kernels<T>(b, row.stats, att.returns_lse, req.policy_for(Kind::attention_merge, dtype_of<T>()).returns_lse);
+  const KernelSet<T> ks = audited_set<T>(b, req, row.stats);
   row.outcome = run_with<T>(p, ks, req.params);
   if (row.outcome.verdict != property::Verdict::pass && mentions_absent(row.outcome)) {
     row.state = RowState::not_applicable;
     row.reason = "needs a kernel kind that was not provided (seen while running)";
     return;
   }
-  settle_row((used & bit(Kind::attention_v2)) ? Kind::attention_v2 : (used & bit(Kind::attention_backward)) ? Kind::attention_backward : Kind::softmax, row);
+  settle_row((used & bit(Kind::attention_v2))         ? Kind::attention_v2
+             : (used & bit(Kind::attention_backward)) ? Kind::attention_backward
+             : (used & bit(Kind::attention_varlen))   ? Kind::attention_varlen
+                                                      : Kind::softmax,
+             row);
 }
 
 template <class T>
@@ -145,7 +169,7 @@ void run_audit_property(Backend& b, const AuditProperty& ap, Kind kind, const Au
   if (req.full_inputs) row.stats.shown_elements = static_cast<std::size_t>(-1);
   const Policy att = req.policy_for(Kind::attention_v2, dtype_of<T>());
   const intermediates_scope stores(att.stores);
-  const KernelSet<T> ks = audited_kernels<T>(b, row.stats, att.returns_lse, req.policy_for(Kind::attention_merge, dtype_of<T>()).returns_lse);
+  const KernelSet<T> ks = audited_set<T>(b, req, row.stats);
   const auto& body = [&]() -> const std::function<void(Kind, const KernelSet<T>&, const Policy&)>& {
     if constexpr (std::is_same_v<T, f16>) return ap.f16;
     else if constexpr (std::is_same_v<T, bf16>) return ap.bf16;

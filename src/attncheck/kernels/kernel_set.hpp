@@ -16,6 +16,7 @@
 #include "attncheck/kernels/attention_batched.hpp"
 #include "attncheck/kernels/attention_hvp.hpp"
 #include "attncheck/kernels/attention_merge.hpp"
+#include "attncheck/kernels/attention_varlen.hpp"
 #include "attncheck/kernels/entropy.hpp"
 #include "attncheck/kernels/log_softmax.hpp"
 #include "attncheck/kernels/position_encoding.hpp"
@@ -67,6 +68,12 @@ struct KernelSet {
   std::function<void(std::size_t splits, std::size_t rows, std::size_t dv, const T* o_parts, const lse_t<T>* lse_parts, T* o,
                      lse_t<T>* lse)>
       attention_merge;
+  // Attention over a packed variable-length batch (kernels/attention_varlen.hpp): p.shape.batch
+  // sequences at the offsets of pk, p.shape.n and .m the largest n_b and m_b; q, k, v, o packed
+  // (total tokens × heads × width), the LSE H × total_q when lse is not null. Tiling as above.
+  std::function<void(const kernels::AttentionProblem& p, const kernels::Packing& pk, kernels::Tiling tiling, const T* q, const T* k,
+                     const T* v, T* o, lse_t<T>* lse)>
+      attention_varlen;
   bool attention_batched_lse = true;  // false: the kernel returns no LSE (it is never asked for one)
   bool attention_merge_lse = true;    // the same for attention_merge
   // true: attention_batched computes with the tiling it is given (the reference and its mutants),
@@ -181,6 +188,17 @@ KernelSet<S> computed_in(const KernelSet<C>& k) {
     f(splits, rows, dv, widen<C>(o_parts, splits * rows * dv).data(), lse_parts, out.data(), lse);
     narrow(out, o);
   };
+  r.attention_varlen = [f = k.attention_varlen](const kernels::AttentionProblem& p, const kernels::Packing& pk, kernels::Tiling t,
+                                                const S* q, const S* kk, const S* v, S* o, lse_t<S>* lse) {
+    const auto& sh = p.shape;
+    const std::size_t nq = pk.total_q(), nk = pk.total_k();
+    std::vector<C> out(nq * sh.heads * sh.dv);
+    std::vector<lse_t<C>> l(lse ? nq * sh.heads : 0);
+    f(p, pk, t, widen<C>(q, nq * sh.heads * sh.d).data(), widen<C>(kk, nk * sh.kv_heads * sh.d).data(),
+      widen<C>(v, nk * sh.kv_heads * sh.dv).data(), out.data(), lse ? l.data() : nullptr);
+    narrow(out, o);
+    for (std::size_t i = 0; i < l.size(); ++i) lse[i] = static_cast<lse_t<S>>(l[i]);
+  };
   r.attention_batched_lse = k.attention_batched_lse;
   r.attention_merge_lse = k.attention_merge_lse;
   r.attention_batched_follows_tiling = k.attention_batched_follows_tiling;
@@ -207,6 +225,18 @@ auto attention_backward_kernel() {
     std::vector<T> l(p.shape.lse_size());
     for (std::size_t i = 0; i < l.size(); ++i) l[i] = scalar_traits<T>::from_double(static_cast<double>(lse[i]));
     kernels::attention_backward<T, Steps>(p, q, k, v, o, dout, l.data(), dq, dk, dv, t);
+  };
+}
+
+// The slot attention_varlen for kernels::attention_varlen<T, Steps> (the reference or a broken
+// kernel's Steps): the LSE computed in T, returned in lse_t<T> (exact).
+template <class T, class Steps = kernels::AttentionSteps, class Pack = kernels::VarlenSteps>
+auto attention_varlen_kernel() {
+  return [](const kernels::AttentionProblem& p, const kernels::Packing& pk, kernels::Tiling t, const T* q, const T* k, const T* v, T* o,
+            lse_t<T>* lse) {
+    std::vector<T> l(lse ? pk.total_q() * p.shape.heads : 0);
+    kernels::attention_varlen<T, Steps, Pack>(p, pk, q, k, v, o, lse ? l.data() : nullptr, t);
+    for (std::size_t i = 0; i < l.size(); ++i) lse[i] = static_cast<lse_t<T>>(to_double(l[i]));
   };
 }
 
@@ -240,6 +270,7 @@ KernelSet<T> reference_kernels_in_storage() {
   k.attention_batched = attention_batched_kernel<T>();
   k.attention_backward = attention_backward_kernel<T>();
   k.attention_merge = attention_merge_kernel<T>();
+  k.attention_varlen = attention_varlen_kernel<T>();
   k.attention_batched_follows_tiling = true;
   return k;
 }
