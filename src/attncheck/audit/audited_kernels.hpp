@@ -67,7 +67,8 @@ void perform(Backend& b, CallStats& st, Call& c, T* out, const std::string& shap
   const std::string what = std::string(kind_name(c.kind)) + "<" + std::string(dtype_name(c.dtype)) + ">";
   switch (r.status) {
     case Status::done:
-      std::memcpy(out, r.output.data(), r.output.size());
+      // (A packed batch without queries has no output: out may then be null, which memcpy may not get.)
+      if (!r.output.empty()) std::memcpy(out, r.output.data(), r.output.size());
       if (lse && !r.lse.empty()) std::memcpy(lse, r.lse.data(), r.lse.size());
       return;
     case Status::declined:
