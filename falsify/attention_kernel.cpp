@@ -22,13 +22,7 @@ namespace {
 
 using bounds::real;
 using Case = kernels::AttentionProblem;
-
-// The tiling the bound is derived for: the one the kernel was told, when it follows it.
-template <class T>
-bounds::KeyBlocks blocks_of(const KernelSet<T>& ks, kernels::Tiling t) {
-  if (!ks.attention_batched_follows_tiling) return bounds::KeyBlocks::any();
-  return t.bc ? bounds::KeyBlocks::tiles(t.bc) : bounds::KeyBlocks::plain();
-}
+using gen::blocks_of;
 
 template <class T>
 std::string where(const gen::BatchedCase<T>& c, std::size_t b, std::size_t h, std::size_t i) {

@@ -20,13 +20,8 @@ using namespace property;  // the property layer: drawing, judging, reporting
 namespace {
 
 using bounds::real;
+using gen::blocks_of;
 using gen::VarlenCase;
-
-template <class T>
-bounds::KeyBlocks blocks_of(const KernelSet<T>& ks, kernels::Tiling t) {
-  if (!ks.attention_batched_follows_tiling) return bounds::KeyBlocks::any();
-  return t.bc ? bounds::KeyBlocks::tiles(t.bc) : bounds::KeyBlocks::plain();
-}
 
 template <class T>
 std::string where(const VarlenCase<T>& vc, std::size_t b, std::size_t h, std::size_t i) {

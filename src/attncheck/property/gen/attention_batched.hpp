@@ -4,6 +4,8 @@
 // (where a running maximum started at 0 instead of −inf underflows or overflows every exp).
 #pragma once
 
+#include "attncheck/bounds/attention_batched.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -33,6 +35,14 @@ struct BatchedLimits {
   bool large_shifts = true;   // half of the shifted cases beyond f16's range (draw_shift)
   bool several_tiles = true;  // 1 case in 8 with keys spanning several tiles (several_tiles_problem)
 };
+
+// The tiling a bound is derived for: the one the kernel was told, when it follows it (the
+// reference and its mutants); any tiling for a third party's kernel.
+template <class T>
+bounds::KeyBlocks blocks_of(const KernelSet<T>& ks, kernels::Tiling t) {
+  if (!ks.attention_batched_follows_tiling) return bounds::KeyBlocks::any();
+  return t.bc ? bounds::KeyBlocks::tiles(t.bc) : bounds::KeyBlocks::plain();
+}
 
 template <class T>
 struct BatchedCase {
