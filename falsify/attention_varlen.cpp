@@ -13,6 +13,7 @@
 #include "attncheck/bounds/attention_batched.hpp"
 #include "attncheck/property/gen/attention_varlen.hpp"
 #include "attncheck/property/masked_rows.hpp"
+#include "attncheck/property/packed_rows.hpp"
 #include "attncheck/property/property.hpp"
 
 namespace attncheck::falsify {
@@ -45,47 +46,9 @@ struct Varlen001 {
   template <class T>
   static void check(const KernelSet<T>& ks) {
     const auto vc = gen::varlen_case<T>();
-    const auto out = vc.run(ks);
-    const auto md = bounds::model_of<T>();
-    const auto kb = blocks_of(ks, vc.c.tiling);
-    const auto& s = vc.c.p.shape;
-    const std::size_t total_q = vc.pk.total_q();
-    for (std::size_t b = 0; b < vc.pk.sequences(); ++b) {
-      const auto seq = vc.sequence(b);
-      const std::size_t q0 = static_cast<std::size_t>(vc.pk.cu_q[b]);
-      for (std::size_t h = 0; h < s.heads; ++h)
-        for (std::size_t i = 0; i < seq.p.shape.n; ++i) {
-          const auto ex = bounds::attention_row_allowance(seq.p, seq.q, seq.k, seq.v, 0, h, i, kb, md);
-          const T* o = out.o.data() + ((q0 + i) * s.heads + h) * s.dv;
-          const double lse = out.lse.empty() ? 0 : static_cast<double>(out.lse[h * total_q + q0 + i]);
-          if (ex.keys.empty()) {
-            if (!follows_masked_policy(o, s.dv, MaskedPolicy::either)) {
-              Report<T> r(id, where(vc, b, h, i) + ": the row sees no key");
-              with_inputs(r, vc).line("output row: " + row_values(std::vector<T>(o, o + s.dv)) + " (must be all 0 or all NaN)").raise();
-            }
-            if (!out.lse.empty() && !(std::isinf(lse) && lse < 0)) {
-              Report<T> r(id, where(vc, b, h, i) + ": the row sees no key");
-              with_inputs(r, vc).line("LSE = " + decimal(lse) + " (must be −inf: the log of an empty sum)").raise();
-            }
-            continue;
-          }
-          for (std::size_t col = 0; col < s.dv; ++col) {
-            const long double err = format_error(o[col], ex.o[col]);
-            observe(ratio(err, ex.o_allowance[col]), "O, " + std::string(dtype_name(dtype_of<T>())));
-            if (!(err <= ex.o_allowance[col])) {
-              Report<T> r(id, where(vc, b, h, i) + ", column " + std::to_string(col));
-              with_inputs(r, vc).kernel(o[col]).exact(ex.o[col]).error(err, ex.o_allowance[col]).raise();
-            }
-          }
-          if (out.lse.empty()) continue;
-          const long double err = std::isfinite(lse) ? std::abs(static_cast<long double>(lse) - ex.lse) : INFINITY;
-          observe(ratio(err, ex.lse_allowance), "LSE, " + std::string(dtype_name(dtype_of<T>())));
-          if (!(err <= ex.lse_allowance)) {
-            Report<T> r(id, where(vc, b, h, i) + ", LSE");
-            with_inputs(r, vc).line("Kernel LSE:  " + decimal(lse)).exact(ex.lse).error(err, ex.lse_allowance).raise();
-          }
-        }
-    }
+    judge_packed_accuracy<T>(
+        id, vc, vc.run(ks), blocks_of(ks, vc.c.tiling), [&](std::size_t b, std::size_t h, std::size_t i) { return where(vc, b, h, i); },
+        [&](Report<T>& r) { with_inputs(r, vc); });
   }
   static inline const bool registered = property::register_property<Varlen001>();
 };
@@ -99,39 +62,11 @@ struct Varlen002 {
     const auto vc = gen::varlen_case<T>();
     RC_PRE(vc.pk.sequences() >= 2);
     const std::size_t changed = *rc::gen::inRange<std::size_t>(0, vc.pk.sequences());
-    const auto& s = vc.c.p.shape;
-    auto q2 = vc.q, k2 = vc.k, v2 = vc.v;
-    const auto redraw = [](std::vector<T>& x, std::size_t from, std::size_t count, double sigma) {
-      const auto fresh = draw_vector<T>(count, sigma);
-      std::copy(fresh.begin(), fresh.end(), x.begin() + static_cast<std::ptrdiff_t>(from));
-    };
-    redraw(q2, static_cast<std::size_t>(vc.pk.cu_q[changed]) * s.heads * s.d, vc.pk.n_of(changed) * s.heads * s.d, 2);
-    redraw(k2, static_cast<std::size_t>(vc.pk.cu_k[changed]) * s.kv_heads * s.d, vc.pk.m_of(changed) * s.kv_heads * s.d, 2);
-    redraw(v2, static_cast<std::size_t>(vc.pk.cu_k[changed]) * s.kv_heads * s.dv, vc.pk.m_of(changed) * s.kv_heads * s.dv, 8);
-    const auto a = vc.run(ks), c = vc.run(ks, q2, k2, v2);
-    const std::size_t total_q = vc.pk.total_q();
-    for (std::size_t b = 0; b < vc.pk.sequences(); ++b) {
-      if (b == changed) continue;
-      for (std::size_t t = static_cast<std::size_t>(vc.pk.cu_q[b]); t < static_cast<std::size_t>(vc.pk.cu_q[b + 1]); ++t)
-        for (std::size_t h = 0; h < s.heads; ++h) {
-          for (std::size_t col = 0; col < s.dv; ++col) {
-            const std::size_t e = (t * s.heads + h) * s.dv + col;
-            if (!identical_bits(a.o[e], c.o[e]))
-              Report<T>(id, where(vc, b, h, t - static_cast<std::size_t>(vc.pk.cu_q[b])) + ", column " + std::to_string(col) +
-                                ": changed when the tokens of sequence " + std::to_string(changed) + " were redrawn")
-                  .line("before: " + bits_of(a.o[e]) + "  " + decimal(to_double(a.o[e])))
-                  .line("after:  " + bits_of(c.o[e]) + "  " + decimal(to_double(c.o[e])))
-                  .raise();
-          }
-          if (!a.lse.empty() && a.lse[h * total_q + t] != c.lse[h * total_q + t] &&
-              !(std::isnan(a.lse[h * total_q + t]) && std::isnan(c.lse[h * total_q + t])))
-            Report<T>(id, where(vc, b, h, t - static_cast<std::size_t>(vc.pk.cu_q[b])) + ", LSE: changed when the tokens of sequence " +
-                              std::to_string(changed) + " were redrawn")
-                .line("before: " + decimal(static_cast<double>(a.lse[h * total_q + t])) +
-                      "  after: " + decimal(static_cast<double>(c.lse[h * total_q + t])))
-                .raise();
-        }
-    }
+    std::vector<T> q2, k2, v2;
+    redraw_sequence(vc, changed, q2, k2, v2);
+    judge_untouched_sequences<T>(id, vc, vc.run(ks), vc.run(ks, q2, k2, v2), changed,
+                                 "the tokens of sequence " + std::to_string(changed) + " were redrawn",
+                                 [&](std::size_t b, std::size_t h, std::size_t i) { return where(vc, b, h, i); });
   }
   static inline const bool registered = property::register_property<Varlen002>();
 };

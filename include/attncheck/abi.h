@@ -40,9 +40,9 @@ extern "C" {
  *      query heads, explicit scale, causal alignment, sliding window, soft-cap, ALiBi, LSE).
  *      Every other kind keeps its version-1 signature. Version 2 later gained a kind, the backward
  *      pass (attncheck_attention_backward_v2_*_fn), the merge of split-KV partial results
- *      (attncheck_attention_merge_v2_*_fn) and packed variable-length batches
- *      (attncheck_attention_varlen_v2_*_fn): a new kind changes no signature, so the version
- *      stayed 2.
+ *      (attncheck_attention_merge_v2_*_fn), packed variable-length batches
+ *      (attncheck_attention_varlen_v2_*_fn) and paged KV caches (attncheck_attention_paged_v2_*_fn):
+ *      a new kind changes no signature, so the version stayed 2.
  * A library states the version it was written for with ATTNCHECK_EXPORT_ABI_VERSION (below); a
  * library that does not is version 1, and its `attention` kernels have version 1's signature. */
 #define ATTNCHECK_ABI_VERSION 2
@@ -223,6 +223,36 @@ ATTNCHECK_ABI_DECLARE_VARLEN_V2(float, float, f32)
 ATTNCHECK_ABI_DECLARE_VARLEN_V2(double, double, f64)
 ATTNCHECK_ABI_DECLARE_VARLEN_V2(attncheck_f16_bits, float, f16)
 ATTNCHECK_ABI_DECLARE_VARLEN_V2(attncheck_bf16_bits, float, bf16)
+
+/* ---- version 2: attention over a paged KV cache ----------------------------------------------
+ *
+ * The queries packed as in attention_varlen (cu_seqlens_q, B + 1 offsets; q total_q x H x d), the
+ * keys and values of every sequence in a shared cache of num_pages pages of page_size tokens, as
+ * vLLM's PagedAttention and FlashAttention's block_table keep them:
+ *     k_cache  num_pages x page_size x H_kv x d        v_cache  num_pages x page_size x H_kv x dv
+ *     block_table  B x pages_per_sequence (int32)     seqused_k  B (int32): m_b, sequence b's keys
+ * Sequence b's logical key t (t < m_b) is the cache token block_table[b * pages_per_sequence +
+ * t / page_size] * page_size + t % page_size. p->batch = B, p->n and p->m the largest n_b and m_b;
+ * every other field is attention's, and each sequence is attention's dense problem on its n_b
+ * queries and the m_b keys gathered in that order: o (total_q x H x dv) and lse (H x total_q) are
+ * attention_varlen's for those keys. The pages of different sequences are distinct and in any
+ * order. Nothing else of the cache may affect the result: the slots after m_b in a sequence's last
+ * page, the pages named by table entries past its ceil(m_b / page_size) pages, and the pages no
+ * sequence uses hold stale values, NaN included (a weight of 0 times a stale NaN is NaN: do not
+ * read them). Guard pages and canaries follow o and lse; q, both caches, cu_seqlens_q, seqused_k,
+ * block_table, *p and the slopes are compared after the call. A kind of version 2 only:
+ * `attncheck audit --kernel attention_paged:bf16:SYMBOL`.
+ */
+#define ATTNCHECK_ABI_DECLARE_PAGED_V2(T, S, SFX)                                                    \
+  typedef int (*attncheck_attention_paged_v2_##SFX##_fn)(                                            \
+      const attncheck_attention_problem* p, const int32_t* cu_seqlens_q, const int32_t* seqused_k,    \
+      const int32_t* block_table, size_t pages_per_sequence, size_t page_size, size_t num_pages,     \
+      const T* q, const T* k_cache, const T* v_cache, T* o, S* lse);
+
+ATTNCHECK_ABI_DECLARE_PAGED_V2(float, float, f32)
+ATTNCHECK_ABI_DECLARE_PAGED_V2(double, double, f64)
+ATTNCHECK_ABI_DECLARE_PAGED_V2(attncheck_f16_bits, float, f16)
+ATTNCHECK_ABI_DECLARE_PAGED_V2(attncheck_bf16_bits, float, bf16)
 
 /* The version marker: a library written for version 2 puts
  *

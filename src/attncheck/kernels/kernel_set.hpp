@@ -16,6 +16,7 @@
 #include "attncheck/kernels/attention_batched.hpp"
 #include "attncheck/kernels/attention_hvp.hpp"
 #include "attncheck/kernels/attention_merge.hpp"
+#include "attncheck/kernels/attention_paged.hpp"
 #include "attncheck/kernels/attention_varlen.hpp"
 #include "attncheck/kernels/entropy.hpp"
 #include "attncheck/kernels/log_softmax.hpp"
@@ -74,6 +75,12 @@ struct KernelSet {
   std::function<void(const kernels::AttentionProblem& p, const kernels::Packing& pk, kernels::Tiling tiling, const T* q, const T* k,
                      const T* v, T* o, lse_t<T>* lse)>
       attention_varlen;
+  // Attention over a paged KV cache (kernels/attention_paged.hpp): the queries packed at the
+  // offsets cu_q (B + 1), the keys and values in k_cache and v_cache (pt.num_pages × pt.page_size
+  // × H_kv × width) found through pt's block table; o and the LSE in attention_varlen's layouts.
+  std::function<void(const kernels::AttentionProblem& p, const std::vector<std::int32_t>& cu_q, const kernels::PageTable& pt,
+                     kernels::Tiling tiling, const T* q, const T* k_cache, const T* v_cache, T* o, lse_t<T>* lse)>
+      attention_paged;
   bool attention_batched_lse = true;  // false: the kernel returns no LSE (it is never asked for one)
   bool attention_merge_lse = true;    // the same for attention_merge
   // true: attention_batched computes with the tiling it is given (the reference and its mutants),
@@ -188,6 +195,18 @@ KernelSet<S> computed_in(const KernelSet<C>& k) {
     f(splits, rows, dv, widen<C>(o_parts, splits * rows * dv).data(), lse_parts, out.data(), lse);
     narrow(out, o);
   };
+  r.attention_paged = [f = k.attention_paged](const kernels::AttentionProblem& p, const std::vector<std::int32_t>& cu_q,
+                                              const kernels::PageTable& pt, kernels::Tiling t, const S* q, const S* kc, const S* vc, S* o,
+                                              lse_t<S>* lse) {
+    const auto& sh = p.shape;
+    const std::size_t nq = cu_q.empty() ? 0 : static_cast<std::size_t>(cu_q.back()), nt = pt.tokens();
+    std::vector<C> out(nq * sh.heads * sh.dv);
+    std::vector<lse_t<C>> l(lse ? nq * sh.heads : 0);
+    f(p, cu_q, pt, t, widen<C>(q, nq * sh.heads * sh.d).data(), widen<C>(kc, nt * sh.kv_heads * sh.d).data(),
+      widen<C>(vc, nt * sh.kv_heads * sh.dv).data(), out.data(), lse ? l.data() : nullptr);
+    narrow(out, o);
+    for (std::size_t i = 0; i < l.size(); ++i) lse[i] = static_cast<lse_t<S>>(l[i]);
+  };
   r.attention_varlen = [f = k.attention_varlen](const kernels::AttentionProblem& p, const kernels::Packing& pk, kernels::Tiling t,
                                                 const S* q, const S* kk, const S* v, S* o, lse_t<S>* lse) {
     const auto& sh = p.shape;
@@ -240,6 +259,19 @@ auto attention_varlen_kernel() {
   };
 }
 
+// The slot attention_paged for kernels::attention_paged<T, Steps, Pages> (the reference or a
+// broken kernel's Pages): the LSE computed in T, returned in lse_t<T> (exact).
+template <class T, class Steps = kernels::AttentionSteps, class Pages = kernels::PagedSteps>
+auto attention_paged_kernel() {
+  return [](const kernels::AttentionProblem& p, const std::vector<std::int32_t>& cu_q, const kernels::PageTable& pt, kernels::Tiling t,
+            const T* q, const T* kc, const T* vc, T* o, lse_t<T>* lse) {
+    const std::size_t nq = cu_q.empty() ? 0 : static_cast<std::size_t>(cu_q.back());
+    std::vector<T> l(lse ? nq * p.shape.heads : 0);
+    kernels::attention_paged<T, Steps, Pages>(p, cu_q, pt, q, kc, vc, o, lse ? l.data() : nullptr, t);
+    for (std::size_t i = 0; i < l.size(); ++i) lse[i] = static_cast<lse_t<T>>(to_double(l[i]));
+  };
+}
+
 // The slot attention_merge for kernels::attention_merge<T, Steps> (the reference or a broken
 // kernel's Steps): the partial LSEs rounded once to T (exact for f32 and f64), the LSE computed
 // in T and returned in lse_t<T> (exact).
@@ -271,6 +303,7 @@ KernelSet<T> reference_kernels_in_storage() {
   k.attention_backward = attention_backward_kernel<T>();
   k.attention_merge = attention_merge_kernel<T>();
   k.attention_varlen = attention_varlen_kernel<T>();
+  k.attention_paged = attention_paged_kernel<T>();
   k.attention_batched_follows_tiling = true;
   return k;
 }
