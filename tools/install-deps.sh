@@ -23,6 +23,22 @@ PACKAGES=(
   dpkg-dev  # cpack -G DEB: dpkg-shlibdeps writes the .deb's Depends (cmake/install.cmake, tests/install)
 )
 
+# examples/node: onnxruntime-node 1.30.0 from the npm registry (ONNX Runtime's CPU
+# GroupQueryAttention, audited by tests/audit/node.cmake, which is skipped without it), installed
+# with the machine's Node.js and npm. --ignore-scripts: its postinstall would fetch CUDA libraries
+# from elsewhere; the CPU provider is in the package itself. About 10 s from an empty npm cache.
+install_node_example() {
+  local dir
+  dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/examples/node"
+  if ! command -v npm >/dev/null 2>&1; then
+    echo "install-deps: no npm: the ONNX Runtime audit test (tests/audit/node.cmake) will be skipped"
+    return 0
+  fi
+  [ -f "$dir/node_modules/onnxruntime-node/package.json" ] && return 0
+  (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund)
+}
+install_node_example
+
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
