@@ -56,7 +56,11 @@ inline Model score_model(const Model& md) { return md.scores_stored ? md : md.ar
 // u_S·scale·Σ|q_t k_t| + (η_S/2)·Σ|k_t|.
 inline real score_error_scaled(real dot_exact, real abs_dot, real abs_operand, std::size_t d, real scale, const Model& md) {
   const Model a = md.arithmetic();
-  const real E = gamma(d, a.u) * abs_dot + static_cast<real>(d) * a.eta;
+  // Keys seen with an error ρ|k_t| + α (ρ = a.input_rel, α = a.input_abs: dequantized):
+  // |q·k̃ − q·k| <= ρΣ|q_t k_t| + αΣ|q_t|, and the dot product's own γ_d applies to
+  // Σ|q_t k̃_t| <= (1 + ρ)Σ|q_t k_t| + αΣ|q_t| (Σ|q_t| <= abs_operand).
+  const real rho = a.input_rel, g = gamma(d, a.u);
+  const real E = (g * (1 + rho) + rho) * abs_dot + (1 + g) * a.input_abs * abs_operand + static_cast<real>(d) * a.eta;
   real delta = scale * ((1 + gamma(2, a.u)) * E + gamma(2, a.u) * std::abs(dot_exact)) + a.eta;
   if (md.mixed()) delta += md.out_u * scale * abs_dot + md.out_eta / 2 * abs_operand;  // the scale folded into q (or k), stored
   return md.round_out(scale * std::abs(dot_exact), delta);
@@ -237,15 +241,17 @@ AttentionRowAllowance attention_row_allowance(const kernels::AttentionProblem& p
   const real sub = 2 * static_cast<real>(K * (nb + 1)) * a.eta;
   const real stored_abs = stored_weight_abs(md, K, nb);
   for (std::size_t c = 0; c < dv; ++c) {
-    real B = 0, mag = 0;
+    real B = 0, mag = 0, pw = 0;
     for (std::size_t jj = 0; jj < K; ++jj) {
       const real pv = row.p[jj] * std::abs(static_cast<real>(to_double(v[sh.v_at(b, r.keys.first + jj, g) + c])));
       const real nh = rhi[jj] * (1 + g_num) * (1 + stored), nl = rlo[jj] * (1 - g_num) * (1 - stored);
       const real w = std::max(nh / Dlo - 1, 1 - nl / Dhi);
       B += pv * w;
       mag += pv * (1 + w);
+      pw += row.p[jj] * (1 + w);
     }
-    B += u * mag + sub * vmax[c] + a.eta + stored_abs * vsum[c];
+    // Values seen with an error input_rel·|v_j| + input_abs (dequantized): weighted by p_j(1 + w_j).
+    B += u * mag + sub * vmax[c] + a.eta + stored_abs * vsum[c] + a.input_rel * mag + a.input_abs * pw;
     // Not finite (a factor r_j overflowed: score errors of thousands, where 0·inf made NaN of a
     // zero |v| term): the bound says nothing, and says so.
     r.o_allowance[c] = std::isfinite(g_num) && Dlo > 0 && std::isfinite(B) ? md.round_out(std::abs(r.o[c]), B) * evaluation_slack

@@ -32,12 +32,19 @@ struct Model {
   // Attention under f32 arithmetic: whether the scores are stored in the storage format too
   // (Intermediates::unfused, scalar/arithmetic.hpp); the weights P are stored in both models.
   bool scores_stored = false;
+  // The relative error of each key and value element as the kernel sees it, against the inputs
+  // the exact value is computed from: 0, except for a kernel that dequantizes them first (an FP8
+  // cache: decode(code) · scale rounded in the arithmetic, bounds/attention_fp8kv.hpp).
+  real input_rel = 0;
+  // And the absolute part of that error: a dequantized value that underflows in the arithmetic
+  // (|fl(x) − x| <= u|x| + η/2), or whose scale is subnormal there.
+  real input_abs = 0;
 
   // (Without a final rounding, B itself: an infinite B must not become inf·0 = NaN.)
   real round_out(real y_abs, real B) const { return mixed() ? B + out_u * (y_abs + B) + out_eta : B; }
   // The model of the arithmetic alone: for the intermediate values of a composite kernel, which
   // stay in the arithmetic format (only outputs are rounded to storage).
-  Model arithmetic() const { return {u, eta, exp_rel, log_rel, 0, 0, false}; }
+  Model arithmetic() const { return {u, eta, exp_rel, log_rel, 0, 0, false, input_rel, input_abs}; }
   // The same model with the scores stored (the unfused one), for "passes if declared unfused".
   Model unfused() const { Model m = *this; m.scores_stored = mixed(); return m; }
   bool mixed() const { return out_u != 0; }

@@ -14,6 +14,7 @@
 #include "attncheck/kernels/attention.hpp"
 #include "attncheck/kernels/attention_backward.hpp"
 #include "attncheck/kernels/attention_batched.hpp"
+#include "attncheck/kernels/attention_fp8kv.hpp"
 #include "attncheck/kernels/attention_hvp.hpp"
 #include "attncheck/kernels/attention_merge.hpp"
 #include "attncheck/kernels/attention_paged.hpp"
@@ -81,6 +82,14 @@ struct KernelSet {
   std::function<void(const kernels::AttentionProblem& p, const std::vector<std::int32_t>& cu_q, const kernels::PageTable& pt,
                      kernels::Tiling tiling, const T* q, const T* k_cache, const T* v_cache, T* o, lse_t<T>* lse)>
       attention_paged;
+  // An FP8 KV cache (kernels/attention_fp8kv.hpp): its write, the codes of n values x with one
+  // scale under the declared format and overflow rule; and attention over it, q in T, the codes
+  // k8, v8 in k's and v's layouts, the scales per tensor or per key/value head: attention_batched's
+  // o and, when lse is not null, its LSE. Tiling as above.
+  std::function<void(kernels::Fp8Spec s, const T* x, std::size_t n, float scale, std::uint8_t* codes)> fp8_quantize;
+  std::function<void(const kernels::AttentionProblem& p, kernels::Fp8Spec s, const kernels::Fp8Scales& sc, kernels::Tiling tiling,
+                     const T* q, const std::uint8_t* k8, const std::uint8_t* v8, T* o, lse_t<T>* lse)>
+      attention_fp8kv;
   bool attention_batched_lse = true;  // false: the kernel returns no LSE (it is never asked for one)
   bool attention_merge_lse = true;    // the same for attention_merge
   // true: attention_batched computes with the tiling it is given (the reference and its mutants),
@@ -195,6 +204,19 @@ KernelSet<S> computed_in(const KernelSet<C>& k) {
     f(splits, rows, dv, widen<C>(o_parts, splits * rows * dv).data(), lse_parts, out.data(), lse);
     narrow(out, o);
   };
+  // The codes are the values' own: only x and q are widened, only O rounded to storage.
+  r.fp8_quantize = [f = k.fp8_quantize](kernels::Fp8Spec sp, const S* x, std::size_t n, float scale, std::uint8_t* codes) {
+    f(sp, widen<C>(x, n).data(), n, scale, codes);
+  };
+  r.attention_fp8kv = [f = k.attention_fp8kv](const kernels::AttentionProblem& p, kernels::Fp8Spec sp, const kernels::Fp8Scales& sc,
+                                              kernels::Tiling t, const S* q, const std::uint8_t* k8, const std::uint8_t* v8, S* o,
+                                              lse_t<S>* lse) {
+    std::vector<C> out(p.shape.o_size());
+    std::vector<lse_t<C>> l(lse ? p.shape.lse_size() : 0);
+    f(p, sp, sc, t, widen<C>(q, p.shape.q_size()).data(), k8, v8, out.data(), lse ? l.data() : nullptr);
+    narrow(out, o);
+    for (std::size_t i = 0; i < l.size(); ++i) lse[i] = static_cast<lse_t<S>>(l[i]);
+  };
   r.attention_paged = [f = k.attention_paged](const kernels::AttentionProblem& p, const std::vector<std::int32_t>& cu_q,
                                               const kernels::PageTable& pt, kernels::Tiling t, const S* q, const S* kc, const S* vc, S* o,
                                               lse_t<S>* lse) {
@@ -259,6 +281,22 @@ auto attention_varlen_kernel() {
   };
 }
 
+// The slots fp8_quantize and attention_fp8kv for kernels::fp8_quantize<T, F> and
+// kernels::attention_fp8kv<T, Steps, F> (the reference or a broken kernel's F).
+template <class T, class F = kernels::Fp8Steps>
+auto fp8_quantize_kernel() {
+  return [](kernels::Fp8Spec s, const T* x, std::size_t n, float scale, std::uint8_t* codes) { kernels::fp8_quantize<T, F>(s, x, n, scale, codes); };
+}
+template <class T, class Steps = kernels::AttentionSteps, class F = kernels::Fp8Steps>
+auto attention_fp8kv_kernel() {
+  return [](const kernels::AttentionProblem& p, kernels::Fp8Spec s, const kernels::Fp8Scales& sc, kernels::Tiling t, const T* q,
+            const std::uint8_t* k8, const std::uint8_t* v8, T* o, lse_t<T>* lse) {
+    std::vector<T> l(lse ? p.shape.lse_size() : 0);
+    kernels::attention_fp8kv<T, Steps, F>(p, s, sc, q, k8, v8, o, lse ? l.data() : nullptr, t);
+    for (std::size_t i = 0; i < l.size(); ++i) lse[i] = static_cast<lse_t<T>>(to_double(l[i]));
+  };
+}
+
 // The slot attention_paged for kernels::attention_paged<T, Steps, Pages> (the reference or a
 // broken kernel's Pages): the LSE computed in T, returned in lse_t<T> (exact).
 template <class T, class Steps = kernels::AttentionSteps, class Pages = kernels::PagedSteps>
@@ -304,6 +342,8 @@ KernelSet<T> reference_kernels_in_storage() {
   k.attention_merge = attention_merge_kernel<T>();
   k.attention_varlen = attention_varlen_kernel<T>();
   k.attention_paged = attention_paged_kernel<T>();
+  k.fp8_quantize = fp8_quantize_kernel<T>();
+  k.attention_fp8kv = attention_fp8kv_kernel<T>();
   k.attention_batched_follows_tiling = true;
   return k;
 }

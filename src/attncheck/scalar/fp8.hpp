@@ -125,8 +125,9 @@ using e4m3sat = float8<e4m3sat_spec>;
 using e5m2 = float8<e5m2_spec>;
 
 // The scalar door (traits.hpp): exp and log are glibc's double routines (<= 1 ulp of double,
-// 2^-52 relative) rounded once more to 8 bits. Kept here, not in traits.hpp, so that only the code
-// that uses the 8-bit formats (bmc's exhaustive checks) depends on this header.
+// 2^-52 relative) rounded once more to 8 bits. Kept here, not in traits.hpp: the code that uses
+// the 8-bit formats (bmc's exhaustive checks, the FP8 KV cache of kernels/attention_fp8kv.hpp)
+// includes this header.
 template <class Spec>
 struct float8_traits {
   using T = float8<Spec>;
