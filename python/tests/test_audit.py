@@ -307,3 +307,74 @@ def test_attention_varlen(cli):
                              kind="attention_varlen", dtype="bf16", cases=20, tests=tests, no_lse=True)
     assert no_lse.passed, no_lse.summary()
     assert {c.test for c in no_lse.ran} == set(tests)
+
+
+def _paged_example():
+    """examples/python/numpy_attention_paged.py's attention_paged: this checkout's, or where
+    $ATTNCHECK_EXAMPLES says (the installed-wheel test runs a copy of these tests)."""
+    _varlen_example()  # puts examples/python on the path
+    from numpy_attention_paged import attention_paged
+    return attention_paged
+
+
+def test_attention_paged_call_and_result_frames():
+    """Exec kind 12 without the CLI: the attention block and the paged block reach the kernel (the
+    caches shaped (num_pages, page_size, H_kv, width), the page table as int32 arrays and on the
+    problem), each sequence attends to the keys its block table names and to nothing else (NaN in
+    every slot no sequence owns changes nothing), and the RESULT carries o and, only when asked, the
+    LSE (H x total_q)."""
+    import struct
+
+    from attncheck.protocol import handle_call
+
+    attention_paged = _paged_example()
+    # B = 2 sequences (n_b, m_b) = (1, 3), (1, 1) in pages of 2 tokens; 4 pages: sequence 0 in pages
+    # 2 then 0 (its second page half filled), sequence 1 in page 3, page 1 unused; the table is 3 wide
+    # (its spare entries name page 1). H = H_kv = 1, d = dv = 1; not causal.
+    nan = np.nan
+    cu_q, used = np.array([0, 1, 2], dtype="<i4"), np.array([3, 1], dtype="<i4")
+    table = np.array([[2, 0, 1], [3, 1, 1]], dtype="<i4")
+    q = np.ones(2, dtype="<f4")
+    k = np.array([2.0, nan, nan, nan, 0.0, 1.0, 5.0, nan], dtype="<f4")  # page p holds tokens 2p, 2p + 1
+    v = np.array([30.0, nan, nan, nan, 10.0, 20.0, 7.0, nan], dtype="<f4")
+    for asked in (0, 2):
+        payload = (struct.pack("<BBBBIQQQQQQ", 12, 3, 0, 0, 3, 1, 3, 1, 1, 0, 2) +
+                   struct.pack("<QQQdB3xIqqd", 2, 1, 1, 1.0, 0, 0, -1, -1, 0.0) + struct.pack("<Q", asked) +
+                   struct.pack("<QQQ", 2, 4, 3) +
+                   b"".join(struct.pack("<Q", a.size) + a.tobytes() for a in (cu_q, used, table)) +
+                   b"".join(struct.pack("<Q", a.size) + a.tobytes() for a in (q, k, v)))
+        seen = {}
+
+        def kernel(qq, kc, vc, cq, su, bt, p):
+            seen["shapes"] = (qq.shape, kc.shape, vc.shape, list(cq), list(su), bt.tolist(), bt.dtype, p.page_size,
+                              p.num_pages, p.pages_per_sequence, p.batch, p.n, p.m, p.want_lse)
+            return attention_paged(qq, kc, vc, cq, su, bt, p)
+
+        res = handle_call(payload, {("attention_paged", "f32"): kernel})
+        status, _, count = struct.unpack_from("<iIQ", res, 0)
+        assert seen["shapes"] == ((2, 1, 1), (4, 2, 1, 1), (4, 2, 1, 1), [0, 1, 2], [3, 1], [[2, 0, 1], [3, 1, 1]], np.int32,
+                                  2, 4, 3, 2, 1, 3, asked > 0)
+        assert status == 0 and count == 2
+        o = np.frombuffer(res[16:16 + 8], dtype="<f4")
+        (lse_count,) = struct.unpack_from("<Q", res, 24)
+        assert lse_count == asked and len(res) == 24 + 8 + 4 * asked
+        # Sequence 0's keys in logical order: page 2's two (k 0, 1; v 10, 20), then page 0's first (k 2; v 30).
+        w = np.exp([0.0, 1.0, 2.0]) / np.exp([0.0, 1.0, 2.0]).sum()
+        assert np.isclose(o[0], w @ [10.0, 20.0, 30.0]) and o[1] == 7.0
+        if asked:
+            lse = np.frombuffer(res[32:], dtype="<f4")
+            assert np.isclose(lse[0], np.log(np.exp([0.0, 1.0, 2.0]).sum())) and lse[1] == 5.0
+
+
+def test_attention_paged(cli):
+    """kind="attention_paged" (exec kind 12): the NumPy reference of examples/python passes the
+    obligations every kind has and the contract's; declared without LSE (no_lse) it passes them too."""
+    attention_paged = _paged_example()
+    tests = ["AUDIT-SAFE-001", "AUDIT-DET-001", "AUDIT-NAN-001", "FALSIFY-PAGED-003"]
+    result = attncheck.audit(attention_paged, kind="attention_paged", dtype="f32", cases=20, tests=tests)
+    assert result.passed, result.summary()
+    assert {c.test for c in result.ran} == set(tests)
+    no_lse = attncheck.audit(lambda q, kc, vc, cq, su, bt, p: (attention_paged(q, kc, vc, cq, su, bt, p)[0], None),
+                             kind="attention_paged", dtype="bf16", cases=20, tests=tests, no_lse=True)
+    assert no_lse.passed, no_lse.summary()
+    assert {c.test for c in no_lse.ran} == set(tests)

@@ -553,7 +553,8 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                   "rmsnorm, entropy, attention (ABI version 2's batched attention for a library exporting that version, "
                   "or under --abi 2), softmax_jvp, attention_backward (ABI version 2's backward pass), attention_merge (ABI "
                   "version 2's merge of split-KV partial results), attention_varlen (ABI version 2's attention over a packed "
-                  "variable-length batch, FlashAttention's varlen API); dtypes: f32, f64, f16 and bf16 (storage; f32 arithmetic: "
+                  "variable-length batch, FlashAttention's varlen API), attention_paged (ABI version 2's attention over a paged "
+                  "KV cache: a block table of pages, as vLLM's PagedAttention); dtypes: f32, f64, f16 and bf16 (storage; f32 arithmetic: "
                   "the same as f16@f32, bf16@f32), f16@f16 and bf16@bf16 (16-bit arithmetic)");
   app->add_option("--bindings", o->bindings, "YAML file naming the library and its kernels (see docs/audit.md)");
   app->add_option("--exec", o->exec, "Program serving kernels over the exec protocol on stdin/stdout (docs/audit-protocol.md)");
@@ -579,7 +580,8 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                   "version 2. For --exec it selects (default 1); for --lib the library's exported "
                   "attncheck_abi_version() decides when it has one (--abi must then agree), else --abi (default 1)");
   app->add_flag("--no-lse", o->no_lse,
-                "Attention, attention_merge and attention_varlen of ABI version 2: the kernels return no log-sum-exp (they are never asked "
+                "Attention, attention_merge, attention_varlen and attention_paged of ABI version 2: the kernels return no log-sum-exp "
+                "(they are never asked "
                   "for one: lse is NULL); "
                 "replaces the bindings file's lse: entries");
   app->add_flag("--nondeterministic", o->nondeterministic,

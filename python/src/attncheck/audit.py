@@ -243,8 +243,10 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
     lse, problem) returns (dq, dk, dv)); kind "attention_merge" the merge of split-KV partial results
     (fn(o_parts, lse_parts) returns (o, lse); no_lse: it returns no LSE); kind "attention_varlen"
     attention over a packed variable-length batch (fn(q, k, v, cu_seqlens_q, cu_seqlens_k,
-    problem) returns (o, lse); no_lse: it returns no LSE). Raises CLINotFoundError without the CLI
-    and AttncheckError when attncheck refuses the run (exit status 2)."""
+    problem) returns (o, lse); no_lse: it returns no LSE); kind "attention_paged" attention over a
+    paged KV cache (fn(q, k_cache, v_cache, cu_seqlens_q, seqused_k, block_table, problem) returns
+    (o, lse); no_lse: it returns no LSE). Raises CLINotFoundError without the CLI and AttncheckError
+    when attncheck refuses the run (exit status 2)."""
     if (fn is None) == (kernels is None):
         raise TypeError("audit() takes a kernel function or kernels={...}, not both or neither")
     table = normalise_table(kernels) if kernels is not None else {kernel_key((kind, dtype)): fn}

@@ -30,6 +30,11 @@ Signatures, by kind::
                                     q (total_q, H, d), k (total_k, H_kv, d), v (total_k, H_kv, dv),
                                     cu_seqlens_q, cu_seqlens_k (B + 1,) int32
                                     -> (o (total_q, H, dv), lse (H, total_q) or None)
+    attention_paged(q, k_cache, v_cache, cu_seqlens_q, seqused_k, block_table, problem)
+                                    q (total_q, H, d), k_cache (num_pages, page_size, H_kv, d),
+                                    v_cache (num_pages, page_size, H_kv, dv), cu_seqlens_q (B + 1,),
+                                    seqused_k (B,), block_table (B, pages_per_sequence) int32
+                                    -> (o (total_q, H, dv), lse (H, total_q) or None)
 
 attention_v2 is the kind ``attention`` of ABI version 2 (include/attncheck/abi.h; CALL kind 8),
 audited with ``--kernel attention:DTYPE --abi 2``. problem is an :class:`AttentionProblem`: batch,
@@ -49,6 +54,14 @@ cu_seqlens_q[b] .. cu_seqlens_q[b+1] - 1 and the keys cu_seqlens_k[b] .. cu_seql
 each attention_v2's dense problem with n = n_b, m = m_b on its own tokens (the causal alignment,
 window and ALiBi distances counted within the sequence). problem is attention_v2's with batch = B
 and n, m the largest n_b, m_b; it carries the offsets too (cu_seqlens_q, cu_seqlens_k).
+attention_paged (CALL kind 12, ``--kernel attention_paged:DTYPE``) is attention over a paged KV
+cache (vLLM's PagedAttention, FlashAttention's block_table): the queries packed as attention_varlen's,
+sequence b's m_b = seqused_k[b] keys and values in the pages of k_cache and v_cache, its logical key
+t in page block_table[b, t // page_size], slot t % page_size. Each sequence is attention_v2's dense
+problem on its queries and those keys; nothing else of the caches may affect the result (the slots
+after m_b, table entries past a sequence's pages and unused pages hold stale values, NaN included).
+problem is attention_varlen's with the page table too: cu_seqlens_q, seqused_k, block_table,
+page_size, num_pages and pages_per_sequence.
 
 Raise :class:`Declined` to decline an input (reported by attncheck, not judged).
 """
@@ -65,7 +78,8 @@ VERSION = 2
 HELLO, CALL, RESULT, ERROR = 1, 2, 3, 4
 MAX_PAYLOAD = 64 << 20  # the hard limit attncheck applies
 KINDS = {1: "softmax", 2: "log_softmax", 3: "scores", 4: "rmsnorm", 5: "entropy", 6: "attention", 7: "softmax_jvp",
-         8: "attention_v2", 9: "attention_backward", 10: "attention_merge", 11: "attention_varlen"}
+         8: "attention_v2", 9: "attention_backward", 10: "attention_merge", 11: "attention_varlen",
+         12: "attention_paged"}
 STORAGE = {1: ("f16", "<f2", 2), 2: ("bf16", "<u2", 2), 3: ("f32", "<f4", 4), 4: ("f64", "<f8", 8)}
 ARITHMETIC = {0: None, 3: "f32"}  # CALL's arithmetic byte: 0 the storage format's own, 3 f32
 ALIASES = {"f16": "f16@f32", "bf16": "bf16@f32", "f32@f32": "f32", "f64@f64": "f64"}
@@ -80,6 +94,12 @@ _MERGE_BLOCK = struct.Struct("<QQ")
 # kind 11's varlen block, after the attention block: offset_count (B + 1), then offset_count int32
 # cu_seqlens_q and offset_count int32 cu_seqlens_k
 _VARLEN_BLOCK = struct.Struct("<Q")
+# kind 12's paged block, after the attention block: page_size, num_pages, pages_per_sequence, then
+# cu_seqlens_q (B + 1), seqused_k (B) and block_table (B x pages_per_sequence), each as a u64 count
+# and that many int32
+_PAGED_BLOCK = struct.Struct("<QQQ")
+# the kinds of batched attention: an attention block, and a RESULT of o and the LSE part
+_BATCHED = ("attention_v2", "attention_varlen", "attention_paged")
 
 Kernel = Callable[..., Any]
 KernelTable = Mapping[Union[str, Tuple[str, str]], Kernel]
@@ -245,6 +265,16 @@ def _compute(fn: Kernel, kind: str, arrays: list, n: int, m: int, d: int, dv: in
                 raise ProtocolError("varlen %s holds %d elements, the offsets say %d" % (name, a.size, want))
         return fn(arrays[0].reshape(tq, p.heads, d), arrays[1].reshape(tk, p.kv_heads, d),
                   arrays[2].reshape(tk, p.kv_heads, dv), p.cu_seqlens_q, p.cu_seqlens_k, p)
+    if kind == "attention_paged":  # the caches' shape from the page table, q's from the offsets
+        p = causal
+        tq, tokens = int(p.cu_seqlens_q[-1]), p.num_pages * p.page_size
+        for a, want, name in ((arrays[0], tq * p.heads * d, "q"), (arrays[1], tokens * p.kv_heads * d, "k_cache"),
+                              (arrays[2], tokens * p.kv_heads * dv, "v_cache")):
+            if a.size != want:
+                raise ProtocolError("paged %s holds %d elements, the page table and offsets say %d" % (name, a.size, want))
+        return fn(arrays[0].reshape(tq, p.heads, d), arrays[1].reshape(p.num_pages, p.page_size, p.kv_heads, d),
+                  arrays[2].reshape(p.num_pages, p.page_size, p.kv_heads, dv), p.cu_seqlens_q, p.seqused_k,
+                  p.block_table, p)
     raise ProtocolError("unknown kind " + kind)
 
 
@@ -265,7 +295,7 @@ def handle_call(payload: bytes, kernels: Mapping[Tuple[str, str], Kernel]) -> by
     off = _CALL_FIXED.size
     problem: Optional[AttentionProblem] = None
     lse_count = 0
-    if kind in ("attention_v2", "attention_backward", "attention_varlen"):
+    if kind in _BATCHED or kind == "attention_backward":
         if len(payload) < off + _ATTENTION_BLOCK.size:
             raise ProtocolError("CALL payload too short")
         batch, heads, kv_heads, scale, alignment, slopes, wl, wr, softcap = _ATTENTION_BLOCK.unpack_from(payload, off)
@@ -277,7 +307,7 @@ def handle_call(payload: bytes, kernels: Mapping[Tuple[str, str], Kernel]) -> by
         problem = AttentionProblem(batch=batch, heads=heads, kv_heads=kv_heads, n=n, m=m, d=d, dv=dv, scale=scale,
                                    causal=bool(causal), alignment="bottom_right" if alignment else "top_left",
                                    window_left=wl, window_right=wr, softcap=softcap, alibi_slopes=alibi,
-                                   want_lse=lse_count > 0 and kind in ("attention_v2", "attention_varlen"))
+                                   want_lse=lse_count > 0 and kind in _BATCHED)
         if kind == "attention_backward":  # kind 9: the LSE given, after the attention block
             lse_dt = "<f8" if dt == 4 else "<f4"
             lse_w = 8 if dt == 4 else 4
@@ -293,6 +323,25 @@ def handle_call(payload: bytes, kernels: Mapping[Tuple[str, str], Kernel]) -> by
             problem.cu_seqlens_q = np.frombuffer(payload[off:off + 4 * count], dtype="<i4").copy()
             problem.cu_seqlens_k = np.frombuffer(payload[off + 4 * count:off + 8 * count], dtype="<i4").copy()
             off += 8 * count
+        if kind == "attention_paged":  # kind 12: the paged block, three scalars and three counted int32 arrays
+            if len(payload) < off + _PAGED_BLOCK.size:
+                raise ProtocolError("CALL payload too short")
+            page_size, num_pages, pages_per_sequence = _PAGED_BLOCK.unpack_from(payload, off)
+            off += _PAGED_BLOCK.size
+            ints = []
+            for name, want in (("cu_seqlens_q", batch + 1), ("seqused_k", batch), ("block_table", batch * pages_per_sequence)):
+                if len(payload) < off + 8:
+                    raise ProtocolError("CALL payload too short")
+                (count,) = struct.unpack_from("<Q", payload, off)
+                off += 8
+                if count != want or len(payload) < off + 4 * count:
+                    raise ProtocolError("paged block holds %d elements of %s, the call's B and pages_per_sequence give %d"
+                                        % (count, name, want))
+                ints.append(np.frombuffer(payload[off:off + 4 * count], dtype="<i4").copy())
+                off += 4 * count
+            problem.cu_seqlens_q, problem.seqused_k = ints[0], ints[1]
+            problem.block_table = ints[2].reshape(batch, pages_per_sequence)
+            problem.page_size, problem.num_pages, problem.pages_per_sequence = page_size, num_pages, pages_per_sequence
     lse_parts = None
     if kind == "attention_merge":  # kind 10: the merge block, then o_parts as the one input
         if len(payload) < off + _MERGE_BLOCK.size:
@@ -334,7 +383,7 @@ def handle_call(payload: bytes, kernels: Mapping[Tuple[str, str], Kernel]) -> by
             if kind != "attention_backward":
                 out = encode_output(y, storage)
     except Declined as e:
-        lse_part = kind in ("attention_v2", "attention_merge", "attention_varlen")
+        lse_part = kind in _BATCHED or kind == "attention_merge"
         return struct.pack("<iIQ", e.code, 0, 0) + (struct.pack("<Q", 0) if lse_part else b"")
     if len(out) != out_count * width:
         raise ProtocolError("%s:%s returned %d values, expected %d" % (kind, dname, len(out) // width, out_count))

@@ -93,11 +93,13 @@ void perform(Backend& b, CallStats& st, Call& c, T* out, const std::string& shap
 // attention_lse: whether the kernel of kind attention_v2 at T declared that it returns the LSE
 // (Policy::returns_lse); when not, KernelSet::attention_batched_lse is false and no call asks.
 // merge_lse: the same declaration of the attention_merge kernel at T; when not, it is never
-// given an lse (NULL, lse_count 0), whatever the caller asks. varlen_lse: the same for the
-// attention_varlen kernel (KernelSet::attention_batched_lse, which attention_v2 and
-// attention_varlen share, is attention_lse: the runner makes it false when either declared none).
+// given an lse (NULL, lse_count 0), whatever the caller asks. varlen_lse, paged_lse: the same for
+// the attention_varlen and attention_paged kernels (KernelSet::attention_batched_lse, which
+// attention_v2, attention_varlen and attention_paged share, is attention_lse: the runner makes it
+// false when any of them declared none).
 template <class T>
-KernelSet<T> audited_kernels(Backend& b, CallStats& st, bool attention_lse = true, bool merge_lse = true, bool varlen_lse = true) {
+KernelSet<T> audited_kernels(Backend& b, CallStats& st, bool attention_lse = true, bool merge_lse = true, bool varlen_lse = true,
+                             bool paged_lse = true) {
   using detail::perform;
   using detail::raw;
   using detail::show;
@@ -265,12 +267,59 @@ KernelSet<T> audited_kernels(Backend& b, CallStats& st, bool attention_lse = tru
         },
         asked ? lse : nullptr);
   };
+  // ABI version 2's attention over a paged KV cache. The three int32 arrays travel as inputs 3 to
+  // 5 (raw), compared after the call like q and the caches; the three scalars in Call::paging. As
+  // for varlen, the tiling is ignored and a kernel declared to return no LSE gets lse = NULL. The
+  // report names every sequence's (n_b, m_b) and the page table: a paging bug shows in them.
+  k.attention_paged = [&b, &st, paged_lse](const kernels::AttentionProblem& p, const std::vector<std::int32_t>& cu_q,
+                                           const kernels::PageTable& pt, kernels::Tiling, const T* q, const T* k_cache, const T* v_cache, T* o,
+                                           lse_t<T>* lse) {
+    static_assert(sizeof(lse_t<T>) == (std::is_same_v<T, double> ? 8 : 4));
+    const auto& sh = p.shape;
+    const std::size_t tq = cu_q.empty() ? 0 : static_cast<std::size_t>(cu_q.back()), tokens = pt.tokens();
+    const bool asked = lse != nullptr && paged_lse;
+    Call c;
+    c.kind = Kind::attention_paged;
+    c.n = sh.n, c.m = sh.m, c.d = sh.d, c.dv = sh.dv, c.causal = p.mask.causal;
+    c.problem = p;
+    c.paging = {.page_size = pt.page_size, .num_pages = pt.num_pages, .pages_per_sequence = pt.pages_per_seq};
+    c.inputs = {raw(q, tq * sh.heads * sh.d),
+                raw(k_cache, tokens * sh.kv_heads * sh.d),
+                raw(v_cache, tokens * sh.kv_heads * sh.dv),
+                raw(cu_q.data(), cu_q.size()),
+                raw(pt.seqused_k.data(), pt.seqused_k.size()),
+                raw(pt.block_table.data(), pt.block_table.size())};
+    c.output_count = tq * sh.heads * sh.dv;
+    c.lse_count = asked ? sh.heads * tq : 0;
+    const auto ints = [](const char* name, const std::vector<std::int32_t>& x) {
+      std::string r = std::string("    ") + name + ":";
+      for (std::int32_t e : x) r += " " + std::to_string(e);
+      return r + "\n";
+    };
+    std::string seqs = "sequences (n_b, m_b):";
+    for (std::size_t s = 0; s < pt.sequences() && s + 1 < cu_q.size(); ++s)
+      seqs += " (" + std::to_string(cu_q[s + 1] - cu_q[s]) + ", " + std::to_string(pt.seqused_k[s]) + ")";
+    perform(
+        b, st, c, o, p.describe() + "; " + seqs + "; " + pt.describe() + (asked ? "" : ", no LSE asked"),
+        [&] {
+          std::string slopes;
+          if (!p.alibi_slopes.empty()) slopes = show("alibi_slopes", p.alibi_slopes.data(), p.alibi_slopes.size(), st.shown_elements);
+          return ints("cu_seqlens_q", cu_q) + ints("seqused_k", pt.seqused_k) + ints("block_table", pt.block_table) +
+                 show("q", q, tq * sh.heads * sh.d, st.shown_elements) + show("k_cache", k_cache, tokens * sh.kv_heads * sh.d, st.shown_elements) +
+                 show("v_cache", v_cache, tokens * sh.kv_heads * sh.dv, st.shown_elements) + slopes;
+        },
+        asked ? lse : nullptr);
+  };
   k.attention_batched_lse = attention_lse;
   k.attention_merge_lse = merge_lse;
   // No ABI kind computes several heads at once; per-head properties are not applicable.
   k.rmsnorm_heads = [](const T*, const T*, std::size_t, std::size_t, T, T*) { throw KindAbsent("rmsnorm_heads"); };
   // No ABI kind computes position encodings.
   k.position_encoding = [](std::size_t, std::size_t, T*) { throw KindAbsent("position_encoding"); };
+  // No ABI kind reads or writes an FP8 KV cache yet (attention-fp8kv-v1 runs in the gate only).
+  k.fp8_quantize = [](kernels::Fp8Spec, const T*, std::size_t, float, std::uint8_t*) { throw KindAbsent("fp8_quantize"); };
+  k.attention_fp8kv = [](const kernels::AttentionProblem&, kernels::Fp8Spec, const kernels::Fp8Scales&, kernels::Tiling, const T*,
+                         const std::uint8_t*, const std::uint8_t*, T*, lse_t<T>*) { throw KindAbsent("attention_fp8kv"); };
   return k;
 }
 

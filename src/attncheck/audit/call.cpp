@@ -19,6 +19,7 @@ std::string_view kind_name(Kind k) {
     case Kind::attention_backward: return "attention_backward";
     case Kind::attention_merge: return "attention_merge";
     case Kind::attention_varlen: return "attention_varlen";
+    case Kind::attention_paged: return "attention_paged";
   }
   return "?";
 }
@@ -75,19 +76,24 @@ std::optional<Dtype> dtype_from_code(std::uint8_t storage, std::uint8_t arithmet
 
 double call_timeout_seconds(const Call& c, double base_seconds) {
   double work = 0;  // multiply-adds
+  // int32 LE element i of an input, as the kernel is given it.
+  const auto at = [](const std::vector<unsigned char>& v, std::size_t i) {
+    std::int32_t x;
+    std::memcpy(&x, v.data() + 4 * i, 4);
+    return static_cast<double>(x);
+  };
+  const auto& s = c.problem.shape;
   if (c.kind == Kind::attention_varlen && c.inputs.size() >= 5 && c.inputs[3].size() == c.inputs[4].size()) {
-    // Σ_b H · n_b · m_b · (d + dv), from the offsets as the kernel is given them (int32 LE).
-    const auto& s = c.problem.shape;
-    const auto at = [](const std::vector<unsigned char>& v, std::size_t i) {
-      std::int32_t x;
-      std::memcpy(&x, v.data() + 4 * i, 4);
-      return static_cast<double>(x);
-    };
+    // Σ_b H · n_b · m_b · (d + dv), from the offsets.
     for (std::size_t b = 0; b + 1 < c.inputs[3].size() / 4; ++b)
       work += std::max(0.0, at(c.inputs[3], b + 1) - at(c.inputs[3], b)) * std::max(0.0, at(c.inputs[4], b + 1) - at(c.inputs[4], b));
     work *= static_cast<double>(s.heads) * static_cast<double>(s.d + s.dv);
+  } else if (c.kind == Kind::attention_paged && c.inputs.size() >= 5 && c.inputs[3].size() == c.inputs[4].size() + 4) {
+    // The same sum, n_b from cu_seqlens_q and m_b = seqused_k[b].
+    for (std::size_t b = 0; b < c.inputs[4].size() / 4; ++b)
+      work += std::max(0.0, at(c.inputs[3], b + 1) - at(c.inputs[3], b)) * std::max(0.0, at(c.inputs[4], b));
+    work *= static_cast<double>(s.heads) * static_cast<double>(s.d + s.dv);
   } else if (takes_problem(c.kind)) {
-    const auto& s = c.problem.shape;
     work = static_cast<double>(s.batch) * static_cast<double>(s.heads) * static_cast<double>(s.n) * static_cast<double>(s.m) *
            static_cast<double>(s.d + s.dv);
     if (c.kind == Kind::attention_backward) work *= 3;  // the scores again, dP, and three products

@@ -20,7 +20,9 @@ namespace attncheck::audit {
 // attention_backward (ABI version 2 only) is the backward pass of attention_v2's problem
 // (attncheck_attention_backward_v2_*_fn); attention_merge (ABI version 2 only) the merge of
 // split-KV partial results (attncheck_attention_merge_v2_*_fn); attention_varlen (ABI version 2
-// only) attention over a packed variable-length batch (attncheck_attention_varlen_v2_*_fn).
+// only) attention over a packed variable-length batch (attncheck_attention_varlen_v2_*_fn);
+// attention_paged (ABI version 2 only) attention over a paged KV cache
+// (attncheck_attention_paged_v2_*_fn).
 enum class Kind : std::uint8_t {
   softmax = 1,
   log_softmax,
@@ -32,17 +34,26 @@ enum class Kind : std::uint8_t {
   attention_v2,
   attention_backward,
   attention_merge,
-  attention_varlen
+  attention_varlen,
+  attention_paged
 };
 
 inline constexpr Kind all_kinds[] = {Kind::softmax,     Kind::log_softmax,  Kind::scores,
                                      Kind::rmsnorm,     Kind::entropy,      Kind::attention,
                                      Kind::softmax_jvp, Kind::attention_v2, Kind::attention_backward,
-                                     Kind::attention_merge, Kind::attention_varlen};
+                                     Kind::attention_merge, Kind::attention_varlen, Kind::attention_paged};
 // The kinds a library must be of ABI version 2 to bind (version 1 has no signature for them).
-inline bool abi2_only(Kind k) { return k == Kind::attention_backward || k == Kind::attention_merge || k == Kind::attention_varlen; }
+inline bool abi2_only(Kind k) {
+  return k == Kind::attention_backward || k == Kind::attention_merge || k == Kind::attention_varlen || k == Kind::attention_paged;
+}
 // The kinds that take the attention problem struct (ABI version 2's).
-inline bool takes_problem(Kind k) { return k == Kind::attention_v2 || k == Kind::attention_backward || k == Kind::attention_varlen; }
+inline bool takes_problem(Kind k) {
+  return k == Kind::attention_v2 || k == Kind::attention_backward || k == Kind::attention_varlen || k == Kind::attention_paged;
+}
+// The kinds whose result is o and, when asked, the LSE (a RESULT with an LSE part, outputs o and lse).
+inline bool returns_o_lse(Kind k) {
+  return k == Kind::attention_v2 || k == Kind::attention_merge || k == Kind::attention_varlen || k == Kind::attention_paged;
+}
 
 // The ABI versions this attncheck speaks (include/attncheck/abi.h, ATTNCHECK_ABI_VERSION).
 inline constexpr int min_abi_version = 1, max_abi_version = 2;
@@ -87,15 +98,23 @@ struct Call {
   // compared after the call like q, k, v); output_count = total_q · H · dv (o); lse_count =
   // H · total_q (the LSE, H × total_q), or 0 when lse is NULL. The offsets travel as inputs, not
   // as fields, so that every backend places, guards and compares them like the tensors.
+  // attention_paged: the problem as attention_varlen's (shape.batch = B, .n and .m the largest n_b
+  // and m_b), and paging's three scalars; inputs q (T, total_q × H × d), k_cache and v_cache (T,
+  // num_pages × page_size × H_kv × d and × dv), then cu_seqlens_q (inputs[3], B + 1 int32),
+  // seqused_k ([4], B int32) and block_table ([5], B × pages_per_sequence int32), compared after
+  // the call like the tensors (as varlen's offsets); output_count and lse_count as varlen's.
   kernels::AttentionProblem problem;
   std::uint64_t lse_count = 0;
+  struct Paging {
+    std::uint64_t page_size = 0, num_pages = 0, pages_per_sequence = 0;  // abi.h's size_t arguments
+  } paging;
 };
 
 // The seconds one call may take: the --timeout base plus one second per 2·10^7 multiply-adds the
 // call needs (a batched attention call at shipped sizes is 10^8–10^11 of them; 2·10^7 a second is
 // a slow scalar loop on a busy core, so a correct kernel is never cut short by its size, and a
 // hang still ends); a merge is splits · rows · dv of them (one per weighted element of o_parts), a
-// packed batch Σ_b H · n_b · m_b · (d + dv) (each sequence attends to its own keys only).
+// packed or paged batch Σ_b H · n_b · m_b · (d + dv) (each sequence attends to its own keys only).
 // Every other kind is O(n) or O(n m d) at the audit's small sizes: the base.
 double call_timeout_seconds(const Call& c, double base_seconds);
 
@@ -109,7 +128,7 @@ struct Reply {
   int code = 0;         // the kernel's return value (declined) or the signal number (crashed)
   std::string detail;   // what exactly went wrong, for the report
   std::vector<unsigned char> output;  // output_count elements when done (attention_backward: dQ, dK, dV)
-  std::vector<unsigned char> lse;     // attention_v2, attention_merge, attention_varlen: lse_count elements when done
+  std::vector<unsigned char> lse;     // the kinds of returns_o_lse: lse_count elements when done
 };
 
 // A way to reach the audited kernels. Implementations keep the kernel out of this process.

@@ -223,6 +223,15 @@ ExecBackend::Served ExecBackend::serves(Kind k, Dtype d) {
       c.output_count = 1;
       break;
     }
+    case Kind::attention_paged: {  // one sequence of one query and one key in one page of one token, no LSE asked
+      c.n = c.m = c.d = c.dv = 1;
+      c.problem.shape.n = c.problem.shape.m = c.problem.shape.d = c.problem.shape.dv = 1;
+      c.paging = {.page_size = 1, .num_pages = 1, .pages_per_sequence = 1};
+      const std::vector<unsigned char> cu_q = {0, 0, 0, 0, 1, 0, 0, 0}, one = {1, 0, 0, 0}, page0 = {0, 0, 0, 0};  // int32 LE
+      c.inputs = {zeros(1), zeros(1), zeros(1), cu_q, one, page0};
+      c.output_count = 1;
+      break;
+    }
   }
   const Reply r = exchange(c);
   if (r.status == Status::done || r.status == Status::declined) return Served::yes;
@@ -273,8 +282,7 @@ Reply ExecBackend::exchange(const Call& c) {
                                     : ""));
     }
     if (h.type != protocol::Type::result) throw protocol::ProtocolError("expected a RESULT frame, got type " + std::to_string(static_cast<int>(h.type)));
-    const bool lse_part = c.kind == Kind::attention_v2 || c.kind == Kind::attention_merge ||
-                          c.kind == Kind::attention_varlen;  // RESULT with an LSE part
+    const bool lse_part = returns_o_lse(c.kind);  // RESULT with an LSE part
     const auto res = protocol::decode_result(payload, c.dtype, c.output_count,
                                              lse_part ? std::optional<std::uint64_t>(c.lse_count) : std::nullopt);
     Reply r;

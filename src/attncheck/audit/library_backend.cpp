@@ -17,6 +17,10 @@
 // A packed variable-length batch (attention_varlen) is laid out as attention_v2 with two more
 // inputs after v, the offsets cu_seqlens_q and cu_seqlens_k (B + 1 int32 each), compared after the
 // call like every input: [q][k][v][cu_seqlens_q][cu_seqlens_k][problem][slopes] ... lse ... o.
+// Attention over a paged KV cache (attention_paged) likewise, with the caches in place of k and v
+// and three int32 arrays, all compared after the call: [q][k_cache][v_cache][cu_seqlens_q]
+// [seqused_k][block_table][problem][slopes] ... lse ... o; its three size_t scalars travel in the
+// request.
 // The problem's alibi_slopes pointer points into the region: the child is a fork of attncheck
 // and maps the region at the same address.
 #include "attncheck/audit/library_backend.hpp"
@@ -64,6 +68,7 @@ struct Request {
   std::uint32_t outputs;      // how many of out_off are used (attention_v2, attention_merge without LSE: 1, lse NULL)
   std::uint64_t problem_off;  // attention_v2, attention_backward: the attncheck_attention_problem
   std::uint64_t guard_off[max_outputs - 1];  // outputs 1 and 2: the pages to protect during the call
+  std::uint64_t page_size, num_pages, pages_per_sequence;  // attention_paged's scalars
 };
 struct Response {
   std::int32_t guard_hit;  // 1 + the output whose guard page the child hit (sent by its SIGSEGV handler)
@@ -116,6 +121,13 @@ static_assert(std::is_same_v<attncheck_attention_varlen_v2_bf16_fn,
 static_assert(std::is_same_v<attncheck_attention_varlen_v2_f64_fn,
                              int (*)(const attncheck_attention_problem*, const std::int32_t*, const std::int32_t*, const double*,
                                      const double*, const double*, double*, double*)>);
+static_assert(std::is_same_v<attncheck_attention_paged_v2_bf16_fn,
+                             int (*)(const attncheck_attention_problem*, const std::int32_t*, const std::int32_t*, const std::int32_t*,
+                                     std::size_t, std::size_t, std::size_t, const std::uint16_t*, const std::uint16_t*, const std::uint16_t*,
+                                     std::uint16_t*, float*)>);
+static_assert(std::is_same_v<attncheck_attention_paged_v2_f64_fn,
+                             int (*)(const attncheck_attention_problem*, const std::int32_t*, const std::int32_t*, const std::int32_t*,
+                                     std::size_t, std::size_t, std::size_t, const double*, const double*, const double*, double*, double*)>);
 
 template <class T, class S>
 int invoke(Kind k, void* fn, const Request& r, unsigned char* base) {
@@ -163,6 +175,14 @@ int invoke(Kind k, void* fn, const Request& r, unsigned char* base) {
       S* lse = r.outputs > 1 ? reinterpret_cast<S*>(base + r.out_off[1]) : nullptr;
       return reinterpret_cast<int (*)(const attncheck_attention_problem*, const std::int32_t*, const std::int32_t*, const T*, const T*,
                                       const T*, T*, S*)>(fn)(p, cu_q, cu_k, in(0), in(1), in(2), out, lse);
+    }
+    case Kind::attention_paged: {  // inputs q, k_cache, v_cache, cu_seqlens_q, seqused_k, block_table
+      const auto* p = reinterpret_cast<const attncheck_attention_problem*>(base + r.problem_off);
+      const auto ints = [&](int i) { return reinterpret_cast<const std::int32_t*>(base + r.in_off[i]); };
+      S* lse = r.outputs > 1 ? reinterpret_cast<S*>(base + r.out_off[1]) : nullptr;
+      return reinterpret_cast<int (*)(const attncheck_attention_problem*, const std::int32_t*, const std::int32_t*, const std::int32_t*,
+                                      std::size_t, std::size_t, std::size_t, const T*, const T*, const T*, T*, S*)>(fn)(
+          p, ints(3), ints(4), ints(5), r.pages_per_sequence, r.page_size, r.num_pages, in(0), in(1), in(2), out, lse);
     }
   }
   return -1;
@@ -380,10 +400,10 @@ Reply LibraryBackend::call(const Call& c) {
                          [&](const Binding& b) { return abi_kind(b.kind, abi_) == c.kind && b.dtype == c.dtype; });
   if (it == bindings_.end()) throw KindAbsent(kind_label(c.kind));
   const bool v2 = c.kind == Kind::attention_v2, bwd = c.kind == Kind::attention_backward, merge = c.kind == Kind::attention_merge,
-             varlen = c.kind == Kind::attention_varlen;
+             varlen = c.kind == Kind::attention_varlen, paged = c.kind == Kind::attention_paged;
   const std::size_t es = dtype_size(c.dtype);
   // The outputs, each between two canaries and before a guard page: the kind's one output, or
-  // attention_v2's, the merge's or varlen's o and LSE, or the backward's dQ, dK, dV (in the order of Reply::output).
+  // attention_v2's, the merge's, varlen's or paged's o and LSE, or the backward's dQ, dK, dV (in the order of Reply::output).
   struct Out {
     std::string name;
     std::size_t bytes, count, off = 0, guard = 0;
@@ -393,14 +413,14 @@ Reply LibraryBackend::call(const Call& c) {
     const auto& sh = c.problem.shape;
     outs = {{"output dq", sh.q_size() * es, sh.q_size()}, {"output dk", sh.k_size() * es, sh.k_size()}, {"output dv", sh.v_size() * es, sh.v_size()}};
   } else {
-    const bool o_lse = v2 || merge || varlen;  // outputs named o and lse
+    const bool o_lse = returns_o_lse(c.kind);  // outputs named o and lse
     outs = {{o_lse ? "output o" : "output", c.output_count * es, c.output_count}};
     if (o_lse && c.lse_count) outs.push_back({"output lse", c.lse_count * lse_size(c.dtype), c.lse_count});
   }
   // The inputs the kernel must leave unchanged: the kind's own (q, k, v; the backward's o, dO and
-  // lse too; the merge's o_parts and lse_parts; varlen's two offset arrays), and for the attention
-  // kinds the problem struct and the slopes, built here.
-  const std::size_t own_inputs = bwd ? 6 : merge ? 2 : varlen ? 5 : 3;
+  // lse too; the merge's o_parts and lse_parts; varlen's two offset arrays; paged's three int32
+  // arrays), and for the attention kinds the problem struct and the slopes, built here.
+  const std::size_t own_inputs = bwd || paged ? 6 : merge ? 2 : varlen ? 5 : 3;
   std::vector<std::vector<unsigned char>> inputs(
       c.inputs.begin(), c.inputs.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(c.inputs.size(), own_inputs)));
   const std::size_t problem_index = inputs.size();
@@ -426,6 +446,7 @@ Reply LibraryBackend::call(const Call& c) {
   req.causal = c.causal;
   req.n = c.n, req.m = c.m, req.d = c.d, req.dv = c.dv, req.eps = c.eps;
   req.kind = static_cast<std::uint32_t>(c.kind);
+  req.page_size = c.paging.page_size, req.num_pages = c.paging.num_pages, req.pages_per_sequence = c.paging.pages_per_sequence;
   std::vector<std::size_t> in_off(inputs.size());
   std::size_t off = 0;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
@@ -507,19 +528,26 @@ Reply LibraryBackend::call(const Call& c) {
   static const char* const bwd_names[] = {"q", "k", "v", "o", "dout", "lse", "problem struct", "alibi_slopes"};
   static const char* const merge_names[] = {"o_parts", "lse_parts"};
   static const char* const varlen_names[] = {"q", "k", "v", "cu_seqlens_q", "cu_seqlens_k", "problem struct", "alibi_slopes"};
+  static const char* const paged_names[] = {"q", "k_cache", "v_cache", "cu_seqlens_q", "seqused_k", "block_table", "problem struct",
+                                            "alibi_slopes"};
   for (std::size_t i = 0; i < inputs.size(); ++i)
     if (!inputs[i].empty() && std::memcmp(region_ + in_off[i], inputs[i].data(), inputs[i].size()) != 0) {  // empty: no slopes
       std::size_t at = 0;
       while (region_[in_off[i] + at] == inputs[i][at]) ++at;
       const bool problem = takes_problem(c.kind) && i == problem_index;
       const bool lse_input = (bwd && i == 5) || (merge && i == 1);  // elements of the ABI's S
-      const bool offsets = varlen && (i == 3 || i == 4);            // int32 elements
+      const bool offsets = (varlen && (i == 3 || i == 4)) || (paged && i >= 3 && i <= 5);  // int32 elements
       const std::size_t width = problem ? 1
                                 : i > problem_index ? sizeof(double)
                                 : lse_input         ? lse_size(c.dtype)
                                 : offsets           ? sizeof(std::int32_t)
                                                     : es;
-      const char* name = bwd ? bwd_names[i] : v2 ? v2_names[i] : merge ? merge_names[i] : varlen ? varlen_names[i] : nullptr;
+      const char* name = bwd      ? bwd_names[i]
+                         : v2     ? v2_names[i]
+                         : merge  ? merge_names[i]
+                         : varlen ? varlen_names[i]
+                         : paged  ? paged_names[i]
+                                  : nullptr;
       r.status = Status::modified_input;
       r.detail = name ? "modified its input " + std::string(name) + " (" + (problem ? "byte " : "element ") + std::to_string(at / width) + " changed)"
                       : "modified its input " + std::to_string(i) + " (element " + std::to_string(at / es) + " changed)";

@@ -15,6 +15,7 @@
 #include "attncheck/property/gen/attention_backward.hpp"
 #include "attncheck/property/gen/attention_batched.hpp"
 #include "attncheck/property/gen/attention_merge.hpp"
+#include "attncheck/property/gen/attention_paged.hpp"
 #include "attncheck/property/gen/gains.hpp"
 #include "attncheck/property/property.hpp"
 
@@ -141,6 +142,38 @@ VarlenCase<T> draw_varlen(bool unmasked = false) {
   return c;
 }
 
+// The same batch over a paged KV cache (attention_paged): its keys and values scattered over the
+// pages of a cache as the contract's generator places them (property/gen/attention_paged.hpp:
+// pages of 1, 2, 3, 4, 8 or 16 tokens shuffled together, a wider table, unused pages), the slots no
+// sequence owns holding finite stale values (NaN there is FALSIFY-PAGED-003's subject, not these
+// obligations').
+template <class T>
+gen::PagedCase<T> paged_from(const VarlenCase<T>& c) {
+  gen::PagedCase<T> pc;
+  pc.vc.c.p = c.p;
+  pc.vc.pk = c.pk;
+  pc.vc.q = c.q, pc.vc.k = c.k, pc.vc.v = c.v;
+  pc.at = gen::draw_placement(pc.vc, gen::Stale::finite);
+  pc.fill();
+  return pc;
+}
+
+// The kernel's o of a paged case; its LSE (H × total_q) into *lse when lse is not null.
+template <class T>
+std::vector<T> run_paged(const gen::PagedCase<T>& pc, const KernelSet<T>& ks, std::vector<lse_t<T>>* lse = nullptr) {
+  const auto& sh = pc.vc.c.p.shape;
+  std::vector<T> o(pc.vc.pk.total_q() * sh.heads * sh.dv);
+  if (lse) lse->assign(pc.vc.pk.total_q() * sh.heads, lse_t<T>(0));
+  ks.attention_paged(pc.vc.c.p, pc.vc.pk.cu_q, pc.pt, {}, pc.vc.q.data(), pc.k_cache.data(), pc.v_cache.data(), o.data(),
+                     lse ? lse->data() : nullptr);
+  return o;
+}
+
+template <class T>
+std::string paged_shape(const gen::PagedCase<T>& pc) {
+  return pc.vc.c.p.describe() + "; " + pc.vc.pk.describe() + "; " + pc.pt.describe();
+}
+
 // One random call of kind k: the inputs (for the report) and the output.
 template <class T>
 struct Drawn {
@@ -235,6 +268,15 @@ std::pair<Drawn<T>, std::function<std::vector<T>()>> draw_call(Kind k, const Ker
       return {d, [c, &ks] {
                 std::vector<lse_t<T>> l;
                 return c.run(ks, &l);
+              }};
+    }
+    case Kind::attention_paged: {  // o, as attention_varlen's (the LSE asked too), the keys read through a block table
+      const auto pc = paged_from(draw_varlen<T>());
+      d.inputs = {{"q", pc.vc.q}, {"k_cache", pc.k_cache}, {"v_cache", pc.v_cache}};
+      d.shape = paged_shape(pc);
+      return {d, [pc, &ks] {
+                std::vector<lse_t<T>> l;
+                return run_paged(pc, ks, &l);
               }};
     }
     case Kind::attention_backward: {  // dQ, dK, dV in turn
@@ -420,11 +462,13 @@ void nan_propagates(Kind k, const KernelSet<T>& ks, const Policy& pol) {
         }
       break;
     }
-    case Kind::attention_varlen: {
+    case Kind::attention_varlen:
+    case Kind::attention_paged: {
       // Unmasked, so every query of a sequence sees every key of it (and of no other): a NaN in
       // q[t][h][:] of a sequence with a key reaches every output of row (t, h) and its LSE; a NaN in
       // k[j][g][:] of sequence b reaches every output and LSE of every query of b whose head reads
-      // g. A sequence without queries or keys has no row to reach.
+      // g. A sequence without queries or keys has no row to reach. attention_paged: the same batch
+      // with the NaN in place, then scattered over pages (the key's page slot holds the NaN).
       auto c = draw_varlen<T>(true);
       const auto& sh = c.p.shape;
       std::vector<std::size_t> live;  // sequences with a query and a key
@@ -434,6 +478,7 @@ void nan_propagates(Kind k, const KernelSet<T>& ks, const Policy& pol) {
       const std::size_t b = *rc::gen::elementOf(live);
       const std::size_t q0 = static_cast<std::size_t>(c.pk.cu_q[b]), k0 = static_cast<std::size_t>(c.pk.cu_k[b]);
       std::vector<std::pair<std::size_t, std::size_t>> rows;  // (token, head) whose outputs must be NaN
+      std::size_t nan_key = c.pk.m_of(b);                      // the NaN key's index within its sequence (none: m_b)
       if (*rc::gen::arbitrary<bool>()) {
         const std::size_t t = q0 + *rc::gen::inRange<std::size_t>(0, c.pk.n_of(b)), h = *rc::gen::inRange<std::size_t>(0, sh.heads),
                           e = *rc::gen::inRange<std::size_t>(0, sh.d);
@@ -445,6 +490,7 @@ void nan_propagates(Kind k, const KernelSet<T>& ks, const Policy& pol) {
         const std::size_t j = k0 + *rc::gen::inRange<std::size_t>(0, c.pk.m_of(b)), g = *rc::gen::inRange<std::size_t>(0, sh.kv_heads),
                           e = *rc::gen::inRange<std::size_t>(0, sh.d);
         c.k[(j * sh.kv_heads + g) * sh.d + e] = nan;
+        nan_key = j - k0;
         why = "k[" + std::to_string(j) + "][" + std::to_string(g) + "][" + std::to_string(e) + "] is NaN (a key of sequence " +
               std::to_string(b) + "; " + c.shape() + ")";
         for (std::size_t t = q0; t < q0 + c.pk.n_of(b); ++t)
@@ -452,8 +498,16 @@ void nan_propagates(Kind k, const KernelSet<T>& ks, const Policy& pol) {
             if (sh.kv_head(h) == g) rows.emplace_back(t, h);
       }
       std::vector<lse_t<T>> l;
-      y = c.run(ks, pol.returns_lse ? &l : nullptr);
-      inputs = {{"q", c.q}, {"k", c.k}, {"v", c.v}};
+      if (k == Kind::attention_paged) {
+        const auto pc = paged_from(c);
+        why += (nan_key < c.pk.m_of(b) ? "; that key is cache token " + std::to_string(pc.pt.token_at(b, nan_key)) : std::string()) + "; " +
+               pc.pt.describe();
+        y = run_paged(pc, ks, pol.returns_lse ? &l : nullptr);
+        inputs = {{"q", pc.vc.q}, {"k_cache", pc.k_cache}, {"v_cache", pc.v_cache}};
+      } else {
+        y = c.run(ks, pol.returns_lse ? &l : nullptr);
+        inputs = {{"q", c.q}, {"k", c.k}, {"v", c.v}};
+      }
       for (const auto& [t, h] : rows) {
         for (std::size_t e = 0; e < sh.dv; ++e) must.push_back((t * sh.heads + h) * sh.dv + e);
         const std::size_t at = h * c.pk.total_q() + t;  // the LSE is H × total_q

@@ -45,6 +45,7 @@ std::size_t expected_inputs(Kind k) {
     case Kind::attention_backward: return 5;  // q, k, v, o, dO (the LSE travels in the attention block)
     case Kind::attention_merge: return 1;     // o_parts (lse_parts travel in the merge block)
     case Kind::attention_varlen: return 3;    // q, k, v (the offsets travel in the varlen block)
+    case Kind::attention_paged: return 3;     // q, k_cache, v_cache (the page table travels in the paged block)
     default: return 1;
   }
 }
@@ -128,6 +129,21 @@ std::vector<unsigned char> encode_call(const Call& c) {
     p.insert(p.end(), cu_q.begin(), cu_q.end());
     p.insert(p.end(), cu_k.begin(), cu_k.end());
   }
+  if (c.kind == Kind::attention_paged) {  // the paged block: the three scalars, then three int32 arrays
+    const auto& cu_q = c.inputs.at(3);
+    const auto& used = c.inputs.at(4);
+    const auto& table = c.inputs.at(5);
+    const std::uint64_t B = c.problem.shape.batch;
+    if (cu_q.size() != 4 * (B + 1) || used.size() != 4 * B || table.size() != 4 * B * c.paging.pages_per_sequence)
+      throw std::logic_error("attention_paged call with arrays of " + std::to_string(cu_q.size()) + ", " + std::to_string(used.size()) +
+                             " and " + std::to_string(table.size()) + " bytes for B = " + std::to_string(B) + " and " +
+                             std::to_string(c.paging.pages_per_sequence) + " pages per sequence");
+    put(p, c.paging.page_size, 8), put(p, c.paging.num_pages, 8), put(p, c.paging.pages_per_sequence, 8);
+    for (const auto* a : {&cu_q, &used, &table}) {
+      put(p, a->size() / 4, 8);
+      p.insert(p.end(), a->begin(), a->end());
+    }
+  }
   if (c.kind == Kind::attention_merge) {  // the merge block: the LSE asked for, then lse_parts
     const auto& parts = c.inputs.at(1);
     put(p, c.lse_count, 8);
@@ -150,7 +166,7 @@ Call decode_call(const std::vector<unsigned char>& payload) {
   Reader r{payload};
   Call c;
   const auto kind = r.get(1, "kind");
-  if (kind < 1 || kind > 11) throw ProtocolError("unknown kernel kind " + std::to_string(kind));
+  if (kind < 1 || kind > 12) throw ProtocolError("unknown kernel kind " + std::to_string(kind));
   c.kind = static_cast<Kind>(kind);
   const auto storage = static_cast<std::uint8_t>(r.get(1, "dtype"));
   c.causal = r.get(1, "causal") != 0;
@@ -210,6 +226,27 @@ Call decode_call(const std::vector<unsigned char>& payload) {
     cu_q = r.bytes_of(count, 4, "cu_seqlens_q");
     cu_k = r.bytes_of(count, 4, "cu_seqlens_k");
   }
+  std::vector<unsigned char> used, table;
+  if (c.kind == Kind::attention_paged) {  // the page table: each array's count fixed by B and pages_per_sequence
+    c.paging.page_size = r.get(8, "page_size");
+    c.paging.num_pages = r.get(8, "num_pages");
+    c.paging.pages_per_sequence = r.get(8, "pages_per_sequence");
+    const std::uint64_t B = c.problem.shape.batch;
+    const auto array = [&](const char* name, std::uint64_t want) {
+      const auto count = r.get(8, name);
+      if (count != want)
+        throw ProtocolError(std::string("paged block holds ") + std::to_string(count) + " elements of " + name +
+                            ", the call's B and pages_per_sequence give " + std::to_string(want));
+      return r.bytes_of(count, 4, name);
+    };
+    cu_q = array("cu_seqlens_q", B + 1);
+    used = array("seqused_k", B);
+    // B × pages_per_sequence, refused before it could wrap: no frame holds more than max_payload / 4.
+    if (c.paging.pages_per_sequence > max_payload || B > max_payload)
+      throw ProtocolError("paged block announces a block table of " + std::to_string(B) + " x " + std::to_string(c.paging.pages_per_sequence) +
+                          " entries, more than a frame holds");
+    table = array("block_table", B * c.paging.pages_per_sequence);
+  }
   for (std::uint64_t i = 0; i < inputs; ++i) {
     const auto count = r.get(8, "input length");
     c.inputs.push_back(r.bytes_of(count, dtype_size(c.dtype), "input"));
@@ -218,6 +255,11 @@ Call decode_call(const std::vector<unsigned char>& payload) {
   if (c.kind == Kind::attention_varlen) {
     c.inputs.push_back(std::move(cu_q));
     c.inputs.push_back(std::move(cu_k));
+  }
+  if (c.kind == Kind::attention_paged) {
+    c.inputs.push_back(std::move(cu_q));
+    c.inputs.push_back(std::move(used));
+    c.inputs.push_back(std::move(table));
   }
   r.end();
   return c;

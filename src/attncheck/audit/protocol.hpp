@@ -23,7 +23,11 @@ namespace attncheck::audit::protocol {
 // (o, then the LSE part). Kind 11 (attention_varlen) likewise: kind 8's attention block (B the
 // number of sequences, n and m the largest n_b and m_b), then a varlen block (u64 B + 1, then
 // cu_seqlens_q and cu_seqlens_k as B + 1 int32 each), the three packed inputs q, k, v, and kind
-// 8's RESULT (o, total_q × H × dv, then the LSE part, H × total_q).
+// 8's RESULT (o, total_q × H × dv, then the LSE part, H × total_q). Kind 12 (attention_paged)
+// likewise: kind 11's attention block, then a paged block (u64 page_size, num_pages,
+// pages_per_sequence, then cu_seqlens_q, seqused_k and block_table, each as a u64 count, B + 1, B
+// and B × pages_per_sequence, and that many int32), the inputs q, k_cache, v_cache, and kind 11's
+// RESULT.
 inline constexpr std::uint8_t version = 2;
 inline constexpr std::size_t header_bytes = 12;
 // No frame may carry more than this; a peer announcing more is refused before any allocation.
@@ -57,13 +61,13 @@ Call decode_call(const std::vector<unsigned char>& payload);  // for tests and r
 struct Result {
   std::int32_t status = 0;
   std::vector<unsigned char> output;
-  std::vector<unsigned char> lse;  // kinds 8, 10 and 11 only
+  std::vector<unsigned char> lse;  // kinds 8, 10, 11 and 12 only
 };
-// Header included; lse: the LSE part of kinds 8, 10 and 11 (lse_size(d) bytes per element), else null.
+// Header included; lse: the LSE part of kinds 8, 10, 11 and 12 (lse_size(d) bytes per element), else null.
 std::vector<unsigned char> encode_result(std::int32_t status, Dtype d, const std::vector<unsigned char>& output,
                                          const std::vector<unsigned char>* lse = nullptr);
 // Decodes a RESULT payload for a call that expects `count` elements of dtype d (status != 0
-// may carry 0 elements) and, for kinds 8, 10 and 11, `*lse_count` LSE elements (0 when not asked); throws
+// may carry 0 elements) and, for kinds 8, 10, 11 and 12, `*lse_count` LSE elements (0 when not asked); throws
 // ProtocolError on any mismatch.
 Result decode_result(const std::vector<unsigned char>& payload, Dtype d, std::uint64_t count,
                      std::optional<std::uint64_t> lse_count = std::nullopt);
