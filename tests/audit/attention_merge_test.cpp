@@ -20,6 +20,7 @@
 #include "attncheck/audit/library_backend.hpp"
 #include "attncheck/audit/protocol.hpp"
 #include "tests/audit/audit_cli.hpp"
+#include "tests/audit/verdict_table.hpp"
 
 using namespace attncheck;
 using namespace attncheck::audit;
@@ -28,7 +29,9 @@ namespace {
 
 using attncheck_tests::audit_cli::contains;
 using attncheck_tests::audit_cli::Run;
+using attncheck_tests::audit_cli::check_verdict_table;
 using attncheck_tests::audit_cli::sanitized_run;
+using attncheck_tests::audit_cli::VerdictTable;
 
 // `audit` alone would also name the namespace attncheck::audit.
 Run cli_audit(const std::string& args) { return attncheck_tests::audit_cli::audit(args); }
@@ -38,11 +41,6 @@ const double ninf = -std::numeric_limits<double>::infinity();
 
 std::string row(const std::string& id, const std::string& shown) { return id + " attention_merge [" + shown + "]"; }
 // How a report shows a symbol's format: 16-bit storage computes in f32 (bf16@f32).
-std::string shown_dtype(const std::string& symbol) {
-  const std::string d = symbol.substr(symbol.rfind('_') + 1);
-  return d == "bf16" ? "bf16@f32" : d == "f16" ? "f16@f32" : d;
-}
-
 // Each obligation, and the verdict it must give on each kernel it lists (tests/audit/
 // kernels_attention_merge.c says what each kernel does); every correct kernel (kCorrect) must pass
 // every obligation of the table. A broken kernel not listed under an obligation is not checked for
@@ -50,7 +48,7 @@ std::string shown_dtype(const std::string& symbol) {
 const std::vector<std::string> kCorrect = {"merge_fa2_f32", "merge_fa2_f64", "merge_fa2_f16", "merge_fa2_bf16",
                                             "merge_vllm_f32", "merge_vllm_f64", "merge_vllm_f16", "merge_vllm_bf16"};
 
-const std::map<std::string, std::vector<std::pair<std::string, std::string>>> kExpected = {
+const VerdictTable kExpected = {
     {"AUDIT-SAFE-001",
      {{"bug_merge_no_max_f32", "PASS"},  // wrong numbers, but no stray write: not this obligation's
       {"bug_merge_lse_stride_f32", "PASS"},
@@ -87,16 +85,6 @@ const std::map<std::string, std::vector<std::pair<std::string, std::string>>> kE
       {"bug_merge_lse_stride_f32", "FAIL"},
       {"bug_merge_lse_stride_bf16", "FAIL"}}},
 };
-
-// symbol -> (obligation -> verdict), from kExpected: one audit run per kernel.
-std::map<std::string, std::map<std::string, std::string>> by_kernel() {
-  std::map<std::string, std::map<std::string, std::string>> k;
-  for (const auto& [id, rows] : kExpected) {
-    for (const auto& symbol : kCorrect) k[symbol][id] = "PASS";
-    for (const auto& [symbol, verdict] : rows) k[symbol][id] = verdict;
-  }
-  return k;
-}
 
 // ---- in process ------------------------------------------------------------------------------
 
@@ -232,22 +220,7 @@ TEST_CASE("exec protocol kind 10: a merge CALL and its RESULT round-trip every b
 // ---- through the CLI -------------------------------------------------------------------------
 
 TEST_CASE("attention merge: each kernel gives the verdict its row in kExpected says for each obligation") {
-  for (const auto& [symbol, want] : by_kernel()) {
-    // Under the sanitizers: the FA2 f32 and bf16 kernels and one stray write (the verdicts are the
-    // plain build's to check).
-    if (sanitized_run() && symbol != "merge_fa2_f32" && symbol != "merge_fa2_bf16" && symbol != "bug_merge_o_overrun_f32") continue;
-    std::string tests;
-    for (const auto& [id, verdict] : want) tests += " --test " + id;
-    const std::string d = symbol.substr(symbol.rfind('_') + 1);
-    Run r = cli_audit(lib_merge + "--kernel attention_merge:" + d + ":" + symbol + tests + (sanitized_run() ? " --cases 20" : " --cases 60"));
-    INFO(symbol << "\n" << r.output);
-    bool any_fail = false;
-    for (const auto& [id, verdict] : want) {
-      CHECK_MESSAGE(r.verdicts[row(id, shown_dtype(symbol))] == verdict, id);
-      any_fail |= verdict == "FAIL";
-    }
-    CHECK(r.status == (any_fail ? 1 : 0));
-  }
+  check_verdict_table(lib_merge, "attention_merge", kExpected, kCorrect, {"merge_fa2_f32", "merge_fa2_bf16", "bug_merge_o_overrun_f32"});
 }
 
 TEST_CASE("attention merge: a correct kernel passes the whole audit, every row judged or not applicable") {

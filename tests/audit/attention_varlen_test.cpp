@@ -21,6 +21,8 @@
 #include "attncheck/audit/library_backend.hpp"
 #include "attncheck/audit/protocol.hpp"
 #include "tests/audit/audit_cli.hpp"
+#include "tests/audit/packed_exact.hpp"
+#include "tests/audit/verdict_table.hpp"
 
 using namespace attncheck;
 using namespace attncheck::audit;
@@ -29,7 +31,10 @@ namespace {
 
 using attncheck_tests::audit_cli::contains;
 using attncheck_tests::audit_cli::Run;
+using attncheck_tests::audit_cli::check_verdict_table;
+using attncheck_tests::audit_cli::packed_exact;
 using attncheck_tests::audit_cli::sanitized_run;
+using attncheck_tests::audit_cli::VerdictTable;
 
 // `audit` alone would also name the namespace attncheck::audit.
 Run cli_audit(const std::string& args) { return attncheck_tests::audit_cli::audit(args); }
@@ -39,18 +44,13 @@ const double ninf = -std::numeric_limits<double>::infinity();
 
 std::string row(const std::string& id, const std::string& shown) { return id + " attention_varlen [" + shown + "]"; }
 // How a report shows a symbol's format: 16-bit storage computes in f32 (bf16@f32).
-std::string shown_dtype(const std::string& symbol) {
-  const std::string d = symbol.substr(symbol.rfind('_') + 1);
-  return d == "bf16" ? "bf16@f32" : d == "f16" ? "f16@f32" : d;
-}
-
 // Each obligation, and the verdict it must give on each kernel it lists (tests/audit/
 // kernels_attention_varlen.c says what each kernel does); every correct kernel (kCorrect) must
 // pass every obligation of the table. A broken kernel not listed under an obligation is not
 // checked for it here.
 const std::vector<std::string> kCorrect = {"varlen_plain_f32", "varlen_plain_f64", "varlen_plain_f16", "varlen_plain_bf16"};
 
-const std::map<std::string, std::vector<std::pair<std::string, std::string>>> kExpected = {
+const VerdictTable kExpected = {
     {"AUDIT-SAFE-001",
      {{"bug_varlen_next_visible_f32", "PASS"},  // wrong numbers, but no stray write: not this obligation's
       {"bug_varlen_max_alignment_f32", "PASS"},
@@ -73,16 +73,6 @@ const std::map<std::string, std::vector<std::pair<std::string, std::string>>> kE
      {{"bug_varlen_next_visible_f32", "FAIL"},
       {"bug_varlen_kv_at_q_offset_f32", "FAIL"}}},
 };
-
-// symbol -> (obligation -> verdict), from kExpected: one audit run per kernel.
-std::map<std::string, std::map<std::string, std::string>> by_kernel() {
-  std::map<std::string, std::map<std::string, std::string>> k;
-  for (const auto& [id, rows] : kExpected) {
-    for (const auto& symbol : kCorrect) k[symbol][id] = "PASS";
-    for (const auto& [symbol, verdict] : rows) k[symbol][id] = verdict;
-  }
-  return k;
-}
 
 // ---- in process ------------------------------------------------------------------------------
 
@@ -112,32 +102,7 @@ struct Fixed {
 
 // The per-sequence dense computation in double: O (total_q × H × dv) and the LSE (H × total_q).
 std::pair<std::vector<double>, std::vector<double>> exact(const Fixed& f) {
-  const auto& sh = f.p.shape;
-  const std::size_t tq = f.pk.total_q();
-  std::vector<double> o(f.o_size(), 0.0), l(f.lse_size(), ninf);
-  for (std::size_t b = 0; b < f.pk.sequences(); ++b) {
-    const std::size_t n = f.pk.n_of(b), m = f.pk.m_of(b), q0 = static_cast<std::size_t>(f.pk.cu_q[b]), k0 = static_cast<std::size_t>(f.pk.cu_k[b]);
-    for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t h = 0; h < sh.heads; ++h) {
-        const auto r = f.p.mask.visible(i, n, m);
-        if (r.empty()) continue;
-        const long long c = f.p.mask.diagonal(i, n, m);
-        std::vector<double> s;
-        for (std::size_t j = r.first; j < r.last; ++j) {
-          double dot = 0;
-          for (std::size_t t = 0; t < sh.d; ++t) dot += double(f.q[((q0 + i) * sh.heads + h) * sh.d + t]) * f.k[(k0 + j) * sh.d + t];
-          s.push_back(dot * f.p.scale - f.p.alibi_slopes[h] * std::abs(c - static_cast<long long>(j)));
-        }
-        double M = ninf, Z = 0;
-        for (double x : s) M = std::max(M, x);
-        for (double x : s) Z += std::exp(x - M);
-        l[h * tq + q0 + i] = M + std::log(Z);
-        for (std::size_t u = 0; u < s.size(); ++u)
-          for (std::size_t c2 = 0; c2 < sh.dv; ++c2)
-            o[((q0 + i) * sh.heads + h) * sh.dv + c2] += std::exp(s[u] - M) / Z * f.v[(k0 + r.first + u) * sh.dv + c2];
-      }
-  }
-  return {o, l};
+  return packed_exact(f.p, f.pk.cu_q, f.pk.cu_k, f.q, f.k, f.v);
 }
 
 struct Attended {
@@ -316,21 +281,7 @@ TEST_CASE("exec protocol kind 11: a varlen CALL and its RESULT round-trip every 
 // ---- through the CLI -------------------------------------------------------------------------
 
 TEST_CASE("attention varlen: each kernel gives the verdict its row in kExpected says for each obligation") {
-  for (const auto& [symbol, want] : by_kernel()) {
-    // Under the sanitizers: the plain f32 and bf16 kernels and one stray write.
-    if (sanitized_run() && symbol != "varlen_plain_f32" && symbol != "varlen_plain_bf16" && symbol != "bug_varlen_o_overrun_f32") continue;
-    std::string tests;
-    for (const auto& [id, verdict] : want) tests += " --test " + id;
-    const std::string d = symbol.substr(symbol.rfind('_') + 1);
-    Run r = cli_audit(lib_varlen + "--kernel attention_varlen:" + d + ":" + symbol + tests + (sanitized_run() ? " --cases 20" : " --cases 60"));
-    INFO(symbol << "\n" << r.output);
-    bool any_fail = false;
-    for (const auto& [id, verdict] : want) {
-      CHECK_MESSAGE(r.verdicts[row(id, shown_dtype(symbol))] == verdict, id);
-      any_fail |= verdict == "FAIL";
-    }
-    CHECK(r.status == (any_fail ? 1 : 0));
-  }
+  check_verdict_table(lib_varlen, "attention_varlen", kExpected, kCorrect, {"varlen_plain_f32", "varlen_plain_bf16", "bug_varlen_o_overrun_f32"});
 }
 
 TEST_CASE("attention varlen: stray writes fail AUDIT-SAFE-001 with where they landed, and under --no-lse lse is NULL") {
