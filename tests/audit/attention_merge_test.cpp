@@ -40,7 +40,6 @@ const std::string lib_merge = std::string("--lib '") + ATTNCHECK_AUDIT_TESTLIB_M
 const double ninf = -std::numeric_limits<double>::infinity();
 
 std::string row(const std::string& id, const std::string& shown) { return id + " attention_merge [" + shown + "]"; }
-// How a report shows a symbol's format: 16-bit storage computes in f32 (bf16@f32).
 // Each obligation, and the verdict it must give on each kernel it lists (tests/audit/
 // kernels_attention_merge.c says what each kernel does); every correct kernel (kCorrect) must pass
 // every obligation of the table. A broken kernel not listed under an obligation is not checked for

@@ -43,7 +43,6 @@ const std::string lib_paged = std::string("--lib '") + ATTNCHECK_AUDIT_TESTLIB_P
 const double ninf = -std::numeric_limits<double>::infinity();
 
 std::string row(const std::string& id, const std::string& shown) { return id + " attention_paged [" + shown + "]"; }
-// How a report shows a symbol's format: 16-bit storage computes in f32 (bf16@f32).
 // Each obligation, and the verdict it must give on each kernel it lists (tests/audit/
 // kernels_attention_paged.c says what each kernel does; contracts/attention-paged-v1.yaml which
 // test catches which bug class); every correct kernel (kCorrect) must pass every obligation of the

@@ -43,7 +43,6 @@ const std::string lib_varlen = std::string("--lib '") + ATTNCHECK_AUDIT_TESTLIB_
 const double ninf = -std::numeric_limits<double>::infinity();
 
 std::string row(const std::string& id, const std::string& shown) { return id + " attention_varlen [" + shown + "]"; }
-// How a report shows a symbol's format: 16-bit storage computes in f32 (bf16@f32).
 // Each obligation, and the verdict it must give on each kernel it lists (tests/audit/
 // kernels_attention_varlen.c says what each kernel does); every correct kernel (kCorrect) must
 // pass every obligation of the table. A broken kernel not listed under an obligation is not
