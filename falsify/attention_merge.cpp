@@ -3,13 +3,16 @@
 // each output and LSE within the derived allowance of the exact merge of the partials given,
 // MERGE-INV-001 a row no split saw a key of gives the masked-row policy and LSE −inf exactly,
 // MERGE-EQV-001 merging the rounded partials of an attention row split along its keys gives the
-// unsplit row within the merge's allowance plus the propagated rounding of the partials.
+// unsplit row within the merge's allowance plus the propagated rounding of the partials,
+// MERGE-SPL-001 a split-KV decoding kernel told num_splits = S gives every row within the
+// allowance derived for any partition of its keys into at most S parts (and the unsplit one).
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "attncheck/bounds/attention_batched.hpp"
 #include "attncheck/property/gen/attention_merge.hpp"
 #include "attncheck/property/masked_rows.hpp"
 #include "attncheck/property/property.hpp"
@@ -155,6 +158,58 @@ struct Merge003 {
     judge_merge(id, mc, got, sc.exact_o, sc.exact_lse, o_allowed, lse_allowed, ex.empty);
   }
   static inline const bool registered = property::register_property<Merge003>();
+};
+
+// ---- MERGE-SPL-001: split-KV decoding, with and without splitting ------------------------------
+// The attention kernel told num_splits = S (1 to 6: 1 is the unsplit kernel) on decode-like cases
+// (a few queries, the keys of FALSIFY-ATTK-001's cases, several tiles in 1 case in 8): every O
+// element and LSE within attention_row_allowance, which for S > 1 is the larger of the unsplit
+// allowance and Lemma "split-KV error"'s, uniform over the kernel's choice of parts.
+struct Merge004 {
+  static constexpr const char* id = "FALSIFY-MERGE-004";
+  static constexpr const char* title =
+      "split-KV decoding: attention told to split the keys into at most S parts is within the derived bound, with and without splitting";
+  template <class T>
+  static void check(const KernelSet<T>& ks) {
+    gen::BatchedLimits lim;
+    lim.max_n = 3;
+    auto c = gen::batched_case<T>(lim, true);
+    c.p.num_splits = *rc::gen::weightedElement<std::size_t>({{1, 1}, {3, 2}, {3, 3}, {2, 4}, {1, 5}, {2, 6}});
+    const auto out = c.run(ks);
+    const auto md = bounds::model_of<T>();
+    const auto kb = gen::blocks_of(ks, c.tiling);
+    const auto& sh = c.p.shape;
+    const std::string dt(dtype_name(dtype_of<T>()));
+    const auto fail = [&](std::size_t b, std::size_t h, std::size_t i, const std::string& what) {
+      Report<T> r(id, "attention_batched<" + dt + ">, row (b " + std::to_string(b) + ", h " + std::to_string(h) + ", i " + std::to_string(i) +
+                          ")" + what + ", " + c.describe());
+      r.input("q", c.q).input("k", c.k).input("v", c.v);
+      return r;
+    };
+    for (std::size_t b = 0; b < sh.batch; ++b)
+      for (std::size_t h = 0; h < sh.heads; ++h)
+        for (std::size_t i = 0; i < sh.n; ++i) {
+          const auto ex = bounds::attention_row_allowance(c.p, c.q, c.k, c.v, b, h, i, kb, md);
+          const T* o = out.o.data() + sh.o_at(b, i, h);
+          const double lse = out.lse.empty() ? 0 : static_cast<double>(out.lse[sh.lse_at(b, h, i)]);
+          if (ex.keys.empty()) {
+            if (!follows_masked_policy(o, sh.dv, MaskedPolicy::either))
+              fail(b, h, i, ": the row sees no key").line("output row: " + row_values(std::vector<T>(o, o + sh.dv)) + " (must be all 0 or all NaN)").raise();
+            if (!out.lse.empty() && !(std::isinf(lse) && lse < 0)) fail(b, h, i, ": the row sees no key").line("LSE = " + decimal(lse) + " (must be −inf)").raise();
+            continue;
+          }
+          for (std::size_t col = 0; col < sh.dv; ++col) {
+            const long double err = format_error(o[col], ex.o[col]);
+            observe(ratio(err, ex.o_allowance[col]), "O, " + dt + (c.p.num_splits > 1 ? ", split" : ", unsplit"));
+            if (!(err <= ex.o_allowance[col])) fail(b, h, i, ", column " + std::to_string(col)).kernel(o[col]).exact(ex.o[col]).error(err, ex.o_allowance[col]).raise();
+          }
+          if (out.lse.empty()) continue;
+          const long double err = std::isfinite(lse) ? std::abs(static_cast<long double>(lse) - ex.lse) : INFINITY;
+          observe(ratio(err, ex.lse_allowance), "LSE, " + dt + (c.p.num_splits > 1 ? ", split" : ", unsplit"));
+          if (!(err <= ex.lse_allowance)) fail(b, h, i, ", LSE").line("Kernel LSE:  " + decimal(lse)).exact(ex.lse).error(err, ex.lse_allowance).raise();
+        }
+  }
+  static inline const bool registered = property::register_property<Merge004>();
 };
 
 }  // namespace

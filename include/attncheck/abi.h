@@ -41,8 +41,9 @@ extern "C" {
  *      Every other kind keeps its version-1 signature. Version 2 later gained a kind, the backward
  *      pass (attncheck_attention_backward_v2_*_fn), the merge of split-KV partial results
  *      (attncheck_attention_merge_v2_*_fn), packed variable-length batches
- *      (attncheck_attention_varlen_v2_*_fn) and paged KV caches (attncheck_attention_paged_v2_*_fn):
- *      a new kind changes no signature, so the version stayed 2.
+ *      (attncheck_attention_varlen_v2_*_fn), paged KV caches (attncheck_attention_paged_v2_*_fn)
+ *      and FP8 KV caches (attncheck_attention_fp8kv_v2_*_fn, attncheck_kv_quantize_v2_*_fn): a
+ *      new kind changes no signature, so the version stayed 2.
  * A library states the version it was written for with ATTNCHECK_EXPORT_ABI_VERSION (below); a
  * library that does not is version 1, and its `attention` kernels have version 1's signature. */
 #define ATTNCHECK_ABI_VERSION 2
@@ -126,6 +127,14 @@ typedef struct attncheck_attention_problem {
   int64_t window_right; /* -1: unbounded; else keys j <= c(i) + window_right */
   double softcap;       /* 0: off; c > 0: scores become c * tanh(s / c) after the scale */
   const double* alibi_slopes; /* NULL, or `heads` slopes: the score gets -slope_h * |c(i) - j| */
+  /* Appended after the first release of version 2 (struct_size covers it): */
+  size_t num_splits; /* 0: unsplit. S >= 1 only for a kernel declared to read it (`attncheck audit
+                        --splits S`): split-KV decoding (flash-decoding, FlashAttention's num_splits)
+                        allowed, each row's visible keys cut into at most num_splits parts of the
+                        kernel's choosing, each part's partial output and log-sum-exp computed alone
+                        and merged as attention_merge below does; the result is judged against the
+                        bound derived for every such partition (and the unsplit one: a kernel may
+                        ignore the field). The kinds over packed and paged batches get 0. */
 } attncheck_attention_problem;
 
 #define ATTNCHECK_ABI_DECLARE_V2(T, S, SFX)                                                       \
@@ -253,6 +262,52 @@ ATTNCHECK_ABI_DECLARE_PAGED_V2(float, float, f32)
 ATTNCHECK_ABI_DECLARE_PAGED_V2(double, double, f64)
 ATTNCHECK_ABI_DECLARE_PAGED_V2(attncheck_f16_bits, float, f16)
 ATTNCHECK_ABI_DECLARE_PAGED_V2(attncheck_bf16_bits, float, bf16)
+
+/* ---- version 2: FP8 KV caches: attention over the codes, and the cache write -------------------
+ *
+ * Keys and values stored as OCP 8-bit floating-point codes (uint8_t) with float scales, as vLLM's
+ * kv_cache_dtype="fp8", FlashAttention 3's and FlashInfer's FP8 paths and ONNX Runtime's
+ * k_scale/v_scale keep them. `format` names the code:
+ *     ATTNCHECK_FP8_E4M3FN  OCP E4M3, the "fn" variant: bias 7, no infinities, NaN only S.1111.111
+ *                           (0x7f, 0xff), largest finite 448
+ *     ATTNCHECK_FP8_E5M2    OCP E5M2: IEEE-like, bias 15, +-inf 0x7c/0xfc, NaN 0x7d..0x7f and
+ *                           0xfd..0xff, largest finite 57344
+ * Scales are per tensor (scale_count 1) or per key/value head (scale_count = H_kv: head g uses
+ * k_scale[g], v_scale[g]); each is positive and finite, possibly subnormal in a 16-bit arithmetic.
+ *
+ * attention_fp8kv: q in T (B x n x H x d), k and v the codes in attention's dense layouts
+ * (B x m x H_kv x d and B x m x H_kv x dv); the result is attention's (o in T, lse in S, NULL when
+ * the kernel is declared to return none) over the dequantized values
+ *     k = decode(code) * k_scale[g]        v = decode(code) * v_scale[g]
+ * every other field of *p as attention's. The codes attncheck hands over are finite (a
+ * saturating writer's); the NaN check puts a NaN code in and expects NaN in the rows that see it.
+ * A kernel may apply the scale to a sum instead (q.k times k_scale, the weighted sum of v times
+ * v_scale): the derived bound covers both. Guard pages and canaries follow o and lse; q, k, v,
+ * both scale arrays, *p and the slopes are compared after the call.
+ * `attncheck audit --kernel attention_fp8kv:bf16:SYMBOL`.
+ *
+ * kv_quantize: the cache write, codes[i] = the code of x[i] / scale rounded to nearest, ties to
+ * even (the quotient may be rounded once in the kernel's arithmetic first). Beyond the format's
+ * range, and for +-inf, `saturating` nonzero gives +-largest finite (ONNX's Cast saturate=1,
+ * PyTorch's and most libraries' scaled conversions); zero gives OCP's non-saturating result: NaN
+ * for E4M3FN, +-inf for E5M2. NaN gives a NaN code; +-0 may give either zero. A kernel that
+ * implements one rule only declines the other (returns nonzero). Guard pages and canaries follow
+ * codes; x is compared after the call. `attncheck audit --kernel kv_quantize:bf16:SYMBOL`.
+ * Both are kinds of version 2 only.
+ */
+#define ATTNCHECK_FP8_E4M3FN 0
+#define ATTNCHECK_FP8_E5M2 1
+#define ATTNCHECK_ABI_DECLARE_FP8KV_V2(T, S, SFX)                                                    \
+  typedef int (*attncheck_attention_fp8kv_v2_##SFX##_fn)(                                            \
+      const attncheck_attention_problem* p, int format, size_t scale_count, const float* k_scale,     \
+      const float* v_scale, const T* q, const uint8_t* k, const uint8_t* v, T* o, S* lse);          \
+  typedef int (*attncheck_kv_quantize_v2_##SFX##_fn)(int format, int saturating, size_t n,          \
+                                                     float scale, const T* x, uint8_t* codes);
+
+ATTNCHECK_ABI_DECLARE_FP8KV_V2(float, float, f32)
+ATTNCHECK_ABI_DECLARE_FP8KV_V2(double, double, f64)
+ATTNCHECK_ABI_DECLARE_FP8KV_V2(attncheck_f16_bits, float, f16)
+ATTNCHECK_ABI_DECLARE_FP8KV_V2(attncheck_bf16_bits, float, bf16)
 
 /* The version marker: a library written for version 2 puts
  *

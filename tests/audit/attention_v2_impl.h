@@ -5,7 +5,8 @@
  * maximum, normaliser and accumulator per row), in the reference's operation order
  * (src/attncheck/kernels/attention_batched.hpp, online_softmax.hpp). The plain kernel is it with one
  * tile of every key and every query; `bug` switches on exactly one bug of a class shipped kernels
- * have had (enum v2_bug in the including file). */
+ * have had (enum v2_bug in the including file). jlo, jhi: the keys [jlo, jhi) only (0, m: all), the
+ * partial result of one split of a split-KV decoding kernel (rows that see none of them: 0, -inf). */
 
 #define V2_CAT2(a, b) a##b
 #define V2_CAT(a, b) V2_CAT2(a, b)
@@ -64,8 +65,8 @@ typedef struct {
   size_t keys;
 } V2_FN(v2_row);
 
-static int V2_FN(v2_attention)(const attncheck_attention_problem* p, const F* q, const F* k, const F* v, F* o, F* lse, size_t br,
-                               size_t bc, int bug, const v2_stores* st) {
+static int V2_FN(v2_attention_range)(const attncheck_attention_problem* p, const F* q, const F* k, const F* v, F* o, F* lse,
+                                     size_t br, size_t bc, int bug, const v2_stores* st, size_t jlo, size_t jhi) {
   const size_t n = p->n, m = p->m, d = p->d, dv = p->dv, H = p->heads, Hkv = p->kv_heads;
   if (p->struct_size < sizeof(attncheck_attention_problem) || Hkv == 0 || H % Hkv != 0) return 1;
   if (br == 0 || br > n) br = n ? n : 1;
@@ -97,9 +98,9 @@ static int V2_FN(v2_attention)(const attncheck_attention_problem* p, const F* q,
         }
         /* Causal tile skipping (FlashAttention's n_block_max): the key tiles after the one holding
          * the last query's diagonal key are skipped. */
-        size_t tiles = (m + bc - 1) / bc;
+        size_t tiles = jhi > jlo ? (jhi - jlo + bc - 1) / bc : 0;
         if (p->causal) {
-          const long long c_last = V2_FN(v2_diag)(p, i1 - 1, bug);
+          const long long c_last = V2_FN(v2_diag)(p, i1 - 1, bug) - (long long)jlo;
           /* the tiles up to the one holding key c_last; the bug rounds c_last / bc up instead, which
            * drops that tile exactly when c_last is its first key */
           const long long last = c_last < 0 ? 0 : bug == BUG_CAUSAL_TILE_SKIP ? (c_last + (long long)bc - 1) / (long long)bc
@@ -107,7 +108,7 @@ static int V2_FN(v2_attention)(const attncheck_attention_problem* p, const F* q,
           if ((size_t)last < tiles) tiles = (size_t)last;
         }
         for (size_t t = 0; t < tiles; ++t) {
-          const size_t j0 = t * bc, j1 = j0 + bc < m ? j0 + bc : m;
+          const size_t j0 = jlo + t * bc, j1 = j0 + bc < jhi ? j0 + bc : jhi;
           for (size_t i = i0; i < i1; ++i) {
             V2_FN(v2_row)* r = &rows[i - i0];
             const long long c = V2_FN(v2_diag)(p, i, bug);
@@ -172,6 +173,11 @@ static int V2_FN(v2_attention)(const attncheck_attention_problem* p, const F* q,
     }
   free(rows), free(accs), free(s), free(e);
   return 0;
+}
+
+static int V2_FN(v2_attention)(const attncheck_attention_problem* p, const F* q, const F* k, const F* v, F* o, F* lse, size_t br,
+                               size_t bc, int bug, const v2_stores* st) {
+  return V2_FN(v2_attention_range)(p, q, k, v, o, lse, br, bc, bug, st, 0, p->m);
 }
 
 #undef V2_STORE

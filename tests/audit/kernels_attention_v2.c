@@ -232,9 +232,92 @@ int bug_v2_writes_problem_f32(const attncheck_attention_problem* p, const float*
   return v2_attention_f32(p, q, k, v, o, lse, TILE, TILE, BUG_NONE, NULL);
 }
 
+/* ---- split-KV decoding (flash-decoding; abi.h, num_splits) -------------------------------------
+ * p->num_splits = S > 1: the keys cut into S ranges of ceil(m / S) keys in blocks of 2 (FlashAttention's
+ * split of the key blocks), each range's partial (O_s, LSE_s) by the tiled kernel above (kept in f32:
+ * FlashAttention's oaccum), then the combine step in FlashAttention's order: LSE = M + log sum
+ * exp(LSE_s - M), w_s = exp(LSE_s - LSE), O = sum w_s O_s.
+ *   v2_split_f32, v2_split_bf16       correct (bf16: widened, O rounded once)
+ *   bug_v2_split_empty_nan_f32        a split with no visible key of a row returns O_s = 0/0 = NaN
+ *   bug_v2_split_rounded_down_f32     floor(m / S) keys per split: the last keys are in no split
+ *   bug_v2_split_unnormalised_f32     O = sum exp(LSE_s - M) O_s, the division by the sum forgotten */
+enum split_bug { SPLIT_OK, SPLIT_EMPTY_NAN, SPLIT_ROUNDED_DOWN, SPLIT_UNNORMALISED };
+static int v2_split(const attncheck_attention_problem* p, const float* q, const float* k, const float* v, float* o, float* lse,
+                    enum split_bug bug) {
+  if (p->struct_size < sizeof(attncheck_attention_problem)) return 1;
+  const size_t S = p->num_splits > 1 ? p->num_splits : 1, m = p->m, dv = p->dv;
+  const size_t rows = p->batch * p->n * p->heads, blocks = (m + 1) / 2;
+  const size_t per = bug == SPLIT_ROUNDED_DOWN ? 2 * (blocks / S) : 2 * ((blocks + S - 1) / S);
+  float* po = malloc((S * rows * dv + 1) * sizeof(float));
+  float* pl = malloc((S * rows + 1) * sizeof(float));
+  if (!po || !pl) {
+    free(po), free(pl);
+    return 2;
+  }
+  int rc = 0;
+  for (size_t s = 0; s < S && rc == 0; ++s) {
+    const size_t lo = s * per < m ? s * per : m, hi = (s + 1) * per < m ? (s + 1) * per : m;
+    rc = v2_attention_range_f32(p, q, k, v, po + s * rows * dv, pl + s * rows, TILE, TILE, BUG_NONE, NULL, lo, hi);
+  }
+  for (size_t b = 0; rc == 0 && b < p->batch; ++b)
+    for (size_t i = 0; i < p->n; ++i)
+      for (size_t h = 0; h < p->heads; ++h) {
+        const size_t r = (b * p->n + i) * p->heads + h, li = (b * p->heads + h) * p->n + i; /* o's row, the LSE's index */
+        float M = -INFINITY;
+        for (size_t s = 0; s < S; ++s) M = pl[s * rows + li] > M ? pl[s * rows + li] : M;
+        float* oi = o + r * dv;
+        if (M == -INFINITY) { /* no split saw a key: the masked-row policy */
+          for (size_t c = 0; c < dv; ++c) oi[c] = 0;
+          if (lse) lse[li] = -INFINITY;
+          continue;
+        }
+        float Z = 0;
+        for (size_t s = 0; s < S; ++s) Z += expf(pl[s * rows + li] - M);
+        const float L = M + logf(Z);
+        for (size_t c = 0; c < dv; ++c) oi[c] = 0;
+        for (size_t s = 0; s < S; ++s) {
+          const float ls = pl[s * rows + li];
+          const float w = bug == SPLIT_UNNORMALISED ? expf(ls - M) : expf(ls - L);
+          const float* os = po + (s * rows + r) * dv;
+          for (size_t c = 0; c < dv; ++c) oi[c] += w * (bug == SPLIT_EMPTY_NAN && ls == -INFINITY ? NAN : os[c]);
+        }
+        if (lse) lse[li] = L;
+      }
+  free(po), free(pl);
+  return rc;
+}
+int v2_split_f32(const attncheck_attention_problem* p, const float* q, const float* k, const float* v, float* o, float* lse) {
+  return v2_split(p, q, k, v, o, lse, SPLIT_OK);
+}
+int v2_split_bf16(const attncheck_attention_problem* p, const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* o,
+                  float* lse) {
+  const size_t qs = p->batch * p->n * p->heads * p->d, ks = p->batch * p->m * p->kv_heads * p->d;
+  const size_t vs = p->batch * p->m * p->kv_heads * p->dv, os = p->batch * p->n * p->heads * p->dv;
+  float *qf = widen16(q, qs, from_bf16), *kf = widen16(k, ks, from_bf16), *vf = widen16(v, vs, from_bf16), *of = malloc((os ? os : 1) * sizeof(float));
+  int rc = 2;
+  if (qf && kf && vf && of) {
+    rc = v2_split(p, qf, kf, vf, of, lse, SPLIT_OK);
+    if (rc == 0)
+      for (size_t i = 0; i < os; ++i) o[i] = to_bf16(of[i]);
+  }
+  free(qf), free(kf), free(vf), free(of);
+  return rc;
+}
+int bug_v2_split_empty_nan_f32(const attncheck_attention_problem* p, const float* q, const float* k, const float* v, float* o, float* lse) {
+  return v2_split(p, q, k, v, o, lse, SPLIT_EMPTY_NAN);
+}
+int bug_v2_split_rounded_down_f32(const attncheck_attention_problem* p, const float* q, const float* k, const float* v, float* o,
+                                  float* lse) {
+  return v2_split(p, q, k, v, o, lse, SPLIT_ROUNDED_DOWN);
+}
+int bug_v2_split_unnormalised_f32(const attncheck_attention_problem* p, const float* q, const float* k, const float* v, float* o,
+                                  float* lse) {
+  return v2_split(p, q, k, v, o, lse, SPLIT_UNNORMALISED);
+}
+
 /* ABI checks at compile time: each kernel has the version-2 signature of its dtype. */
-static const attncheck_attention_v2_f32_fn check_f32[] = {v2_plain_f32, v2_tiled_f32, bug_v2_acc_not_rescaled_f32};
+static const attncheck_attention_v2_f32_fn check_f32[] = {v2_plain_f32, v2_tiled_f32, bug_v2_acc_not_rescaled_f32, v2_split_f32};
 static const attncheck_attention_v2_f64_fn check_f64[] = {v2_plain_f64, v2_tiled_f64};
-static const attncheck_attention_v2_bf16_fn check_bf16[] = {v2_plain_bf16, v2_tiled_bf16};
+static const attncheck_attention_v2_bf16_fn check_bf16[] = {v2_plain_bf16, v2_tiled_bf16, v2_split_bf16};
 static const attncheck_attention_v2_f16_fn check_f16[] = {v2_plain_f16, v2_tiled_f16};
 const void* attncheck_v2_signature_checks[] = {check_f32, check_f64, check_bf16, check_f16};

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "attncheck/bounds/attention_merge.hpp"
 #include "attncheck/bounds/error_model.hpp"
 #include "attncheck/kernels/attention_batched.hpp"
 #include "attncheck/oracle/exact.hpp"
@@ -175,6 +176,69 @@ struct AttentionRowAllowance {
   std::vector<real> p;                      // the exact weights softmax(s)_j of the visible keys
 };
 
+// Lemma "split-KV error" (proofs/attention_merge.tex): a kernel told p.num_splits = S > 1 may cut
+// the row's K visible keys into at most S parts of its choosing (the audit sees neither the parts
+// nor the partials), finish each part as a partial (O_s, ℓ_s) by the online softmax above, store
+// O_s (16-bit storage: rounded to it) and merge. Made uniform over every partition:
+//   - within a part, each term's factor lies in [r_lo_j, r_hi_j] (the row's gaps bound the part's,
+//     blocks <= nb + 1, a part boundary cutting one more), and the part's normalisers in
+//     [D̲, D̄] = [(1 − γ)min_j r_lo_j, (1 + γ)max_j r_hi_j], so Σ_s w_s|Ô_sc − O_sc| is at most
+//     the row's Σ_j p_j|v_jc|W̄_j plus the same extras as above (w_s p^s_j = p_j);
+//   - each partial LSE errs by δ̄ (the LSE lemma with those normalisers, |ℓ_s| <= ℓ̄ =
+//     max(|M| + ln K, |min_j s_j|));
+//   - MERGE-EQV-001's propagation with δ = δ̄, then merge_row_error_uniform at |ℓ̂_s| <= ℓ̄ + δ̄.
+// A kernel that does not split is covered by the unsplit allowance: the larger of the two is kept.
+template <class AbsV>
+void split_allowance(AttentionRowAllowance& r, const oracle::SoftmaxRow& row, real M, const Model& md, std::size_t nb,
+                     std::size_t S, AbsV abs_v) {
+  const Model a = md.arithmetic();
+  const std::size_t K = r.keys.size(), dv = r.o.size();
+  const real u = a.u, er = a.exp_rel, inf = std::numeric_limits<real>::infinity();
+  const std::size_t nbs = std::min(K, nb + 1);
+  const real gd = gamma(K + nbs, u), gn = gamma(K + nbs + 1, u), stored = md.mixed() ? md.out_u : 0;
+  std::vector<real> hi(K), lo(K);
+  real rmax = 0, rmin = inf, gap_max = 0;
+  for (std::size_t jj = 0; jj < K; ++jj) {
+    const real L = row.gap[jj] + r.scores.delta[jj] + r.max_score_error;
+    hi[jj] = std::exp(r.scores.delta[jj] + u * L) * std::pow(1 + er, static_cast<real>(nbs));
+    lo[jj] = std::exp(-r.scores.delta[jj] - u * L) * std::pow(1 - er, static_cast<real>(nbs));
+    rmax = std::max(rmax, hi[jj]), rmin = std::min(rmin, lo[jj]), gap_max = std::max(gap_max, row.gap[jj]);
+  }
+  const real Dh = (1 + gd) * rmax, Dl = (1 - gd) * rmin;
+  const real sub = 2 * static_cast<real>(K * (nbs + 1)) * a.eta, sabs = stored_weight_abs(md, K, nbs);
+  const real lnK = std::log(static_cast<real>(K));
+  const real ell = std::max(std::abs(M) + lnK, std::abs(M - gap_max));
+  const real lam = std::max(std::log(Dh), -std::log(Dl)) + sub;
+  const real larg = r.max_score_error + lnK + lam;
+  const real dbar = lam + a.log_rel * larg + u * (ell + lam + a.log_rel * larg) + a.eta;
+  const MergeRowError me = merge_row_error_uniform(S, ell + dbar, md);
+  const bool finite = std::isfinite(gn) && Dl > 0 && me.finite && std::isfinite(dbar);
+  const real lse_b = finite ? (dbar + me.lse_allowance) * evaluation_slack : inf;
+  r.lse_allowance = std::max(r.lse_allowance, lse_b);
+  const real grow = std::exp(2 * dbar), rho = me.weight_rel[0], Sr = static_cast<real>(S);
+  for (std::size_t c = 0; c < dv; ++c) {
+    real R = 0, mag = 0, pw = 0, mass = 0, wmax = 0, vmax = 0, vsum = 0;
+    for (std::size_t jj = 0; jj < K; ++jj) {
+      const real av = abs_v(jj, c), pv = r.p[jj] * av;
+      const real W = std::max(hi[jj] * (1 + gn) * (1 + stored) / Dl - 1, 1 - lo[jj] * (1 - gn) * (1 - stored) / Dh);
+      R += pv * W, mag += pv * (1 + W), pw += r.p[jj] * (1 + W), mass += pv;
+      wmax = std::max(wmax, W), vmax = std::max(vmax, av), vsum += av;
+    }
+    const real extra = sub * vmax + a.eta + sabs * vsum;
+    R += u * mag + extra + a.input_rel * mag + a.input_abs * pw;
+    const real E = md.round_out(mass, R);  // Σ_s w_s |Ô_sc − O_sc|: each partial stored
+    // One partial's error and magnitude, whatever its part: |Ô_sc| <= vmax + that error.
+    const real one = md.round_out(vmax, vmax * wmax + (u + a.input_rel) * vmax * (1 + wmax) + extra + a.input_abs * (1 + wmax));
+    const real omax = vmax + one;
+    const real prop = grow * E + (grow - 1) * mass;  // MERGE-EQV-001 with δ = δ̄
+    const real mw = grow * (mass + E);               // >= Σ_s w̃_s |Ô_sc|
+    const real merge = rho * mw + me.weight_abs * Sr * omax + gamma(S + 1, u) * ((1 + rho) * mw + me.weight_abs * Sr * omax) + (Sr + 1) * a.eta;
+    const real B = prop + merge;
+    const real allow = finite && std::isfinite(B) ? md.round_out(std::abs(r.o[c]), B) * evaluation_slack : inf;
+    r.o_allowance[c] = std::max(r.o_allowance[c], allow);
+  }
+}
+
 // Row (b, h, i) of problem p; q, k, v the kernel's inputs (any scalar type with to_double).
 // md: the model of the kernel's O (model_of<T>(): arithmetic and storage); its LSE is returned
 // in lse_t<T> and computed in the arithmetic, so md.arithmetic() applies to it.
@@ -264,6 +328,9 @@ AttentionRowAllowance attention_row_allowance(const kernels::AttentionProblem& p
   const real log_arg = r.max_score_error + std::log(static_cast<real>(K)) + lambda;
   const real B = lambda + a.log_rel * log_arg + u * (std::abs(r.lse) + lambda + a.log_rel * log_arg) + a.eta;
   r.lse_allowance = std::isfinite(g_den) && Dlo > 0 && std::isfinite(B) ? B * evaluation_slack : std::numeric_limits<real>::infinity();
+  if (p.num_splits > 1) split_allowance(r, row, oracle::dbl(M), md, nb, p.num_splits, [&](std::size_t jj, std::size_t c) {
+    return std::abs(static_cast<real>(to_double(v[sh.v_at(b, r.keys.first + jj, g) + c])));
+  });
   return r;
 }
 

@@ -86,6 +86,37 @@ inline MergeRowError merge_row_error(const std::vector<real>& ell, real M, real 
   return e;
 }
 
+// Lemma "merge error" made uniform over the partials, for a split-KV kernel whose partials the
+// audit never sees (bounds/attention_batched.hpp, split_allowance): at most S splits, every
+// partial LSE (and so the maximum) of magnitude <= ell_abs, and only Z = Σ a_s in [1, S] known
+// (a_s <= 1): A <= Z·r + Sη gives ζ/Z <= r + Sη + γ_S(1 + r + Sη), and ln Z <= ln S. The weights
+// are returned relative only (weight_rel[0] for every split; weight is empty) with η_w bounded
+// through Z − ζ >= 1 − ζ/Z; |L| <= ell_abs + ln S in order (C)'s exponent.
+inline MergeRowError merge_row_error_uniform(std::size_t S, real ell_abs, const Model& md) {
+  const Model a = md.arithmetic();
+  const real u = a.u, eta = a.eta, g2 = gamma(2, u), g4 = gamma(4, u), inf = std::numeric_limits<real>::infinity();
+  const real Sr = static_cast<real>(S), lnS = std::log(Sr);
+  MergeRowError e;
+  const real r = std::exp(g4 * 2 * ell_abs) * (1 + a.exp_rel) - 1;
+  const real A = r + Sr * eta;             // >= A / Z
+  const real zr = A + gamma(S, u) * (1 + A);  // >= ζ / Z
+  if (!(zr < 1)) {
+    e.finite = false;
+    e.lse_allowance = e.weight_abs = inf;
+    e.weight_rel.assign(1, inf);
+    return e;
+  }
+  const real nu = -std::log1p(-zr);
+  const real g = nu + a.log_rel * (lnS + nu);
+  const real lambda = g + gamma(6, u) * (ell_abs + lnS + g);
+  e.lse_allowance = lambda;
+  const real rho_a = (1 + r) * (1 + g2) / (1 - zr) - 1;
+  const real rho_c = std::exp(lambda + g4 * (2 * ell_abs + lnS + lambda)) * (1 + a.exp_rel) - 1;
+  e.weight_rel.assign(1, std::max(rho_a, rho_c));
+  e.weight_abs = eta * (1 + (1 + g2) / (1 - zr));
+  return e;
+}
+
 // The exact merge of (o_parts, lse_parts) (the ABI's layouts) and the allowance of each output
 // element and LSE for a kernel of model md (model_of<T>(): arithmetic and storage). The LSE is
 // returned in lse_t<T>, which holds every arithmetic value: no storage rounding on it.

@@ -3,14 +3,18 @@
 // alignment, returning O and the row log-sum-exp. The plain kernel and FlashAttention's tiled one
 // are the same function: the row is an online softmax (online_softmax.hpp) fed one block of every
 // key (plain) or one block per key tile (tiled), and a tile no query of its query tile sees is
-// skipped (tile_visible).
+// skipped (tile_visible). With p.num_splits = S > 1 it is a split-KV decoding kernel
+// (flash-decoding): the keys are cut into S ranges, each range's rows finish as partial results
+// (O_s, ℓ_s), and attention_merge.hpp's steps merge them; the same loop computes every range.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdlib>
+#include <utility>
 #include <vector>
 
+#include "attncheck/kernels/attention_merge.hpp"
 #include "attncheck/kernels/attention_problem.hpp"
 #include "attncheck/kernels/online_softmax.hpp"
 #include "attncheck/kernels/scores.hpp"
@@ -102,13 +106,27 @@ struct AttentionSteps {
   static void finish(const AttentionProblem&, const ScoreParams<T>&, const OnlineRow<T>& st, bool /*last_tile*/, T* o, T* lse) {
     online_finish(st, o, lse);
   }
+  // Split-KV decoding: split s of S covers the keys [first, last): S ranges of ceil(m / S) keys
+  // (FlashAttention's split of the key blocks; the last ranges may be short or empty).
+  static std::pair<std::size_t, std::size_t> split_range(std::size_t m, std::size_t S, std::size_t s) {
+    const std::size_t c = (m + S - 1) / S;
+    return {std::min(m, s * c), std::min(m, (s + 1) * c)};
+  }
+  // A split's partial result: a row that saw no key of the split gets O_s = 0 and ℓ_s = −inf,
+  // which the merge weighs 0 (the ABI's convention for attention_merge).
+  template <Scalar T>
+  static void partial_finish(const OnlineRow<T>& st, T* o, T* lse) {
+    online_finish(st, o, lse);
+  }
+  using Merge = MergeSteps;  // the merge of the partial results
 };
 
-// O (and LSE where lse is not null) of problem p, row-major in the layout of AttentionShape.
-// tiling.bc = 0: one block of every visible key per row (the plain algorithm); otherwise key
-// tiles of bc and query tiles of br (0: all n), FlashAttention's loop order.
-template <Scalar T, class Steps = AttentionSteps>
-void attention_batched(const AttentionProblem& p, const T* q, const T* k, const T* v, T* o, T* lse, Tiling tiling = {}) {
+namespace detail {
+// The rows' online softmax over the keys [jlo, jhi) only (all m keys: the unsplit kernel); each
+// row finishes through finish(row state, b, h, i, last query tile).
+template <Scalar T, class Steps, class Finish>
+void attention_rows(const AttentionProblem& p, const T* q, const T* k, const T* v, Tiling tiling, std::size_t jlo, std::size_t jhi,
+                    Finish finish) {
   const AttentionShape& sh = p.shape;
   const std::size_t n = sh.n, m = sh.m;
   const std::size_t bc = tiling.bc ? tiling.bc : std::max<std::size_t>(m, 1);
@@ -121,8 +139,8 @@ void attention_batched(const AttentionProblem& p, const T* q, const T* k, const 
       for (std::size_t i0 = 0; i0 < n; i0 += br) {
         const std::size_t i1 = std::min(n, i0 + br);
         std::vector<OnlineRow<T>> rows(i1 - i0, Steps::template start<T>(sh.dv));
-        for (std::size_t j0 = 0; j0 < m; j0 += bc) {
-          const std::size_t j1 = std::min(m, j0 + bc);
+        for (std::size_t j0 = jlo; j0 < jhi; j0 += bc) {
+          const std::size_t j1 = std::min(jhi, j0 + bc);
           if (!Steps::tile(p, i0, i1, j0, j1)) continue;
           for (std::size_t i = i0; i < i1; ++i) {
             const auto r = Steps::visible(p, i);
@@ -133,10 +151,50 @@ void attention_batched(const AttentionProblem& p, const T* q, const T* k, const 
             Steps::update(rows[i - i0], s.data(), hi - lo, [&](std::size_t t) { return v + sh.v_at(b, lo + t, g); }, e);
           }
         }
-        for (std::size_t i = i0; i < i1; ++i)
-          Steps::finish(p, sp, rows[i - i0], i1 == n, o + sh.o_at(b, i, h), lse ? lse + sh.lse_at(b, h, i) : nullptr);
+        for (std::size_t i = i0; i < i1; ++i) finish(rows[i - i0], b, h, i, i1 == n);
       }
     }
+}
+}  // namespace detail
+
+// O (and LSE where lse is not null) of problem p, row-major in the layout of AttentionShape.
+// tiling.bc = 0: one block of every visible key per row (the plain algorithm); otherwise key
+// tiles of bc and query tiles of br (0: all n), FlashAttention's loop order.
+template <Scalar T, class Steps = AttentionSteps>
+void attention_batched(const AttentionProblem& p, const T* q, const T* k, const T* v, T* o, T* lse, Tiling tiling = {}) {
+  const AttentionShape& sh = p.shape;
+  const ScoreParams<T> sp(p);
+  if (p.num_splits <= 1) {
+    detail::attention_rows<T, Steps>(p, q, k, v, tiling, 0, sh.m, [&](const OnlineRow<T>& st, std::size_t b, std::size_t h, std::size_t i, bool last) {
+      Steps::finish(p, sp, st, last, o + sh.o_at(b, i, h), lse ? lse + sh.lse_at(b, h, i) : nullptr);
+    });
+    return;
+  }
+  // Split-KV: the partial results of every split (o's layout, and the LSE per row (b, h, i) in
+  // o's row order), then each row's merge, as attention_merge does it.
+  const std::size_t S = p.num_splits, rows = sh.rows(), dv = sh.dv;
+  const auto row_of = [&](std::size_t b, std::size_t h, std::size_t i) { return (b * sh.n + i) * sh.heads + h; };
+  std::vector<T> po(S * rows * dv, lit<T>(0)), pl(S * rows, lit<T>(0));
+  for (std::size_t sp_i = 0; sp_i < S; ++sp_i) {
+    const auto [jlo, jhi] = Steps::split_range(sh.m, S, sp_i);
+    detail::attention_rows<T, Steps>(p, q, k, v, tiling, jlo, jhi, [&](const OnlineRow<T>& st, std::size_t b, std::size_t h, std::size_t i, bool) {
+      const std::size_t r = row_of(b, h, i);
+      Steps::partial_finish(st, po.data() + (sp_i * rows + r) * dv, pl.data() + sp_i * rows + r);
+    });
+  }
+  using Merge = typename Steps::Merge;
+  std::vector<T> l(S), w(S);
+  for (std::size_t b = 0; b < sh.batch; ++b)
+    for (std::size_t h = 0; h < sh.heads; ++h)
+      for (std::size_t i = 0; i < sh.n; ++i) {
+        const std::size_t r = row_of(b, h, i);
+        for (std::size_t s = 0; s < S; ++s) l[s] = pl[s * rows + r];
+        const bool none = no_visible_key(l.data(), S);
+        const T L = Merge::weights(l.data(), S, w.data());
+        T* orow = o + sh.o_at(b, i, h);
+        Merge::combine(w.data(), S, [&](std::size_t s) { return po.data() + (s * rows + r) * dv; }, dv, orow);
+        Merge::finish(none, L, orow, dv, lse ? lse + sh.lse_at(b, h, i) : nullptr);
+      }
 }
 
 }  // namespace attncheck::kernels

@@ -95,6 +95,9 @@ struct AttentionProblem {
                          // ALiBi bias and the mask (Gemma 2); 0: off
   std::vector<double> alibi_slopes;  // empty, or one slope per query head: the score of key j
                                      // for query i gets -slope_h |c(i) - j| (FlashAttention's)
+  std::size_t num_splits = 0;        // > 1: split-KV decoding (flash-decoding) allowed: each row's
+                                     // keys may be cut into at most this many ranges whose partial
+                                     // results are merged through their LSEs; 0 or 1: unsplit
   std::string describe() const;      // one line: the shape and every parameter, for reports
 };
 
@@ -111,6 +114,7 @@ inline std::string AttentionProblem::describe() const {
     r += ", window (" + std::to_string(mask.window_left) + ", " + std::to_string(mask.window_right) + ")";
     if (!mask.causal) r += mask.alignment == Alignment::bottom_right ? " bottom-right" : " top-left";
   }
+  if (num_splits > 1) r += ", num_splits = " + std::to_string(num_splits);
   if (softcap > 0) {
     std::snprintf(buf, sizeof buf, ", soft-cap %.17g", softcap);
     r += buf;

@@ -2,7 +2,8 @@
 // kernels::MergeSteps (attention_merge.hpp) with a bug class of shipped combine kernels (the
 // trackers of FlashAttention, vLLM, FlashInfer and llama.cpp): the max not subtracted, the
 // empty-split sentinel turned into NaN, the LSE's units, a split dropped, the weights not
-// normalised, the running maximum started at 0. The tests that must catch each are named in
+// normalised, the running maximum started at 0. Below them, broken split-KV decoding kernels: steps
+// of kernels::AttentionSteps' split path (attention_batched.hpp) replaced. The tests that must catch each are named in
 // falsify/mutants/attention_merge.cpp and tests/audit/attention_merge_test.cpp.
 #pragma once
 
@@ -10,6 +11,7 @@
 #include <limits>
 #include <numbers>
 
+#include "attncheck/kernels/attention_batched.hpp"
 #include "attncheck/kernels/attention_merge.hpp"
 
 namespace attncheck::kernels::broken {
@@ -75,6 +77,55 @@ struct MergeMaxFromZero : MergeSteps {
     const T Z = row_sum(w, S);
     for (std::size_t s = 0; s < S; ++s) w[s] = T(w[s] / Z);
     return T(M + log(Z));
+  }
+};
+
+// ---- Split-KV decoding (attention_batched with p.num_splits > 1) ------------------------------
+
+// A split that saw no key of a row divides 0 by 0: O_s = NaN with ℓ_s = −inf. The merge weighs it
+// 0, and 0 · NaN is NaN (the sentinel bug of shipped split kernels).
+struct SplitEmptyPartialNan : AttentionSteps {
+  template <Scalar T>
+  static void partial_finish(const OnlineRow<T>& st, T* o, T* lse) {
+    for (std::size_t c = 0; c < st.acc.size(); ++c) o[c] = T(st.acc[c] / st.sum);
+    *lse = T(st.max + log(st.sum));
+  }
+};
+
+// The keys per split rounded down (m / S): the keys past S·⌊m/S⌋ are in no split.
+struct SplitRangeRoundedDown : AttentionSteps {
+  static std::pair<std::size_t, std::size_t> split_range(std::size_t m, std::size_t S, std::size_t s) {
+    const std::size_t c = m / S;
+    return {std::min(m, s * c), std::min(m, (s + 1) * c)};
+  }
+};
+
+// Each split's range one key too long (an inclusive end): the first key of the next split is
+// counted twice.
+struct SplitRangesOverlap : AttentionSteps {
+  static std::pair<std::size_t, std::size_t> split_range(std::size_t m, std::size_t S, std::size_t s) {
+    const std::size_t c = (m + S - 1) / S;
+    return {std::min(m, s * c), std::min(m, (s + 1) * c + 1)};
+  }
+};
+
+// The partial LSE without its maximum: ℓ_s = log Σ exp(s_j − m_s) (the shifted sum's log), so the
+// merge weighs the splits as if every maximum were 0.
+struct SplitLseWithoutMax : AttentionSteps {
+  template <Scalar T>
+  static void partial_finish(const OnlineRow<T>& st, T* o, T* lse) {
+    online_finish(st, o, lse);
+    if (st.keys) *lse = log(st.sum);
+  }
+};
+
+// The partials merged by their maxima: ℓ_s reported as m_s, the split's largest score, not its
+// log-sum-exp (weights e^{m_s} ignore how much mass each split holds).
+struct SplitMergedByMax : AttentionSteps {
+  template <Scalar T>
+  static void partial_finish(const OnlineRow<T>& st, T* o, T* lse) {
+    online_finish(st, o, lse);
+    if (st.keys) *lse = st.max;
   }
 };
 
