@@ -30,7 +30,8 @@ bool same(const attncheck::kernels::AttentionProblem& a, const attncheck::kernel
 bool same(const Call& a, const Call& b) {
   return a.kind == b.kind && a.dtype == b.dtype && a.n == b.n && a.m == b.m && a.d == b.d && a.dv == b.dv &&
          std::memcmp(&a.eps, &b.eps, sizeof a.eps) == 0 && a.causal == b.causal && a.inputs == b.inputs &&
-         a.output_count == b.output_count && a.lse_count == b.lse_count && same(a.problem, b.problem);
+         a.output_count == b.output_count && a.lse_count == b.lse_count && same(a.problem, b.problem) &&
+         a.fp8.format == b.fp8.format && a.fp8.saturating == b.fp8.saturating && std::memcmp(&a.fp8.scale, &b.fp8.scale, sizeof a.fp8.scale) == 0;
 }
 
 void check_call(const std::vector<unsigned char>& payload) {

@@ -2,7 +2,8 @@
 // the frames, the CALL decoding and the RESULT encoding. It mirrors the Python package's
 // attncheck.serve (python/src/attncheck/protocol.py) for the kinds a Node program here serves:
 // attention over a packed variable-length batch (CALL kind 11, `--kernel attention_varlen:DTYPE
-// --abi 2`). Other kinds are answered with an ERROR saying they are not served.
+// --abi 2`) and the FP8 cache write (CALL kind 14, `--kernel kv_quantize:DTYPE`). Other kinds are
+// answered with an ERROR saying they are not served.
 //
 //   import { serve, Declined } from "./attncheck_exec.mjs";
 //   serve({ "attention_varlen:f32": async (call) => ({ o, lse }) });
@@ -26,7 +27,9 @@ const MAX_PAYLOAD = 64 << 20; // attncheck's limit on any frame
 export const KINDS = Object.freeze({
   1: "softmax", 2: "log_softmax", 3: "scores", 4: "rmsnorm", 5: "entropy", 6: "attention", 7: "softmax_jvp",
   8: "attention_v2", 9: "attention_backward", 10: "attention_merge", 11: "attention_varlen",
+  12: "attention_paged", 13: "attention_fp8kv", 14: "kv_quantize",
 });
+const FP8_FORMATS = Object.freeze({ 0: "e4m3fn", 1: "e5m2" });
 // CALL's dtype byte: the storage format, its element width.
 const STORAGE = Object.freeze({ 1: ["f16", 2], 2: ["bf16", 2], 3: ["f32", 4], 4: ["f64", 8] });
 const ALIASES = Object.freeze({ f16: "f16@f32", bf16: "bf16@f32", "f32@f32": "f32", "f64@f64": "f64" });
@@ -119,7 +122,7 @@ export function decodeCall(payload) {
     c.batch = r.u64(); c.heads = r.u64(); c.kvHeads = r.u64();
     c.scale = r.f64();
     c.alignment = r.u8() ? "bottom_right" : "top_left";
-    r.skip(3);
+    r.skip(3);  // u16 num_splits (0: these kernels are not declared with --splits), 1 reserved
     const slopes = r.u32();
     c.windowLeft = r.i64(); c.windowRight = r.i64();
     c.softcap = r.f64();
@@ -138,6 +141,19 @@ export function decodeCall(payload) {
     if (count !== c.batch + 1) throw new ProtocolError(`varlen block holds ${count} offsets per array, B + 1 is ${c.batch + 1}`);
     c.cuSeqlensQ = r.elements(count, 4, Int32Array);
     c.cuSeqlensK = r.elements(count, 4, Int32Array);
+  }
+  if (kindCode === 14) {
+    // The fp8 block: format, saturating, 2 reserved bytes, the scale count (1), the scale (f32).
+    const format = r.u8(), saturating = r.u8();
+    r.skip(2);
+    const count = r.u32();
+    if (!(format in FP8_FORMATS) || saturating > 1 || count !== 1)
+      throw new ProtocolError(`kv_quantize's fp8 block: format ${format}, saturating ${saturating}, ${count} scales`);
+    c.format = FP8_FORMATS[format];
+    c.saturating = saturating === 1;
+    c.fp8Scale = r.elements(1, 4, Float32Array)[0];
+  } else if (kindCode === 12 || kindCode === 13) {
+    throw new ProtocolError(`this program serves no ${KINDS[kindCode]} kernel (its CALL blocks are not decoded here)`);
   }
   c.wantLse = c.lseCount > 0 && (kindCode === 8 || kindCode === 10 || kindCode === 11);
   c.inputs = [];
@@ -190,7 +206,7 @@ export async function handleCall(payload, table) {
     if (e instanceof Declined) return resultPayload(e.code, null, null, withLse);
     throw e;
   }
-  const OutType = ELEMENT_TYPES[c.storage];
+  const OutType = c.kind === "kv_quantize" ? Uint8Array : ELEMENT_TYPES[c.storage]; // kind 14: one byte per code
   if (!(answer?.o instanceof OutType) || answer.o.length !== c.outCount)
     throw new ProtocolError(`${c.kind}:${c.dtype} returned ${answer?.o?.length} ${answer?.o?.constructor?.name} values, expected ${c.outCount} in a ${OutType.name}`);
   let lse = null;

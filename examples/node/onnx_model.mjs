@@ -7,7 +7,7 @@
 //                              elemType: DataType.FLOAT, withPast: true })  -> Uint8Array
 
 // onnx.TensorProto.DataType
-export const DataType = Object.freeze({ FLOAT: 1, INT32: 6, INT64: 7, FLOAT16: 10, BFLOAT16: 16 });
+export const DataType = Object.freeze({ FLOAT: 1, INT32: 6, INT64: 7, FLOAT16: 10, BFLOAT16: 16, FLOAT8E4M3FN: 17, FLOAT8E5M2: 19 });
 
 // ---- protobuf wire format ------------------------------------------------------------------------
 // A message is a list of fields; each field is a key (field_number << 3 | wire_type) followed by
@@ -153,6 +153,28 @@ export function groupQueryAttentionModel({ numHeads, kvNumHeads, scale, softcap 
     ...bytesField(2, "gqa_graph"),
     ...inputs.flatMap((i) => bytesField(11, i)),
     ...outputs.flatMap((o) => bytesField(12, o)),
+  ];
+  return model(graph);
+}
+
+/**
+ * A model of the FP8 cache write as ONNX spells it: y = Div(x, scale) in float32, Cast(y, to =
+ * fp8Type, saturate) (opset 19 and later: saturate 1 clamps overflow and ±inf to ±max, 0 gives
+ * NaN for E4M3FN and ±inf for E5M2), then Cast back to float32, since onnxruntime-node has no FP8
+ * tensor type to return the codes in: the value of each code, which names it (a NaN stands for
+ * any NaN code). Inputs x (N) and scale (1), float32; output value (N), float32.
+ */
+export function castToFp8Model({ fp8Type, saturate }) {
+  const div = node({ inputs: ["x", "scale"], outputs: ["y"], name: "div", opType: "Div", domain: "", attributes: [] });
+  const cast = node({ inputs: ["y"], outputs: ["code"], name: "cast", opType: "Cast", domain: "",
+                      attributes: [intAttribute("to", fp8Type), intAttribute("saturate", saturate ? 1 : 0)] });
+  const back = node({ inputs: ["code"], outputs: ["value"], name: "back", opType: "Cast", domain: "",
+                      attributes: [intAttribute("to", DataType.FLOAT)] });
+  const graph = [
+    ...[div, cast, back].flatMap((n) => bytesField(1, n)),
+    ...bytesField(2, "cast_fp8_graph"),
+    ...[valueInfo("x", DataType.FLOAT, ["N"]), valueInfo("scale", DataType.FLOAT, [1])].flatMap((i) => bytesField(11, i)),
+    ...bytesField(12, valueInfo("value", DataType.FLOAT, ["N"])),
   ];
   return model(graph);
 }

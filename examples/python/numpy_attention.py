@@ -6,6 +6,10 @@ row log-sum-exp (natural log). Fully masked rows give zeros and LSE -inf (declar
     attncheck audit --exec 'python3 examples/python/numpy_attention.py' --abi 2 --masked zeros \\
         --kernel attention:f32 --kernel attention:f64 --kernel attention:bf16
 
+Audited with --splits S it is a split-KV decoding kernel (flash-decoding): told num_splits > 1, it
+cuts the keys into that many ranges of ceil(m / S), computes each range's partial output and LSE
+(rows that see none of its keys: 0 and -inf) and merges them through their LSEs.
+
 f32 and f64 compute in their own format; bf16 and f16 arrive as float32 (bf16@f32, f16@f32) and
 the output is rounded once to storage (attncheck_exec.py). The LSE is float32 (float64 at f64).
 """
@@ -47,14 +51,20 @@ def scores(q, k, p):
     return s, tau, visible
 
 
-def attention(q, k, v, p):
-    """q (B, n, H, d), k (B, m, H_kv, d), v (B, m, H_kv, dv) -> o (B, n, H, dv), lse (B, H, n)."""
+def attention(q, k, v, p, keys=None):
+    """q (B, n, H, d), k (B, m, H_kv, d), v (B, m, H_kv, dv) -> o (B, n, H, dv), lse (B, H, n); keys:
+    (lo, hi), the keys lo..hi-1 only (a split's partial result)."""
     B, n, H, d = q.shape
     m, Hkv, dv = k.shape[1], k.shape[2], v.shape[3]
+    if keys is None and getattr(p, "num_splits", 0) > 1:
+        return split_attention(q, k, v, p)
     t = q.dtype.type
     g = np.arange(H) // (H // Hkv)
     vh = v[:, :, g, :].transpose(0, 2, 1, 3)  # B H m dv
     s, _, visible = scores(q, k, p)
+    if keys is not None:
+        j = np.arange(m)
+        visible = visible & ((j >= keys[0]) & (j < keys[1]))[None, :]
     s = np.where(visible[None, None], s, t(-np.inf))
     none = ~visible.any(axis=1)  # rows that see no key: zeros and LSE -inf
     mx = np.max(s, axis=-1, keepdims=True) if m else np.full(s.shape[:-1] + (1,), -np.inf, dtype=q.dtype)
@@ -65,7 +75,24 @@ def attention(q, k, v, p):
     o = np.where(none[None, None, :, None], t(0), o)
     lse = (mx + np.log(total))[..., 0].astype(np.float64 if q.dtype == np.float64 else np.float32)
     lse = np.where(none[None, None, :], -np.inf, lse)
-    return o.transpose(0, 2, 1, 3), (lse if p.want_lse else None)
+    return o.transpose(0, 2, 1, 3), (lse if p.want_lse or keys is not None else None)
+
+
+def split_attention(q, k, v, p):
+    """The partials of num_splits key ranges of ceil(m / S), merged: LSE = M + log sum exp(LSE_s - M),
+    O = sum exp(LSE_s - LSE) O_s (FlashAttention's combine order); no visible key: zeros, -inf."""
+    m, S = k.shape[1], p.num_splits
+    c = -(-m // S)
+    parts = [attention(q, k, v, p, keys=(min(m, s * c), min(m, (s + 1) * c))) for s in range(S)]
+    ls = np.stack([l for _, l in parts])  # S B H n
+    mx = np.max(ls, axis=0)
+    none = np.isneginf(mx)
+    mx0 = np.where(none, 0, mx)
+    lse = mx0 + np.log(np.sum(np.exp(ls - mx0), axis=0))
+    lse = np.where(none, -np.inf, lse).astype(ls.dtype)
+    o = sum(np.exp(l - np.where(none, 0, lse)).transpose(0, 2, 1)[..., None].astype(po.dtype) * po for po, l in parts)
+    o = np.where(none.transpose(0, 2, 1)[..., None], 0, o).astype(q.dtype)
+    return o, (lse if p.want_lse else None)
 
 
 if __name__ == "__main__":

@@ -60,6 +60,10 @@ ATTNCHECK_FP8_MUTANT(NeverSaturates, broken::Fp8QuantizeNeverSaturates, true, "f
                      "saturation declared, the non-saturating conversion done: an overflow becomes NaN (E4M3) or ±inf", "FALSIFY-FP8-003")
 ATTNCHECK_FP8_MUTANT(AlwaysSaturates, broken::Fp8QuantizeAlwaysSaturates, true, "fp8_quantize_always_saturates",
                      "non-saturation declared, saturation done: an overflow becomes a plausible ±max", "FALSIFY-FP8-003")
+ATTNCHECK_FP8_MUTANT(OverflowLate, broken::Fp8QuantizeOverflowLate, true, "fp8_quantize_overflow_late",
+                     "non-saturating overflow detected one code late: values that round past ±max become ±max below the next "
+                     "binade's midpoint (E4M3FN 480–496 → 448)",
+                     "FALSIFY-FP8-003")
 ATTNCHECK_FP8_MUTANT(Truncates, broken::Fp8QuantizeTruncates, true, "fp8_quantize_truncates",
                      "truncation toward zero instead of rounding to nearest even", "FALSIFY-FP8-002")
 ATTNCHECK_FP8_MUTANT(E4m3Max240, broken::Fp8QuantizeE4m3Max240, true, "fp8_quantize_e4m3_max_240",

@@ -378,3 +378,87 @@ def test_attention_paged(cli):
                              kind="attention_paged", dtype="bf16", cases=20, tests=tests, no_lse=True)
     assert no_lse.passed, no_lse.summary()
     assert {c.test for c in no_lse.ran} == set(tests)
+
+
+def _fp8_example():
+    """examples/python/numpy_attention_fp8kv.py's kernels: this checkout's, or where
+    $ATTNCHECK_EXAMPLES says (the installed-wheel test runs a copy of these tests)."""
+    _varlen_example()  # puts examples/python on the path
+    from numpy_attention_fp8kv import attention_fp8kv, kv_quantize
+    return attention_fp8kv, kv_quantize
+
+
+def test_fp8_call_and_result_frames():
+    """Exec kinds 13 and 14 without the CLI: kind 13's fp8 block reaches the kernel (the format on the
+    problem, the scales as float32 arrays, k and v as uint8 codes in attention's shapes) and its RESULT
+    carries o and, only when asked, the LSE; kind 14's block gives the kernel x, the scale (float32),
+    the format and the rule, and its RESULT carries one byte per code."""
+    import struct
+
+    from attncheck.protocol import handle_call
+
+    attention_fp8kv, kv_quantize = _fp8_example()
+    # B = 1, H = 2, H_kv = 2 (per-head scales), n = 1, m = 2, d = dv = 1; not causal. E4M3FN codes:
+    # k 0x38 = 1.0, 0x40 = 2.0 (head 0: keys 1 and 2 times 0.5), 0x48 = 4.0 and 0xb8 = -1.0 (head 1,
+    # times 2); v 0x30 = 0.5, 0x38 = 1.0, 0x40 = 2.0, 0x44 = 3.0.
+    q = np.array([1.0, 1.0], dtype="<f4")
+    k = np.array([0x38, 0x48, 0x40, 0xB8], dtype=np.uint8)  # (m, H_kv): key 0 of heads 0 and 1, then key 1
+    v = np.array([0x30, 0x40, 0x38, 0x44], dtype=np.uint8)
+    k_scale, v_scale = np.array([0.5, 2.0], dtype="<f4"), np.array([1.0, 4.0], dtype="<f4")
+    for asked in (0, 2):
+        payload = (struct.pack("<BBBBIQQQQQQ", 13, 3, 0, 0, 3, 1, 2, 1, 1, 0, 2) +
+                   struct.pack("<QQQdB3xIqqd", 1, 2, 2, 1.0, 0, 0, -1, -1, 0.0) + struct.pack("<Q", asked) +
+                   struct.pack("<BBHI", 0, 0, 0, 2) + k_scale.tobytes() + v_scale.tobytes() +
+                   b"".join(struct.pack("<Q", a.size) + a.tobytes() for a in (q, k, v)))
+        seen = {}
+
+        def kernel(qq, kk, vv, ks, vs, p):
+            seen["shapes"] = (qq.shape, kk.shape, kk.dtype, vv.shape, list(ks), list(vs), p.format, p.want_lse)
+            return attention_fp8kv(qq, kk, vv, ks, vs, p)
+
+        res = handle_call(payload, {("attention_fp8kv", "f32"): kernel})
+        status, _, count = struct.unpack_from("<iIQ", res, 0)
+        assert seen["shapes"] == ((1, 1, 2, 1), (1, 2, 2, 1), np.uint8, (1, 2, 2, 1), [0.5, 2.0], [1.0, 4.0], "e4m3fn", asked > 0)
+        assert status == 0 and count == 2
+        o = np.frombuffer(res[16:24], dtype="<f4")
+        # Head 0: keys 0.5 and 1.0, values 0.5 and 1.0; head 1: keys 8.0 and -2.0, values 8.0 and 12.0.
+        w0, w1 = np.exp([0.5, 1.0]) / np.exp([0.5, 1.0]).sum(), np.exp([8.0, -2.0]) / np.exp([8.0, -2.0]).sum()
+        assert np.allclose(o, [w0 @ [0.5, 1.0], w1 @ [8.0, 12.0]], rtol=1e-6)
+        (lse_count,) = struct.unpack_from("<Q", res, 24)
+        assert lse_count == asked and len(res) == 32 + 4 * asked
+    x = np.array([3.0, 480.0, np.nan, -0.0], dtype="<f4")
+    for sat, want in ((1, [0x4C, 0x7E, 0x7F, 0x80]), (0, [0x4C, 0x7F, 0x7F, 0x80])):
+        payload = (struct.pack("<BBBBIQQQQQQ", 14, 3, 0, 0, 1, 4, 0, 0, 0, 0, 4) + struct.pack("<BBHI", 0, sat, 0, 1) +
+                   struct.pack("<f", 0.5) + struct.pack("<Q", 4) + x.tobytes())
+        seen = {}
+
+        def quantize(xx, scale, fmt, saturating):
+            seen["args"] = (xx.dtype, type(scale), float(scale), fmt, saturating)
+            return kv_quantize(xx, scale, fmt, saturating)
+
+        res = handle_call(payload, {("kv_quantize", "f32"): quantize})
+        assert seen["args"] == (np.float32, np.float32, 0.5, "e4m3fn", bool(sat))
+        status, _, count = struct.unpack_from("<iIQ", res, 0)
+        assert status == 0 and count == 4 and list(res[16:]) == want  # 3 / 0.5 = 6: 0x4c; 960 overflows
+
+
+def test_fp8(cli):
+    """kinds "attention_fp8kv" and "kv_quantize" (exec kinds 13 and 14): the NumPy reference of
+    examples/python passes the obligations every kind has and the contract's; a writer that
+    truncates fails FALSIFY-FP8-002."""
+    attention_fp8kv, kv_quantize = _fp8_example()
+    tests = ["AUDIT-SAFE-001", "AUDIT-DET-001", "AUDIT-NAN-001", "FALSIFY-FP8-001", "FALSIFY-FP8-002", "FALSIFY-FP8-003"]
+    result = attncheck.audit(kernels={"attention_fp8kv:f32": attention_fp8kv, "kv_quantize:f32": kv_quantize}, cases=20, tests=tests)
+    assert result.passed, result.summary()
+    assert {c.test for c in result.ran} == set(tests)
+
+    def truncating(x, scale, fmt, saturating):  # rounds |x / scale| toward zero to the code below
+        codes = kv_quantize(x, scale, fmt, saturating)
+        y = np.abs((x / x.dtype.type(scale)).astype(np.float64))
+        from numpy_attention_fp8kv import TABLES
+        value = np.abs(TABLES[fmt][codes])
+        down = np.isfinite(value) & (value > y) & ((codes & 0x7F) > 0)
+        return np.where(down, codes - 1, codes).astype(np.uint8)
+
+    bad = attncheck.audit(truncating, kind="kv_quantize", dtype="f32", cases=40, tests=["FALSIFY-FP8-002"])
+    assert not bad.passed and bad.check("FALSIFY-FP8-002").verdict == "FAIL"

@@ -40,6 +40,7 @@ struct AuditOptions : ReportFileOptions, CheckSelectionOptions {
   bool nondeterministic = false;
   std::string stores;  // --stores: "" = not given
   std::vector<std::string> attention_shapes;  // --attention-shape, as given
+  std::size_t splits = 0;                     // --splits S
   bool replay = false;
   bool list = false;
 };
@@ -61,7 +62,8 @@ std::string source_args(const AuditOptions& o) {
   std::string s;
   if (!o.bindings.empty())
     return " --bindings " + shell_quoted(o.bindings) + (o.abi ? " --abi " + std::to_string(o.abi) : "") + (o.no_lse ? " --no-lse" : "") +
-           (o.stores.empty() ? "" : " --stores " + o.stores) + (o.nondeterministic ? " --nondeterministic" : "");
+           (o.stores.empty() ? "" : " --stores " + o.stores) + (o.nondeterministic ? " --nondeterministic" : "") +
+           (o.splits ? " --splits " + std::to_string(o.splits) : "");
   if (!o.lib.empty()) s += " --lib " + shell_quoted(o.lib);
   if (!o.exec.empty()) s += " --exec " + shell_quoted(o.exec);
   for (const auto& k : o.kernels) s += " --kernel " + shell_quoted(k);
@@ -69,6 +71,7 @@ std::string source_args(const AuditOptions& o) {
   if (o.no_lse) s += " --no-lse";
   if (!o.stores.empty()) s += " --stores " + o.stores;
   if (o.nondeterministic) s += " --nondeterministic";
+  if (o.splits) s += " --splits " + std::to_string(o.splits);
   return s;
 }
 
@@ -249,6 +252,7 @@ bool plan_audit(const AuditOptions& o, const contract::LoadResult& loaded, const
   req.policy.returns_lse = src.lse;
   req.policy.stores = src.stores;
   req.policy.deterministic = src.deterministic;
+  req.policy.splits = o.splits;
   for (const auto& spec : o.attention_shapes) {
     audit::SizedProblem p;
     if (const std::string why = audit::parse_attention_shape(spec, p); !why.empty()) {
@@ -554,7 +558,9 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                   "or under --abi 2), softmax_jvp, attention_backward (ABI version 2's backward pass), attention_merge (ABI "
                   "version 2's merge of split-KV partial results), attention_varlen (ABI version 2's attention over a packed "
                   "variable-length batch, FlashAttention's varlen API), attention_paged (ABI version 2's attention over a paged "
-                  "KV cache: a block table of pages, as vLLM's PagedAttention); dtypes: f32, f64, f16 and bf16 (storage; f32 arithmetic: "
+                  "KV cache: a block table of pages, as vLLM's PagedAttention), attention_fp8kv (ABI version 2's attention over an "
+                  "FP8 KV cache: E4M3FN or E5M2 codes with per-tensor or per-head scales), kv_quantize (ABI version 2's FP8 cache "
+                  "write: the codes of x / scale, saturating or not); dtypes: f32, f64, f16 and bf16 (storage; f32 arithmetic: "
                   "the same as f16@f32, bf16@f32), f16@f16 and bf16@bf16 (16-bit arithmetic)");
   app->add_option("--bindings", o->bindings, "YAML file naming the library and its kernels (see docs/audit.md)");
   app->add_option("--exec", o->exec, "Program serving kernels over the exec protocol on stdin/stdout (docs/audit-protocol.md)");
@@ -580,7 +586,7 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                   "version 2. For --exec it selects (default 1); for --lib the library's exported "
                   "attncheck_abi_version() decides when it has one (--abi must then agree), else --abi (default 1)");
   app->add_flag("--no-lse", o->no_lse,
-                "Attention, attention_merge, attention_varlen and attention_paged of ABI version 2: the kernels return no log-sum-exp "
+                "Attention, attention_merge, attention_varlen, attention_paged and attention_fp8kv of ABI version 2: the kernels return no log-sum-exp "
                 "(they are never asked "
                   "for one: lse is NULL); "
                 "replaces the bindings file's lse: entries");
@@ -593,6 +599,12 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                   "the way, the error model they are judged by: p (fused, the default: scores and O in f32, the weights "
                   "P rounded for P.V, as FlashAttention) or scores,p (unfused: q @ k^T stored too, as a graph of "
                   "separate ops); replaces the bindings file's stores: entries (docs/formats.md)");
+  app->add_option("--splits", o->splits,
+                  "Attention of ABI version 2: the kernel reads attncheck_attention_problem's num_splits (split-KV "
+                  "decoding): it is told to split each row's keys into at most S parts (FALSIFY-MERGE-004 draws 1 to 6, "
+                  "capped at S; AUDIT-ATTB-002 runs at S) and judged by the bound for every such partition; without it "
+                  "num_splits is 0 and FALSIFY-MERGE-004 is not applicable")
+      ->check(CLI::Range(1, 65535));
   app->add_option("--attention-shape", o->attention_shapes,
                   "Attention of ABI version 2: a shape AUDIT-ATTB-002 (and, for the backward pass, AUDIT-ATTBWD-001) audits instead of its three defaults (repeatable), "
                   "e.g. B=1,H=32,Hkv=8,n=4096,m=4096,d=128,causal=br; keys B H Hkv n m d dv scale causal=off|tl|br "

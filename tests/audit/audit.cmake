@@ -31,6 +31,11 @@ add_library(attncheck_audit_testkernels_paged SHARED ${CMAKE_CURRENT_LIST_DIR}/k
 target_link_libraries(attncheck_audit_testkernels_paged PRIVATE attncheck::abi m)
 set_target_properties(attncheck_audit_testkernels_paged PROPERTIES C_STANDARD 11 C_EXTENSIONS OFF)
 
+# ABI version 2's FP8 KV-cache kernels (attention over the codes, the cache write), with the version marker.
+add_library(attncheck_audit_testkernels_fp8kv SHARED ${CMAKE_CURRENT_LIST_DIR}/kernels_attention_fp8kv.c)
+target_link_libraries(attncheck_audit_testkernels_fp8kv PRIVATE attncheck::abi m)
+set_target_properties(attncheck_audit_testkernels_fp8kv PROPERTIES C_STANDARD 11 C_EXTENSIONS OFF)
+
 file(GLOB ATTNCHECK_AUDIT_TESTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*_test.cpp)
 add_executable(attncheck_audit_tests ${CMAKE_CURRENT_SOURCE_DIR}/tests/main.cpp ${ATTNCHECK_AUDIT_TESTS})
 target_include_directories(attncheck_audit_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src ${CMAKE_CURRENT_SOURCE_DIR})
@@ -43,10 +48,11 @@ target_compile_definitions(attncheck_audit_tests PRIVATE ${ATTNCHECK_SOURCE_DIR_
   ATTNCHECK_AUDIT_TESTLIB_MERGE="$<TARGET_FILE:attncheck_audit_testkernels_merge>"
   ATTNCHECK_AUDIT_TESTLIB_VARLEN="$<TARGET_FILE:attncheck_audit_testkernels_varlen>"
   ATTNCHECK_AUDIT_TESTLIB_PAGED="$<TARGET_FILE:attncheck_audit_testkernels_paged>"
+  ATTNCHECK_AUDIT_TESTLIB_FP8KV="$<TARGET_FILE:attncheck_audit_testkernels_fp8kv>"
   ATTNCHECK_EXAMPLES_DIR="${CMAKE_CURRENT_SOURCE_DIR}/examples")
 add_dependencies(attncheck_audit_tests attncheck_cli attncheck_audit_testkernels attncheck_audit_testkernels_v2
                  attncheck_audit_testkernels_bwd attncheck_audit_testkernels_merge attncheck_audit_testkernels_varlen
-                 attncheck_audit_testkernels_paged)
+                 attncheck_audit_testkernels_paged attncheck_audit_testkernels_fp8kv)
 doctest_discover_tests(attncheck_audit_tests TEST_PREFIX "audit: " PROPERTIES LABELS audit)
 
 # The Python example (examples/python/) runs under Debian's interpreter, where python3-numpy and

@@ -264,7 +264,7 @@ static int v2_split(const attncheck_attention_problem* p, const float* q, const 
       for (size_t h = 0; h < p->heads; ++h) {
         const size_t r = (b * p->n + i) * p->heads + h, li = (b * p->heads + h) * p->n + i; /* o's row, the LSE's index */
         float M = -INFINITY;
-        for (size_t s = 0; s < S; ++s) M = pl[s * rows + li] > M ? pl[s * rows + li] : M;
+        for (size_t s = 0; s < S; ++s) M = isnan(pl[s * rows + li]) || pl[s * rows + li] > M ? pl[s * rows + li] : M; /* NaN stays */
         float* oi = o + r * dv;
         if (M == -INFINITY) { /* no split saw a key: the masked-row policy */
           for (size_t c = 0; c < dv; ++c) oi[c] = 0;

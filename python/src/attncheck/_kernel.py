@@ -14,8 +14,8 @@ def kernel(kind: str, dtype: str, *, cases: Optional[int] = None, seed: Union[in
            timeout: Optional[float] = None, no_lse: bool = False) -> Callable[[F], F]:
     """Marks fn as a kernel for pytest to audit: one item per applicable check. The function is
     returned unchanged (still callable as a kernel). no_lse: an attention_v2, attention_merge,
-    attention_varlen or attention_paged kernel that returns no LSE (audit(no_lse=True)): the LSE's
-    checks are not collected."""
+    attention_varlen, attention_paged or attention_fp8kv kernel that returns no LSE
+    (audit(no_lse=True)): the LSE's checks are not collected."""
     from .protocol import kernel_key
 
     key = kernel_key((kind, dtype))  # fails at import on a wrong kind or dtype

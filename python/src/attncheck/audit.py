@@ -245,7 +245,10 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
     attention over a packed variable-length batch (fn(q, k, v, cu_seqlens_q, cu_seqlens_k,
     problem) returns (o, lse); no_lse: it returns no LSE); kind "attention_paged" attention over a
     paged KV cache (fn(q, k_cache, v_cache, cu_seqlens_q, seqused_k, block_table, problem) returns
-    (o, lse); no_lse: it returns no LSE). Raises CLINotFoundError without the CLI and AttncheckError
+    (o, lse); no_lse: it returns no LSE); kind "attention_fp8kv" attention over an FP8 KV cache
+    (fn(q, k, v, k_scale, v_scale, problem) with k and v uint8 codes of problem.format returns (o,
+    lse); no_lse: it returns no LSE); kind "kv_quantize" the cache write (fn(x, scale, format,
+    saturating) returns the uint8 codes). Raises CLINotFoundError without the CLI and AttncheckError
     when attncheck refuses the run (exit status 2)."""
     if (fn is None) == (kernels is None):
         raise TypeError("audit() takes a kernel function or kernels={...}, not both or neither")

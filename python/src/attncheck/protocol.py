@@ -35,11 +35,19 @@ Signatures, by kind::
                                     v_cache (num_pages, page_size, H_kv, dv), cu_seqlens_q (B + 1,),
                                     seqused_k (B,), block_table (B, pages_per_sequence) int32
                                     -> (o (total_q, H, dv), lse (H, total_q) or None)
+    attention_fp8kv(q, k, v, k_scale, v_scale, problem)
+                                    q (B, n, H, d), k (B, m, H_kv, d) and v (B, m, H_kv, dv) uint8
+                                    codes, k_scale and v_scale (1,) or (H_kv,) float32
+                                    -> (o (B, n, H, dv), lse (B, H, n) or None)
+    kv_quantize(x, scale, format, saturating)
+                                    x (n,), scale a float32, format "e4m3fn" or "e5m2",
+                                    saturating a bool -> codes (n,) uint8
 
 attention_v2 is the kind ``attention`` of ABI version 2 (include/attncheck/abi.h; CALL kind 8),
 audited with ``--kernel attention:DTYPE --abi 2``. problem is an :class:`AttentionProblem`: batch,
 heads, kv_heads, n, m, d, dv, scale, causal, alignment ("top_left" or "bottom_right"),
-window_left/window_right (-1 unbounded), softcap (0 off), alibi_slopes (None or H slopes) and
+window_left/window_right (-1 unbounded), softcap (0 off), alibi_slopes (None or H slopes),
+num_splits (0, or at most this many split-KV parts for a kernel audited with --splits) and
 want_lse (whether the LSE is asked). The LSE is sent as float32 (float64 for f64 storage).
 attention_backward (CALL kind 9, ``--kernel attention_backward:DTYPE``) is its backward pass:
 the gradients of sum(dout * o) (abi.h states them), given the forward's o and lse (float32, or
@@ -62,6 +70,15 @@ problem on its queries and those keys; nothing else of the caches may affect the
 after m_b, table entries past a sequence's pages and unused pages hold stale values, NaN included).
 problem is attention_varlen's with the page table too: cu_seqlens_q, seqused_k, block_table,
 page_size, num_pages and pages_per_sequence.
+attention_fp8kv (CALL kind 13, ``--kernel attention_fp8kv:DTYPE``) is attention_v2 over an FP8 KV
+cache (vLLM's kv_cache_dtype="fp8", FlashAttention 3's descales): k and v arrive as their OCP FP8
+codes, problem.format says which ("e4m3fn": bias 7, NaN 0x7f/0xff, largest 448; "e5m2": bias 15,
++-inf 0x7c/0xfc, NaN 0x7d..0x7f/0xfd..0xff, largest 57344), and each value is decode(code) *
+scale[g] for its key/value head g (one scale per tensor: g = 0). kv_quantize (CALL kind 14,
+``--kernel kv_quantize:DTYPE``) is the cache write: the code of x / scale rounded to nearest, ties
+to even; beyond the range and for +-inf the largest finite code when saturating, else NaN (E4M3FN)
+or +-inf (E5M2); NaN gives a NaN code (abi.h). Both answer Declined for a format or rule they do
+not implement.
 
 Raise :class:`Declined` to decline an input (reported by attncheck, not judged).
 """
@@ -79,16 +96,16 @@ HELLO, CALL, RESULT, ERROR = 1, 2, 3, 4
 MAX_PAYLOAD = 64 << 20  # the hard limit attncheck applies
 KINDS = {1: "softmax", 2: "log_softmax", 3: "scores", 4: "rmsnorm", 5: "entropy", 6: "attention", 7: "softmax_jvp",
          8: "attention_v2", 9: "attention_backward", 10: "attention_merge", 11: "attention_varlen",
-         12: "attention_paged"}
+         12: "attention_paged", 13: "attention_fp8kv", 14: "kv_quantize"}
 STORAGE = {1: ("f16", "<f2", 2), 2: ("bf16", "<u2", 2), 3: ("f32", "<f4", 4), 4: ("f64", "<f8", 8)}
 ARITHMETIC = {0: None, 3: "f32"}  # CALL's arithmetic byte: 0 the storage format's own, 3 f32
 ALIASES = {"f16": "f16@f32", "bf16": "bf16@f32", "f32@f32": "f32", "f64@f64": "f64"}
 DTYPES = ("f32", "f64", "f16@f32", "bf16@f32", "f16@f16", "bf16@bf16")
 _HEADER = struct.Struct("<4sBBHI")
 _CALL_FIXED = struct.Struct("<BBBBIQQQQQQ")  # kind dtype causal arithmetic inputs n m d dv eps_bits out_count
-# kind 8's attention block: batch heads kv_heads scale alignment (3 reserved) slope_count window_left
+# kind 8's attention block: batch heads kv_heads scale alignment u16 num_splits (1 reserved) slope_count window_left
 # window_right softcap, then slope_count f64 slopes and u64 lse_count
-_ATTENTION_BLOCK = struct.Struct("<QQQdB3xIqqd")
+_ATTENTION_BLOCK = struct.Struct("<QQQdBHxIqqd")
 # kind 10's merge block: lse_count (0 or rows) and parts_count (splits x rows), then the parts
 _MERGE_BLOCK = struct.Struct("<QQ")
 # kind 11's varlen block, after the attention block: offset_count (B + 1), then offset_count int32
@@ -98,8 +115,13 @@ _VARLEN_BLOCK = struct.Struct("<Q")
 # cu_seqlens_q (B + 1), seqused_k (B) and block_table (B x pages_per_sequence), each as a u64 count
 # and that many int32
 _PAGED_BLOCK = struct.Struct("<QQQ")
+# kinds 13 and 14's fp8 block (kind 13 after the attention block): format (0 E4M3FN, 1 E5M2),
+# saturating (kind 14; 0 for kind 13), 2 reserved bytes, scale_count, then scale_count float32
+# k_scale and (kind 13) as many v_scale; kind 14 has one scale
+_FP8_BLOCK = struct.Struct("<BBHI")
+FP8_FORMATS = {0: "e4m3fn", 1: "e5m2"}
 # the kinds of batched attention: an attention block, and a RESULT of o and the LSE part
-_BATCHED = ("attention_v2", "attention_varlen", "attention_paged")
+_BATCHED = ("attention_v2", "attention_varlen", "attention_paged", "attention_fp8kv")
 
 Kernel = Callable[..., Any]
 KernelTable = Mapping[Union[str, Tuple[str, str]], Kernel]
@@ -226,6 +248,15 @@ def encode_output(result: Any, storage: str) -> bytes:
         return np.ascontiguousarray(a.astype(fmt)).tobytes()
 
 
+def encode_codes(result: Any) -> bytes:
+    """A kv_quantize kernel's answer as one byte per code: integers 0 to 255 (a uint8 array, or any
+    integer array within that range)."""
+    a = as_array(result).reshape(-1)
+    if a.dtype.kind not in "iu" or (a.size and (a.min() < 0 or a.max() > 255)):
+        raise ProtocolError("kv_quantize returned %s values, not FP8 codes (integers 0 to 255)" % a.dtype)
+    return a.astype(np.uint8).tobytes()
+
+
 def _decode(raw: bytes, code: int) -> np.ndarray:
     _, fmt, _ = STORAGE[code]
     a = np.frombuffer(raw, dtype=fmt)
@@ -265,6 +296,13 @@ def _compute(fn: Kernel, kind: str, arrays: list, n: int, m: int, d: int, dv: in
                 raise ProtocolError("varlen %s holds %d elements, the offsets say %d" % (name, a.size, want))
         return fn(arrays[0].reshape(tq, p.heads, d), arrays[1].reshape(tk, p.kv_heads, d),
                   arrays[2].reshape(tk, p.kv_heads, dv), p.cu_seqlens_q, p.cu_seqlens_k, p)
+    if kind == "attention_fp8kv":  # the codes k and v arrive as uint8
+        p = causal
+        return fn(arrays[0].reshape(p.batch, n, p.heads, d), arrays[1].reshape(p.batch, m, p.kv_heads, d),
+                  arrays[2].reshape(p.batch, m, p.kv_heads, dv), p.k_scale, p.v_scale, p)
+    if kind == "kv_quantize":  # causal carries (scale, format, saturating)
+        scale, fmt, saturating = causal
+        return fn(arrays[0], scale, fmt, saturating)
     if kind == "attention_paged":  # the caches' shape from the page table, q's from the offsets
         p = causal
         tq, tokens = int(p.cu_seqlens_q[-1]), p.num_pages * p.page_size
@@ -298,7 +336,7 @@ def handle_call(payload: bytes, kernels: Mapping[Tuple[str, str], Kernel]) -> by
     if kind in _BATCHED or kind == "attention_backward":
         if len(payload) < off + _ATTENTION_BLOCK.size:
             raise ProtocolError("CALL payload too short")
-        batch, heads, kv_heads, scale, alignment, slopes, wl, wr, softcap = _ATTENTION_BLOCK.unpack_from(payload, off)
+        batch, heads, kv_heads, scale, alignment, splits, slopes, wl, wr, softcap = _ATTENTION_BLOCK.unpack_from(payload, off)
         off += _ATTENTION_BLOCK.size
         alibi = np.frombuffer(payload[off:off + 8 * slopes], dtype="<f8") if slopes else None
         off += 8 * slopes
@@ -306,7 +344,7 @@ def handle_call(payload: bytes, kernels: Mapping[Tuple[str, str], Kernel]) -> by
         off += 8
         problem = AttentionProblem(batch=batch, heads=heads, kv_heads=kv_heads, n=n, m=m, d=d, dv=dv, scale=scale,
                                    causal=bool(causal), alignment="bottom_right" if alignment else "top_left",
-                                   window_left=wl, window_right=wr, softcap=softcap, alibi_slopes=alibi,
+                                   window_left=wl, window_right=wr, softcap=softcap, alibi_slopes=alibi, num_splits=splits,
                                    want_lse=lse_count > 0 and kind in _BATCHED)
         if kind == "attention_backward":  # kind 9: the LSE given, after the attention block
             lse_dt = "<f8" if dt == 4 else "<f4"
@@ -342,6 +380,24 @@ def handle_call(payload: bytes, kernels: Mapping[Tuple[str, str], Kernel]) -> by
             problem.cu_seqlens_q, problem.seqused_k = ints[0], ints[1]
             problem.block_table = ints[2].reshape(batch, pages_per_sequence)
             problem.page_size, problem.num_pages, problem.pages_per_sequence = page_size, num_pages, pages_per_sequence
+    fp8 = None
+    if kind in ("attention_fp8kv", "kv_quantize"):  # kinds 13 and 14: the fp8 block
+        if len(payload) < off + _FP8_BLOCK.size:
+            raise ProtocolError("CALL payload too short")
+        fmt, saturating, reserved, scale_count = _FP8_BLOCK.unpack_from(payload, off)
+        off += _FP8_BLOCK.size
+        if fmt not in FP8_FORMATS or saturating > 1 or reserved:
+            raise ProtocolError("unknown FP8 format %d, saturating byte %d or reserved bytes" % (fmt, saturating))
+        arrays_of = 2 if kind == "attention_fp8kv" else 1
+        if len(payload) < off + 4 * scale_count * arrays_of or (kind == "kv_quantize" and scale_count != 1):
+            raise ProtocolError("fp8 block holds %d scales" % scale_count)
+        scales = np.frombuffer(payload[off:off + 4 * scale_count * arrays_of], dtype="<f4").copy()
+        off += 4 * scale_count * arrays_of
+        if problem is not None:
+            problem.format = FP8_FORMATS[fmt]
+            problem.k_scale, problem.v_scale = scales[:scale_count], scales[scale_count:]
+        else:
+            fp8 = (scales[0], FP8_FORMATS[fmt], bool(saturating))
     lse_parts = None
     if kind == "attention_merge":  # kind 10: the merge block, then o_parts as the one input
         if len(payload) < off + _MERGE_BLOCK.size:
@@ -354,9 +410,13 @@ def handle_call(payload: bytes, kernels: Mapping[Tuple[str, str], Kernel]) -> by
         lse_parts = np.frombuffer(payload[off:off + parts * lse_w], dtype="<f8" if dt == 4 else "<f4").copy()
         off += parts * lse_w
     arrays = []
-    for _ in range(inputs):
+    for i in range(inputs):
         (count,) = struct.unpack_from("<Q", payload, off)
         off += 8
+        if kind == "attention_fp8kv" and i in (1, 2):  # the codes: one byte each
+            arrays.append(np.frombuffer(payload[off:off + count], dtype=np.uint8).copy())
+            off += count
+            continue
         a = _decode(payload[off:off + count * width], dt)
         arrays.append(a.astype(np.float32) if wide == "f32" else a.copy())  # writable, the kernel's own
         off += count * width
@@ -368,7 +428,8 @@ def handle_call(payload: bytes, kernels: Mapping[Tuple[str, str], Kernel]) -> by
     try:
         with np.errstate(all="ignore"):  # overflow and NaN are what the audit looks for, not noise
             y = _compute(fn, kind, arrays, n, m, d, dv, eps,
-                         problem if problem is not None else lse_parts if lse_parts is not None else causal)
+                         problem if problem is not None else lse_parts if lse_parts is not None else
+                         fp8 if fp8 is not None else causal)
             if kind == "attention_backward":
                 parts = list(y)
                 if len(parts) != 3:
@@ -380,11 +441,15 @@ def handle_call(payload: bytes, kernels: Mapping[Tuple[str, str], Kernel]) -> by
                 if lse_a.size != lse_count:
                     raise ProtocolError("%s:%s returned %d LSE values, expected %d" % (kind, dname, lse_a.size, lse_count))
                 tail = struct.pack("<Q", lse_count) + lse_a.tobytes()
-            if kind != "attention_backward":
+            if kind == "kv_quantize":
+                out = encode_codes(y)
+            elif kind != "attention_backward":
                 out = encode_output(y, storage)
     except Declined as e:
         lse_part = kind in _BATCHED or kind == "attention_merge"
         return struct.pack("<iIQ", e.code, 0, 0) + (struct.pack("<Q", 0) if lse_part else b"")
+    if kind == "kv_quantize":
+        width = 1  # one byte per code
     if len(out) != out_count * width:
         raise ProtocolError("%s:%s returned %d values, expected %d" % (kind, dname, len(out) // width, out_count))
     return struct.pack("<iIQ", 0, 0, out_count) + out + tail

@@ -54,10 +54,11 @@ std::string show(const char* name, const T* p, std::size_t n, std::size_t limit)
   return std::string("    ") + name + " bits:  " + row_bits(v, limit) + "\n    " + name + ":       " + row_values(v, limit) + "\n";
 }
 
-// Makes the call, turns faults into exceptions, copies the output into out.
-// inputs() formats the input rows; only called when there is a fault to report.
+// Makes the call of a kernel at storage T, turns faults into exceptions, copies the output into out
+// (output_count elements of output_size(c.kind, T's dtype) bytes: T's, or kv_quantize's one-byte
+// codes). inputs() formats the input rows; only called when there is a fault to report.
 template <class T, class Inputs>
-void perform(Backend& b, CallStats& st, Call& c, T* out, const std::string& shape, const Inputs& inputs, void* lse = nullptr) {
+void perform_into(Backend& b, CallStats& st, Call& c, void* out, const std::string& shape, const Inputs& inputs, void* lse = nullptr) {
   c.dtype = dtype_of<T>();
   if (!b.has(c.kind, c.dtype)) throw KindAbsent(kind_label(c.kind));
   if (st.timeouts >= st.timeout_budget) RC_DISCARD("timeout budget spent");
@@ -88,6 +89,28 @@ void perform(Backend& b, CallStats& st, Call& c, T* out, const std::string& shap
   }
 }
 
+template <class T, class Inputs>
+void perform(Backend& b, CallStats& st, Call& c, T* out, const std::string& shape, const Inputs& inputs, void* lse = nullptr) {
+  perform_into<T>(b, st, c, out, shape, inputs, lse);
+}
+
+// An FP8 code row as "[0x7e, 0x00, ...]", cut in the middle after limit codes.
+inline std::string show_codes(const char* name, const std::uint8_t* c, std::size_t n, std::size_t limit) {
+  std::string r = std::string("    ") + name + " codes: [";
+  char buf[8];
+  for (std::size_t i = 0; i < n; ++i) {
+    if (n > limit && i == limit / 2) {
+      r += ", …";
+      i = n - (limit - limit / 2);
+    }
+    std::snprintf(buf, sizeof buf, "%s0x%02x", i ? ", " : "", c[i]);
+    r += buf;
+  }
+  return r + "]\n";
+}
+
+inline std::string fp8_format_name(kernels::Fp8Format f) { return f == kernels::Fp8Format::e4m3fn ? "E4M3FN" : "E5M2"; }
+
 }  // namespace detail
 
 // attention_lse: whether the kernel of kind attention_v2 at T declared that it returns the LSE
@@ -97,12 +120,18 @@ void perform(Backend& b, CallStats& st, Call& c, T* out, const std::string& shap
 // the attention_varlen and attention_paged kernels (KernelSet::attention_batched_lse, which
 // attention_v2, attention_varlen and attention_paged share, is attention_lse: the runner makes it
 // false when any of them declared none).
+// fp8kv_lse: the same for the attention_fp8kv kernel. splits: the largest num_splits the
+// attention_v2 kernel is declared to read (--splits); 0: a problem with num_splits > 1 is not
+// applicable (KindAbsent), and every call gets num_splits 0 as before.
 template <class T>
 KernelSet<T> audited_kernels(Backend& b, CallStats& st, bool attention_lse = true, bool merge_lse = true, bool varlen_lse = true,
-                             bool paged_lse = true) {
+                             bool paged_lse = true, bool fp8kv_lse = true, std::size_t splits = 0) {
+  using detail::fp8_format_name;
   using detail::perform;
+  using detail::perform_into;
   using detail::raw;
   using detail::show;
+  using detail::show_codes;
   KernelSet<T> k;
   k.name = b.describe();
   const auto row_kernel = [&b, &st](Kind kind) {
@@ -169,14 +198,18 @@ KernelSet<T> audited_kernels(Backend& b, CallStats& st, bool attention_lse = tru
   };
   // ABI version 2's attention: the kernel tiles on its own, so the tiling is ignored. The LSE comes
   // back in lse_t<T> (float for 16-bit and f32 storage, double for f64), the ABI's S.
-  k.attention_batched = [&b, &st](const kernels::AttentionProblem& p, kernels::Tiling, const T* q, const T* kk, const T* v, T* o,
-                                  lse_t<T>* lse) {
+  k.attention_batched = [&b, &st, splits](const kernels::AttentionProblem& p, kernels::Tiling, const T* q, const T* kk, const T* v, T* o,
+                                          lse_t<T>* lse) {
     static_assert(sizeof(lse_t<T>) == (std::is_same_v<T, double> ? 8 : 4));
+    // Split-KV decoding only for a kernel declared to read num_splits; told at most its declared S
+    // (a bound for more parts covers fewer).
+    if (p.num_splits > 1 && splits == 0) throw KindAbsent("attention with num_splits > 1 (a kernel declared with --splits S)");
     const auto& sh = p.shape;
     Call c;
     c.kind = Kind::attention_v2;
     c.n = sh.n, c.m = sh.m, c.d = sh.d, c.dv = sh.dv, c.causal = p.mask.causal;
     c.problem = p;
+    c.problem.num_splits = splits == 0 || p.num_splits <= 1 ? p.num_splits : std::min(p.num_splits, splits);
     c.inputs = {raw(q, sh.q_size()), raw(kk, sh.k_size()), raw(v, sh.v_size())};
     c.output_count = sh.o_size();
     c.lse_count = lse ? sh.lse_size() : 0;
@@ -316,10 +349,52 @@ KernelSet<T> audited_kernels(Backend& b, CallStats& st, bool attention_lse = tru
   k.rmsnorm_heads = [](const T*, const T*, std::size_t, std::size_t, T, T*) { throw KindAbsent("rmsnorm_heads"); };
   // No ABI kind computes position encodings.
   k.position_encoding = [](std::size_t, std::size_t, T*) { throw KindAbsent("position_encoding"); };
-  // No ABI kind reads or writes an FP8 KV cache yet (attention-fp8kv-v1 runs in the gate only).
-  k.fp8_quantize = [](kernels::Fp8Spec, const T*, std::size_t, float, std::uint8_t*) { throw KindAbsent("fp8_quantize"); };
-  k.attention_fp8kv = [](const kernels::AttentionProblem&, kernels::Fp8Spec, const kernels::Fp8Scales&, kernels::Tiling, const T*,
-                         const std::uint8_t*, const std::uint8_t*, T*, lse_t<T>*) { throw KindAbsent("attention_fp8kv"); };
+  // ABI version 2's FP8 KV cache. The read (attention_fp8kv): attention_v2's problem, the format,
+  // the codes k and v as inputs 1 and 2 (one byte each) and the scales as inputs 3 and 4 (floats),
+  // all compared after the call; the tiling is ignored and a kernel declared to return no LSE gets
+  // lse = NULL, as for attention_v2. The writer's overflow rule is not the reader's concern: the ABI
+  // passes only the format, and the codes are finite.
+  k.attention_fp8kv = [&b, &st, fp8kv_lse](const kernels::AttentionProblem& p, kernels::Fp8Spec sp, const kernels::Fp8Scales& sc,
+                                           kernels::Tiling, const T* q, const std::uint8_t* k8, const std::uint8_t* v8, T* o,
+                                           lse_t<T>* lse) {
+    static_assert(sizeof(lse_t<T>) == (std::is_same_v<T, double> ? 8 : 4));
+    const auto& sh = p.shape;
+    const bool asked = lse != nullptr && fp8kv_lse;
+    Call c;
+    c.kind = Kind::attention_fp8kv;
+    c.n = sh.n, c.m = sh.m, c.d = sh.d, c.dv = sh.dv, c.causal = p.mask.causal;
+    c.problem = p;
+    c.fp8.format = sp.format == kernels::Fp8Format::e4m3fn ? 0 : 1;
+    c.inputs = {raw(q, sh.q_size()), raw(k8, sh.k_size()), raw(v8, sh.v_size()), raw(sc.k.data(), sc.k.size()),
+                raw(sc.v.data(), sc.v.size())};
+    c.output_count = sh.o_size();
+    c.lse_count = asked ? sh.lse_size() : 0;
+    perform(
+        b, st, c, o, p.describe() + "; " + fp8_format_name(sp.format) + " codes, " + sc.describe() + (asked ? "" : ", no LSE asked"),
+        [&] {
+          std::string slopes;
+          if (!p.alibi_slopes.empty()) slopes = show("alibi_slopes", p.alibi_slopes.data(), p.alibi_slopes.size(), st.shown_elements);
+          return show("q", q, sh.q_size(), st.shown_elements) + show_codes("k", k8, sh.k_size(), st.shown_elements) +
+                 show_codes("v", v8, sh.v_size(), st.shown_elements) + slopes;
+        },
+        asked ? lse : nullptr);
+  };
+  // The write (kv_quantize): the format, the declared overflow rule and the scale in Call::fp8, x as
+  // the one input, the codes (one byte each) as the output. A kernel that implements one format or
+  // one overflow rule only declines the others (nonzero), and is judged on the calls it accepts.
+  k.fp8_quantize = [&b, &st](kernels::Fp8Spec sp, const T* x, std::size_t n, float scale, std::uint8_t* codes) {
+    Call c;
+    c.kind = Kind::kv_quantize;
+    c.n = n;
+    c.fp8 = {.format = static_cast<std::uint8_t>(sp.format == kernels::Fp8Format::e4m3fn ? 0 : 1), .saturating = sp.saturating,
+             .scale = scale};
+    c.inputs = {raw(x, n)};
+    c.output_count = n;
+    perform_into<T>(b, st, c, codes,
+                    "n = " + std::to_string(n) + ", " + fp8_format_name(sp.format) + (sp.saturating ? " saturating" : " non-saturating") +
+                        ", scale " + bits_of(scale) + " (" + decimal(static_cast<double>(scale)) + ")",
+                    [&] { return show("x", x, n, st.shown_elements); });
+  };
   return k;
 }
 

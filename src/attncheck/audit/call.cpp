@@ -20,6 +20,8 @@ std::string_view kind_name(Kind k) {
     case Kind::attention_merge: return "attention_merge";
     case Kind::attention_varlen: return "attention_varlen";
     case Kind::attention_paged: return "attention_paged";
+    case Kind::attention_fp8kv: return "attention_fp8kv";
+    case Kind::kv_quantize: return "kv_quantize";
   }
   return "?";
 }

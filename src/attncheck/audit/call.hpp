@@ -22,7 +22,9 @@ namespace attncheck::audit {
 // split-KV partial results (attncheck_attention_merge_v2_*_fn); attention_varlen (ABI version 2
 // only) attention over a packed variable-length batch (attncheck_attention_varlen_v2_*_fn);
 // attention_paged (ABI version 2 only) attention over a paged KV cache
-// (attncheck_attention_paged_v2_*_fn).
+// (attncheck_attention_paged_v2_*_fn); attention_fp8kv (ABI version 2 only) attention over an FP8
+// KV cache (attncheck_attention_fp8kv_v2_*_fn) and kv_quantize (ABI version 2 only) the write of
+// such a cache (attncheck_kv_quantize_v2_*_fn).
 enum class Kind : std::uint8_t {
   softmax = 1,
   log_softmax,
@@ -35,25 +37,33 @@ enum class Kind : std::uint8_t {
   attention_backward,
   attention_merge,
   attention_varlen,
-  attention_paged
+  attention_paged,
+  attention_fp8kv,
+  kv_quantize
 };
 
 inline constexpr Kind all_kinds[] = {Kind::softmax,     Kind::log_softmax,  Kind::scores,
                                      Kind::rmsnorm,     Kind::entropy,      Kind::attention,
                                      Kind::softmax_jvp, Kind::attention_v2, Kind::attention_backward,
-                                     Kind::attention_merge, Kind::attention_varlen, Kind::attention_paged};
+                                     Kind::attention_merge, Kind::attention_varlen, Kind::attention_paged,
+                                     Kind::attention_fp8kv, Kind::kv_quantize};
 // The kinds a library must be of ABI version 2 to bind (version 1 has no signature for them).
 inline bool abi2_only(Kind k) {
-  return k == Kind::attention_backward || k == Kind::attention_merge || k == Kind::attention_varlen || k == Kind::attention_paged;
+  return k == Kind::attention_backward || k == Kind::attention_merge || k == Kind::attention_varlen || k == Kind::attention_paged ||
+         k == Kind::attention_fp8kv || k == Kind::kv_quantize;
 }
 // The kinds that take the attention problem struct (ABI version 2's).
 inline bool takes_problem(Kind k) {
-  return k == Kind::attention_v2 || k == Kind::attention_backward || k == Kind::attention_varlen || k == Kind::attention_paged;
+  return k == Kind::attention_v2 || k == Kind::attention_backward || k == Kind::attention_varlen || k == Kind::attention_paged ||
+         k == Kind::attention_fp8kv;
 }
 // The kinds whose result is o and, when asked, the LSE (a RESULT with an LSE part, outputs o and lse).
 inline bool returns_o_lse(Kind k) {
-  return k == Kind::attention_v2 || k == Kind::attention_merge || k == Kind::attention_varlen || k == Kind::attention_paged;
+  return k == Kind::attention_v2 || k == Kind::attention_merge || k == Kind::attention_varlen || k == Kind::attention_paged ||
+         k == Kind::attention_fp8kv;
 }
+// The kinds that read or write FP8 codes (a format, and scales).
+inline bool takes_fp8(Kind k) { return k == Kind::attention_fp8kv || k == Kind::kv_quantize; }
 
 // The ABI versions this attncheck speaks (include/attncheck/abi.h, ATTNCHECK_ABI_VERSION).
 inline constexpr int min_abi_version = 1, max_abi_version = 2;
@@ -71,6 +81,8 @@ inline Kind spelt_kind(Kind k) { return k == Kind::attention_v2 ? Kind::attentio
 // Bytes of one LSE element of attention_v2 at storage d: 4 (float) for 16-bit and f32, 8 for f64.
 std::size_t lse_size(Dtype d);
 std::size_t dtype_size(Dtype d);   // bytes per element: 2, 4 or 8
+// Bytes per output element of kind k at storage d: 1 for kv_quantize (FP8 codes), else dtype_size(d).
+inline std::size_t output_size(Kind k, Dtype d) { return k == Kind::kv_quantize ? 1 : dtype_size(d); }
 std::uint8_t dtype_code(Dtype d);  // exec protocol code of the storage format: f16 1, bf16 2, f32 3, f64 4
 std::uint8_t arithmetic_code(Dtype d);  // of the arithmetic format: 0 the storage format's own, 3 f32
 std::optional<Dtype> dtype_from_code(std::uint8_t storage, std::uint8_t arithmetic);
@@ -103,19 +115,31 @@ struct Call {
   // num_pages × page_size × H_kv × d and × dv), then cu_seqlens_q (inputs[3], B + 1 int32),
   // seqused_k ([4], B int32) and block_table ([5], B × pages_per_sequence int32), compared after
   // the call like the tensors (as varlen's offsets); output_count and lse_count as varlen's.
+  // attention_fp8kv: the problem as attention_v2's and fp8.format; inputs q (T, B × n × H × d), the
+  // codes k and v (one byte each, B × m × H_kv × d and × dv), then k_scale and v_scale (inputs[3]
+  // and [4]: scale_count floats each, 1 or H_kv, 4 little-endian bytes apiece), compared after the
+  // call like q; output_count and lse_count as attention_v2's.
+  // kv_quantize: n values; fp8's format, saturating and scale; input x (T, n); output_count = n
+  // codes of one byte each (output_size).
   kernels::AttentionProblem problem;
   std::uint64_t lse_count = 0;
   struct Paging {
     std::uint64_t page_size = 0, num_pages = 0, pages_per_sequence = 0;  // abi.h's size_t arguments
   } paging;
+  struct Fp8 {
+    std::uint8_t format = 0;  // ATTNCHECK_FP8_E4M3FN (0) or ATTNCHECK_FP8_E5M2 (1)
+    bool saturating = false;  // kv_quantize: the declared overflow rule
+    float scale = 0;          // kv_quantize: the one scale
+  } fp8;
 };
 
 // The seconds one call may take: the --timeout base plus one second per 2·10^7 multiply-adds the
 // call needs (a batched attention call at shipped sizes is 10^8–10^11 of them; 2·10^7 a second is
 // a slow scalar loop on a busy core, so a correct kernel is never cut short by its size, and a
 // hang still ends); a merge is splits · rows · dv of them (one per weighted element of o_parts), a
-// packed or paged batch Σ_b H · n_b · m_b · (d + dv) (each sequence attends to its own keys only).
-// Every other kind is O(n) or O(n m d) at the audit's small sizes: the base.
+// packed or paged batch Σ_b H · n_b · m_b · (d + dv) (each sequence attends to its own keys only),
+// attention over an FP8 cache the dense count. Every other kind is O(n) or O(n m d) at the audit's
+// small sizes: the base.
 double call_timeout_seconds(const Call& c, double base_seconds);
 
 // How a call ended. Everything but `done` is a fault of the kernel (or a refusal, for declined),

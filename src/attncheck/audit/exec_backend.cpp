@@ -232,6 +232,20 @@ ExecBackend::Served ExecBackend::serves(Kind k, Dtype d) {
       c.output_count = 1;
       break;
     }
+    case Kind::attention_fp8kv: {  // one query and one key, d = dv = 1, E4M3FN codes 0, scales 1 per tensor, no LSE asked
+      c.n = c.m = c.d = c.dv = 1;
+      c.problem.shape.n = c.problem.shape.m = c.problem.shape.d = c.problem.shape.dv = 1;
+      const std::vector<unsigned char> one = {0x00, 0x00, 0x80, 0x3f};  // 1.0f LE
+      c.inputs = {zeros(1), {0}, {0}, one, one};
+      c.output_count = 1;
+      break;
+    }
+    case Kind::kv_quantize:  // one value +0, E4M3FN saturating, scale 1
+      c.n = 1;
+      c.fp8 = {.format = 0, .saturating = true, .scale = 1.0f};
+      c.inputs = {zeros(1)};
+      c.output_count = 1;
+      break;
   }
   const Reply r = exchange(c);
   if (r.status == Status::done || r.status == Status::declined) return Served::yes;
@@ -284,7 +298,8 @@ Reply ExecBackend::exchange(const Call& c) {
     if (h.type != protocol::Type::result) throw protocol::ProtocolError("expected a RESULT frame, got type " + std::to_string(static_cast<int>(h.type)));
     const bool lse_part = returns_o_lse(c.kind);  // RESULT with an LSE part
     const auto res = protocol::decode_result(payload, c.dtype, c.output_count,
-                                             lse_part ? std::optional<std::uint64_t>(c.lse_count) : std::nullopt);
+                                             lse_part ? std::optional<std::uint64_t>(c.lse_count) : std::nullopt,
+                                             output_size(c.kind, c.dtype));
     Reply r;
     if (c.kind == Kind::attention_v2) answered_v2_ = true;  // it serves kind 8 (a RESULT, done or declined)
     if (res.status != 0) {

@@ -20,7 +20,12 @@
 // Attention over a paged KV cache (attention_paged) likewise, with the caches in place of k and v
 // and three int32 arrays, all compared after the call: [q][k_cache][v_cache][cu_seqlens_q]
 // [seqused_k][block_table][problem][slopes] ... lse ... o; its three size_t scalars travel in the
-// request.
+// request. Attention over an FP8 KV cache (attention_fp8kv) is attention_v2 with the codes in place
+// of k and v (one byte per element) and the two scale arrays after them, compared after the call:
+// [q][k codes][v codes][k_scale][v_scale][problem][slopes] ... lse ... o; the format and the scale
+// count travel in the request. The cache write (kv_quantize) has one input and one output of
+// one-byte codes, guarded as every output: [x] ... [canary][codes][canary][guard page]; its format,
+// overflow rule and scale travel in the request.
 // The problem's alibi_slopes pointer points into the region: the child is a fork of attncheck
 // and maps the region at the same address.
 #include "attncheck/audit/library_backend.hpp"
@@ -69,6 +74,9 @@ struct Request {
   std::uint64_t problem_off;  // attention_v2, attention_backward: the attncheck_attention_problem
   std::uint64_t guard_off[max_outputs - 1];  // outputs 1 and 2: the pages to protect during the call
   std::uint64_t page_size, num_pages, pages_per_sequence;  // attention_paged's scalars
+  std::uint64_t scale_count;                               // attention_fp8kv: k_scale and v_scale elements
+  std::int32_t fp8_format, fp8_saturating;                 // attention_fp8kv, kv_quantize (saturating: kv_quantize)
+  float fp8_scale;                                         // kv_quantize's scale
 };
 struct Response {
   std::int32_t guard_hit;  // 1 + the output whose guard page the child hit (sent by its SIGSEGV handler)
@@ -129,6 +137,15 @@ static_assert(std::is_same_v<attncheck_attention_paged_v2_f64_fn,
                              int (*)(const attncheck_attention_problem*, const std::int32_t*, const std::int32_t*, const std::int32_t*,
                                      std::size_t, std::size_t, std::size_t, const double*, const double*, const double*, double*, double*)>);
 
+static_assert(std::is_same_v<attncheck_attention_fp8kv_v2_bf16_fn,
+                             int (*)(const attncheck_attention_problem*, int, std::size_t, const float*, const float*, const std::uint16_t*,
+                                     const std::uint8_t*, const std::uint8_t*, std::uint16_t*, float*)>);
+static_assert(std::is_same_v<attncheck_attention_fp8kv_v2_f64_fn,
+                             int (*)(const attncheck_attention_problem*, int, std::size_t, const float*, const float*, const double*,
+                                     const std::uint8_t*, const std::uint8_t*, double*, double*)>);
+static_assert(std::is_same_v<attncheck_kv_quantize_v2_bf16_fn, int (*)(int, int, std::size_t, float, const std::uint16_t*, std::uint8_t*)>);
+static_assert(std::is_same_v<attncheck_kv_quantize_v2_f64_fn, int (*)(int, int, std::size_t, float, const double*, std::uint8_t*)>);
+
 template <class T, class S>
 int invoke(Kind k, void* fn, const Request& r, unsigned char* base) {
   auto in = [&](int i) { return reinterpret_cast<const T*>(base + r.in_off[i]); };
@@ -184,6 +201,18 @@ int invoke(Kind k, void* fn, const Request& r, unsigned char* base) {
                                       std::size_t, std::size_t, std::size_t, const T*, const T*, const T*, T*, S*)>(fn)(
           p, ints(3), ints(4), ints(5), r.pages_per_sequence, r.page_size, r.num_pages, in(0), in(1), in(2), out, lse);
     }
+    case Kind::attention_fp8kv: {  // inputs q, k codes, v codes, k_scale, v_scale
+      const auto* p = reinterpret_cast<const attncheck_attention_problem*>(base + r.problem_off);
+      const auto codes = [&](int i) { return reinterpret_cast<const std::uint8_t*>(base + r.in_off[i]); };
+      const auto scales = [&](int i) { return reinterpret_cast<const float*>(base + r.in_off[i]); };
+      S* lse = r.outputs > 1 ? reinterpret_cast<S*>(base + r.out_off[1]) : nullptr;
+      return reinterpret_cast<int (*)(const attncheck_attention_problem*, int, std::size_t, const float*, const float*, const T*,
+                                      const std::uint8_t*, const std::uint8_t*, T*, S*)>(fn)(
+          p, r.fp8_format, r.scale_count, scales(3), scales(4), in(0), codes(1), codes(2), out, lse);
+    }
+    case Kind::kv_quantize:  // n values, one output of n codes
+      return reinterpret_cast<int (*)(int, int, std::size_t, float, const T*, std::uint8_t*)>(fn)(
+          r.fp8_format, r.fp8_saturating, r.n, r.fp8_scale, in(0), reinterpret_cast<std::uint8_t*>(base + r.out_off[0]));
   }
   return -1;
 }
@@ -400,7 +429,8 @@ Reply LibraryBackend::call(const Call& c) {
                          [&](const Binding& b) { return abi_kind(b.kind, abi_) == c.kind && b.dtype == c.dtype; });
   if (it == bindings_.end()) throw KindAbsent(kind_label(c.kind));
   const bool v2 = c.kind == Kind::attention_v2, bwd = c.kind == Kind::attention_backward, merge = c.kind == Kind::attention_merge,
-             varlen = c.kind == Kind::attention_varlen, paged = c.kind == Kind::attention_paged;
+             varlen = c.kind == Kind::attention_varlen, paged = c.kind == Kind::attention_paged,
+             fp8kv = c.kind == Kind::attention_fp8kv, quantize = c.kind == Kind::kv_quantize;
   const std::size_t es = dtype_size(c.dtype);
   // The outputs, each between two canaries and before a guard page: the kind's one output, or
   // attention_v2's, the merge's, varlen's or paged's o and LSE, or the backward's dQ, dK, dV (in the order of Reply::output).
@@ -414,13 +444,14 @@ Reply LibraryBackend::call(const Call& c) {
     outs = {{"output dq", sh.q_size() * es, sh.q_size()}, {"output dk", sh.k_size() * es, sh.k_size()}, {"output dv", sh.v_size() * es, sh.v_size()}};
   } else {
     const bool o_lse = returns_o_lse(c.kind);  // outputs named o and lse
-    outs = {{o_lse ? "output o" : "output", c.output_count * es, c.output_count}};
+    outs = {{o_lse ? "output o" : quantize ? "output codes" : "output", c.output_count * output_size(c.kind, c.dtype), c.output_count}};
     if (o_lse && c.lse_count) outs.push_back({"output lse", c.lse_count * lse_size(c.dtype), c.lse_count});
   }
   // The inputs the kernel must leave unchanged: the kind's own (q, k, v; the backward's o, dO and
   // lse too; the merge's o_parts and lse_parts; varlen's two offset arrays; paged's three int32
-  // arrays), and for the attention kinds the problem struct and the slopes, built here.
-  const std::size_t own_inputs = bwd || paged ? 6 : merge ? 2 : varlen ? 5 : 3;
+  // arrays; fp8kv's two scale arrays; the write's x), and for the attention kinds the problem
+  // struct and the slopes, built here.
+  const std::size_t own_inputs = bwd || paged ? 6 : merge ? 2 : varlen || fp8kv ? 5 : quantize ? 1 : 3;
   std::vector<std::vector<unsigned char>> inputs(
       c.inputs.begin(), c.inputs.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(c.inputs.size(), own_inputs)));
   const std::size_t problem_index = inputs.size();
@@ -447,6 +478,8 @@ Reply LibraryBackend::call(const Call& c) {
   req.n = c.n, req.m = c.m, req.d = c.d, req.dv = c.dv, req.eps = c.eps;
   req.kind = static_cast<std::uint32_t>(c.kind);
   req.page_size = c.paging.page_size, req.num_pages = c.paging.num_pages, req.pages_per_sequence = c.paging.pages_per_sequence;
+  req.scale_count = fp8kv && c.inputs.size() > 3 ? c.inputs[3].size() / sizeof(float) : 0;
+  req.fp8_format = c.fp8.format, req.fp8_saturating = c.fp8.saturating ? 1 : 0, req.fp8_scale = c.fp8.scale;
   std::vector<std::size_t> in_off(inputs.size());
   std::size_t off = 0;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
@@ -465,6 +498,7 @@ Reply LibraryBackend::call(const Call& c) {
     ap.alignment = p.mask.alignment == kernels::Alignment::bottom_right ? 1 : 0;
     ap.window_left = p.mask.window_left, ap.window_right = p.mask.window_right;
     ap.softcap = p.softcap;
+    ap.num_splits = p.num_splits;
     ap.alibi_slopes = p.alibi_slopes.empty() ? nullptr : reinterpret_cast<const double*>(region_ + in_off[problem_index + 1]);
     std::memcpy(inputs[problem_index].data(), &ap, sizeof ap);
     req.problem_off = in_off[problem_index];
@@ -530,6 +564,8 @@ Reply LibraryBackend::call(const Call& c) {
   static const char* const varlen_names[] = {"q", "k", "v", "cu_seqlens_q", "cu_seqlens_k", "problem struct", "alibi_slopes"};
   static const char* const paged_names[] = {"q", "k_cache", "v_cache", "cu_seqlens_q", "seqused_k", "block_table", "problem struct",
                                             "alibi_slopes"};
+  static const char* const fp8kv_names[] = {"q", "k", "v", "k_scale", "v_scale", "problem struct", "alibi_slopes"};
+  static const char* const quantize_names[] = {"x"};
   for (std::size_t i = 0; i < inputs.size(); ++i)
     if (!inputs[i].empty() && std::memcmp(region_ + in_off[i], inputs[i].data(), inputs[i].size()) != 0) {  // empty: no slopes
       std::size_t at = 0;
@@ -537,17 +573,23 @@ Reply LibraryBackend::call(const Call& c) {
       const bool problem = takes_problem(c.kind) && i == problem_index;
       const bool lse_input = (bwd && i == 5) || (merge && i == 1);  // elements of the ABI's S
       const bool offsets = (varlen && (i == 3 || i == 4)) || (paged && i >= 3 && i <= 5);  // int32 elements
+      const bool codes = fp8kv && (i == 1 || i == 2);                                       // one byte each
+      const bool scales = fp8kv && (i == 3 || i == 4);                                      // float elements
       const std::size_t width = problem ? 1
                                 : i > problem_index ? sizeof(double)
                                 : lse_input         ? lse_size(c.dtype)
                                 : offsets           ? sizeof(std::int32_t)
+                                : codes             ? 1
+                                : scales            ? sizeof(float)
                                                     : es;
-      const char* name = bwd      ? bwd_names[i]
-                         : v2     ? v2_names[i]
-                         : merge  ? merge_names[i]
-                         : varlen ? varlen_names[i]
-                         : paged  ? paged_names[i]
-                                  : nullptr;
+      const char* name = bwd        ? bwd_names[i]
+                         : v2       ? v2_names[i]
+                         : merge    ? merge_names[i]
+                         : varlen   ? varlen_names[i]
+                         : paged    ? paged_names[i]
+                         : fp8kv    ? fp8kv_names[i]
+                         : quantize ? quantize_names[i]
+                                    : nullptr;
       r.status = Status::modified_input;
       r.detail = name ? "modified its input " + std::string(name) + " (" + (problem ? "byte " : "element ") + std::to_string(at / width) + " changed)"
                       : "modified its input " + std::to_string(i) + " (element " + std::to_string(at / es) + " changed)";

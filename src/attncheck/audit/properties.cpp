@@ -14,6 +14,7 @@
 #include "attncheck/kernels/softmax.hpp"
 #include "attncheck/property/gen/attention_backward.hpp"
 #include "attncheck/property/gen/attention_batched.hpp"
+#include "attncheck/property/gen/attention_fp8kv.hpp"
 #include "attncheck/property/gen/attention_merge.hpp"
 #include "attncheck/property/gen/attention_paged.hpp"
 #include "attncheck/property/gen/gains.hpp"
@@ -174,12 +175,58 @@ std::string paged_shape(const gen::PagedCase<T>& pc) {
   return pc.vc.c.p.describe() + "; " + pc.vc.pk.describe() + "; " + pc.pt.describe();
 }
 
+// An FP8 KV cache (attention_fp8kv) for the obligations every kind has: draw_batched's problem
+// (with unmasked, every row sees every key) with its keys and values written to codes as the
+// contract's generator writes them (gen::fp8_case_of: E4M3FN or E5M2, per-tensor or per-head
+// scales, a saturating writer: every code is finite).
+template <class T>
+gen::Fp8Case<T> draw_fp8kv(bool unmasked = false) {
+  return gen::fp8_case_of(draw_batched<T>(unmasked));
+}
+
+// The kernel's o of an FP8 case; its LSE into *lse when lse is not null (asked: a kernel declared
+// without the LSE is given NULL by the audited slot).
+template <class T>
+std::vector<T> run_fp8kv(const gen::Fp8Case<T>& fc, const KernelSet<T>& ks, std::vector<lse_t<T>>* lse = nullptr) {
+  const auto& sh = fc.c.p.shape;
+  std::vector<T> o(sh.o_size());
+  if (lse) lse->assign(sh.lse_size(), lse_t<T>(0));
+  ks.attention_fp8kv(fc.c.p, fc.spec, fc.sc, {}, fc.c.q.data(), fc.k8.data(), fc.v8.data(), o.data(), lse ? lse->data() : nullptr);
+  return o;
+}
+
+// An FP8 code row for a report line.
+inline std::string code_row(const std::vector<std::uint8_t>& c) {
+  std::string r;
+  char buf[8];
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    std::snprintf(buf, sizeof buf, "%s0x%02x", i ? ", " : "", c[i]);
+    r += buf;
+  }
+  return "[" + r + "]";
+}
+
+template <class T>
+std::vector<std::string> fp8_lines(const gen::Fp8Case<T>& fc) {
+  return {"k codes: " + code_row(fc.k8), "v codes: " + code_row(fc.v8)};
+}
+
+// The cache write (kv_quantize): a row of the contract's generator (gen::fp8_write_case: a drawn
+// format, overflow rule and scale; in range, or with values beyond the range and special values).
+template <class T>
+std::vector<std::uint8_t> run_write(const gen::Fp8WriteCase<T>& wc, const KernelSet<T>& ks) {
+  std::vector<std::uint8_t> codes(wc.x.size(), 0);
+  ks.fp8_quantize(wc.spec, wc.x.data(), wc.x.size(), wc.scale, codes.data());
+  return codes;
+}
+
 // One random call of kind k: the inputs (for the report) and the output.
 template <class T>
 struct Drawn {
   std::vector<std::pair<std::string, std::vector<T>>> inputs;
   std::string shape;
   std::vector<T> out;
+  std::vector<std::string> lines;  // inputs that are not of T (FP8 codes), as report lines
 };
 
 // Draws an input for kind k and returns a function that calls the kernel on it.
@@ -279,6 +326,17 @@ std::pair<Drawn<T>, std::function<std::vector<T>()>> draw_call(Kind k, const Ker
                 return run_paged(pc, ks, &l);
               }};
     }
+    case Kind::attention_fp8kv: {  // o, as attention_v2's (the LSE asked too), over the dequantized codes
+      const auto fc = draw_fp8kv<T>();
+      d.inputs = {{"q", fc.c.q}};
+      d.lines = fp8_lines(fc);
+      d.shape = fc.describe();
+      return {d, [fc, &ks] {
+                std::vector<lse_t<T>> l;
+                return run_fp8kv(fc, ks, &l);
+              }};
+    }
+    case Kind::kv_quantize: break;  // its output is codes, not T: safe() and deterministic() draw it themselves
     case Kind::attention_backward: {  // dQ, dK, dV in turn
       const auto bc = gen::backward_case(draw_batched<T>());
       d.inputs = {{"q", bc.c.q}, {"k", bc.c.k}, {"v", bc.c.v}, {"o", bc.o}, {"dO", bc.dout}};
@@ -299,12 +357,17 @@ template <class T>
 Report<T>& with_inputs(Report<T>& r, const Drawn<T>& d) {
   r.line("Shape: " + d.shape);
   for (const auto& [name, v] : d.inputs) r.input(name, v);
+  for (const auto& l : d.lines) r.line(l);
   return r;
 }
 
 // AUDIT-SAFE-001: the call itself; the KernelSet wrapper judges time, bounds and inputs.
 template <class T>
 void safe(Kind k, const KernelSet<T>& ks, const Policy&) {
+  if (k == Kind::kv_quantize) {  // a row in range, or with overflow and special values
+    run_write(gen::fp8_write_case<T>(*rc::gen::arbitrary<bool>()), ks);
+    return;
+  }
   auto [d, run] = draw_call(k, ks);
   run();
 }
@@ -312,6 +375,17 @@ void safe(Kind k, const KernelSet<T>& ks, const Policy&) {
 // AUDIT-DET-001: two calls on the same input give the same bits.
 template <class T>
 void deterministic(Kind k, const KernelSet<T>& ks, const Policy&) {
+  if (k == Kind::kv_quantize) {
+    const auto wc = gen::fp8_write_case<T>(*rc::gen::arbitrary<bool>());
+    const auto a = run_write(wc, ks), b = run_write(wc, ks);
+    if (a != b)
+      Report<T>("AUDIT-DET-001", what<T>(k) + " gave different codes on the same input, " + wc.describe())
+          .input("x", wc.x)
+          .line("First codes:  " + code_row(a))
+          .line("Second codes: " + code_row(b))
+          .raise();
+    return;
+  }
   auto [d, run] = draw_call(k, ks);
   const auto a = run(), b = run();
   if (!same_bits(a, b)) {
@@ -344,6 +418,7 @@ void nan_propagates(Kind k, const KernelSet<T>& ks, const Policy& pol) {
   std::vector<T> y;
   std::vector<std::size_t> must;  // indices of y that must be NaN
   std::string why;
+  std::vector<std::string> notes;  // inputs that are not of T (FP8 codes), as report lines
   switch (k) {
     case Kind::softmax:
     case Kind::log_softmax: {
@@ -422,6 +497,76 @@ void nan_propagates(Kind k, const KernelSet<T>& ks, const Policy& pol) {
       break;
     }
     case Kind::attention_backward: break;  // below
+    case Kind::kv_quantize: {
+      // The write of a NaN gives a NaN code (E4M3FN S.1111.111, E5M2 S.11111.xx with xx != 0),
+      // whatever the overflow rule: saturation clamps overflow, never NaN.
+      auto wc = gen::fp8_write_case<T>(false);
+      const std::size_t at = nan_at(wc.x);
+      const auto codes = run_write(wc, ks);
+      if (!std::isnan(kernels::fp8_decode(wc.spec.format, codes[at])))
+        Report<T>("AUDIT-NAN-001", what<T>(k) + ", code " + std::to_string(at) + " of " + std::to_string(codes.size()) + ", " + wc.describe())
+            .input("x", wc.x)
+            .line("Codes: " + code_row(codes))
+            .line("x[" + std::to_string(at) + "] is NaN and its code " + code_row({codes[at]}) + " decodes to " +
+                  decimal(kernels::fp8_decode(wc.spec.format, codes[at])) + " (" + wc.spec.describe() +
+                  "): expected a NaN code (" + (wc.spec.format == kernels::Fp8Format::e4m3fn ? "0x7f or 0xff" : "0x7d..0x7f or 0xfd..0xff") +
+                  ").")
+            .raise();
+      return;
+    }
+    case Kind::attention_fp8kv: {
+      // Unmasked, so every row (b, i, h) whose head reads key/value head g sees every key of batch
+      // b: a NaN code (E4M3FN 0x7f, E5M2 0x7e, either sign) in k[b][j][g][:] reaches every output
+      // of those rows and their LSE; one in v[b][j][g][c] reaches column c of those rows whose
+      // weight of key j is at least 2^-10 (a kernel may skip a key whose weight underflows).
+      auto fc = draw_fp8kv<T>(true);
+      const auto& sh = fc.c.p.shape;
+      const std::uint8_t code =
+          static_cast<std::uint8_t>((fc.spec.format == kernels::Fp8Format::e4m3fn ? 0x7f : 0x7e) | (*rc::gen::arbitrary<bool>() ? 0x80 : 0));
+      const std::size_t b = *rc::gen::inRange<std::size_t>(0, sh.batch), j = *rc::gen::inRange<std::size_t>(0, sh.m),
+                        g = *rc::gen::inRange<std::size_t>(0, sh.kv_heads);
+      const bool in_k = *rc::gen::arbitrary<bool>();
+      const std::size_t e = *rc::gen::inRange<std::size_t>(0, in_k ? sh.d : sh.dv);
+      (in_k ? fc.k8[sh.k_at(b, j, g) + e] : fc.v8[sh.v_at(b, j, g) + e]) = code;
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02x", code);
+      why = std::string(in_k ? "k" : "v") + "[" + std::to_string(b) + "][" + std::to_string(j) + "][" + std::to_string(g) + "][" +
+            std::to_string(e) + "] is the NaN code " + hex + " (" + fc.describe() + ")";
+      std::vector<lse_t<T>> l;
+      y = run_fp8kv(fc, ks, pol.returns_lse ? &l : nullptr);
+      inputs = {{"q", fc.c.q}};
+      notes = fp8_lines(fc);
+      for (std::size_t h = 0; h < sh.heads; ++h) {
+        if (sh.kv_head(h) != g) continue;
+        for (std::size_t i = 0; i < sh.n; ++i) {
+          if (in_k) {
+            for (std::size_t c = 0; c < sh.dv; ++c) must.push_back(sh.o_at(b, i, h) + c);
+            if (!l.empty() && !std::isnan(static_cast<double>(l[sh.lse_at(b, h, i)]))) {
+              Report<T> rep("AUDIT-NAN-001", what<T>(k) + ", lse[" + std::to_string(b) + "][" + std::to_string(h) + "][" + std::to_string(i) + "]");
+              rep.input("q", fc.c.q);
+              for (const auto& line : notes) rep.line(line);
+              rep.line(why + ": expected NaN in the row's LSE, got " + decimal(static_cast<double>(l[sh.lse_at(b, h, i)])) + ".").raise();
+            }
+            continue;
+          }
+          // The weight of key j in row (b, i, h), from the dequantized keys in double (no mask,
+          // soft-cap or ALiBi in an unmasked case).
+          std::vector<double> sc(sh.m);
+          double top = -std::numeric_limits<double>::infinity();
+          for (std::size_t jj = 0; jj < sh.m; ++jj) {
+            double dot = 0;
+            for (std::size_t t = 0; t < sh.d; ++t) dot += to_double(fc.c.q[sh.q_at(b, i, h) + t]) * fc.kx[sh.k_at(b, jj, g) + t];
+            sc[jj] = fc.c.p.scale * dot;
+            top = std::max(top, sc[jj]);
+          }
+          double z = 0;
+          for (double x : sc) z += std::exp(x - top);
+          if (std::exp(sc[j] - top) / z >= 0x1p-10) must.push_back(sh.o_at(b, i, h) + e);
+        }
+      }
+      RC_PRE(!must.empty());  // every row's weight of key j underflows: nothing a NaN value must reach
+      break;
+    }
     case Kind::attention_merge: {
       // A NaN partial LSE l[s][r] reaches every o[r][c] and lse[r] (through the row's max or sum).
       // A NaN in o_parts[s][r][c] of a split with a key reaches o[r][c] when its weight is at least
@@ -553,6 +698,7 @@ void nan_propagates(Kind k, const KernelSet<T>& ks, const Policy& pol) {
     if (!is_nan(y[i])) {
       Report<T> r("AUDIT-NAN-001", what<T>(k) + ", output " + std::to_string(i) + " of " + std::to_string(y.size()));
       for (const auto& [name, v] : inputs) r.input(name, v);
+      for (const auto& line : notes) r.line(line);
       r.input("Output", y).line(why + " and output " + std::to_string(i) + " depends on it: expected NaN there.").raise();
     }
 }
@@ -837,9 +983,12 @@ void attention_v2_at_size(Kind, const KernelSet<T>& ks, const Policy& pol) {
   std::vector<SizedProblem> shapes = pol.attention_shapes;
   if (shapes.empty())
     for (auto& p : default_sized_problems()) shapes.emplace_back(std::move(p));
-  for (const auto& sp : shapes)
+  for (auto sp : shapes) {
+    // A kernel declared to split (--splits S) runs split at its S here, unsplit in the small cases.
+    if (pol.splits > 1) sp.problem.num_splits = pol.splits;
     audit_attention_at_size<T>(ks, sp.problem, seed, [&](const T* row, std::size_t dv) { return follows_masked_policy(row, dv, pol.masked); }, st,
                                sp.inputs);
+  }
   property::observe(st.worst_sampled, "sampled rows");
 }
 

@@ -35,6 +35,9 @@ struct Policy {
   // attention_v2: the shapes AUDIT-ATTB-002 audits (--attention-shape), each with the magnitudes
   // of its inputs; empty: default_sized_problems().
   std::vector<SizedProblem> attention_shapes;
+  // attention_v2: the largest num_splits the kernel is declared to read (--splits S; 0: never told
+  // to split, and FALSIFY-MERGE-004 is not applicable). AUDIT-ATTB-002 then runs split at S.
+  std::size_t splits = 0;
 };
 
 // One audit obligation, checked once per applicable kind: body(kind) draws an input for that

@@ -46,9 +46,14 @@ std::size_t expected_inputs(Kind k) {
     case Kind::attention_merge: return 1;     // o_parts (lse_parts travel in the merge block)
     case Kind::attention_varlen: return 3;    // q, k, v (the offsets travel in the varlen block)
     case Kind::attention_paged: return 3;     // q, k_cache, v_cache (the page table travels in the paged block)
+    case Kind::attention_fp8kv: return 3;     // q, the codes k and v (the scales travel in the fp8 block)
     default: return 1;
   }
 }
+
+// Bytes per element of input i of kind k at storage d in CALL: attention_fp8kv's codes k and v are
+// one byte each; every other input is in the storage format.
+std::size_t input_width(Kind k, std::size_t i, Dtype d) { return k == Kind::attention_fp8kv && (i == 1 || i == 2) ? 1 : dtype_size(d); }
 }  // namespace
 
 std::string version_note(unsigned peer) {
@@ -110,7 +115,8 @@ std::vector<unsigned char> encode_call(const Call& c) {
     put(p, a.shape.batch, 8), put(p, a.shape.heads, 8), put(p, a.shape.kv_heads, 8);
     f64(a.scale);
     p.push_back(a.mask.alignment == kernels::Alignment::bottom_right ? 1 : 0);
-    put(p, 0, 3);
+    put(p, a.num_splits, 2);  // 0 unless the kernel was declared with --splits (kind 8 only)
+    put(p, 0, 1);
     put(p, a.alibi_slopes.size(), 4);
     put(p, static_cast<std::uint64_t>(a.mask.window_left), 8), put(p, static_cast<std::uint64_t>(a.mask.window_right), 8);
     f64(a.softcap);
@@ -144,16 +150,34 @@ std::vector<unsigned char> encode_call(const Call& c) {
       p.insert(p.end(), a->begin(), a->end());
     }
   }
+  if (takes_fp8(c.kind)) {  // the fp8 block: format, saturating, reserved, scale count, then the scales (f32)
+    std::vector<unsigned char> scales;
+    if (c.kind == Kind::attention_fp8kv) {
+      const auto& ks = c.inputs.at(3);
+      const auto& vs = c.inputs.at(4);
+      if (ks.size() != vs.size() || ks.empty() || ks.size() % 4 != 0)
+        throw std::logic_error("attention_fp8kv call with scales of " + std::to_string(ks.size()) + " and " + std::to_string(vs.size()) + " bytes");
+      scales = ks;
+      scales.insert(scales.end(), vs.begin(), vs.end());
+    } else {
+      scales.resize(4);
+      std::memcpy(scales.data(), &c.fp8.scale, 4);
+    }
+    p.push_back(c.fp8.format);
+    p.push_back(c.kind == Kind::kv_quantize && c.fp8.saturating ? 1 : 0);
+    put(p, 0, 2);
+    put(p, c.kind == Kind::attention_fp8kv ? scales.size() / 8 : 1, 4);
+    p.insert(p.end(), scales.begin(), scales.end());
+  }
   if (c.kind == Kind::attention_merge) {  // the merge block: the LSE asked for, then lse_parts
     const auto& parts = c.inputs.at(1);
     put(p, c.lse_count, 8);
     put(p, parts.size() / lse_size(c.dtype), 8);
     p.insert(p.end(), parts.begin(), parts.end());
   }
-  const std::size_t es = dtype_size(c.dtype);
   for (std::size_t i = 0; i < c.inputs.size() && i < expected_inputs(c.kind); ++i) {
     const auto& in = c.inputs[i];
-    put(p, in.size() / es, 8);
+    put(p, in.size() / input_width(c.kind, i, c.dtype), 8);
     p.insert(p.end(), in.begin(), in.end());
   }
   if (p.size() > max_payload) throw ProtocolError("test case of " + std::to_string(p.size()) + " bytes exceeds the frame limit");
@@ -166,7 +190,7 @@ Call decode_call(const std::vector<unsigned char>& payload) {
   Reader r{payload};
   Call c;
   const auto kind = r.get(1, "kind");
-  if (kind < 1 || kind > 12) throw ProtocolError("unknown kernel kind " + std::to_string(kind));
+  if (kind < 1 || kind > 14) throw ProtocolError("unknown kernel kind " + std::to_string(kind));
   c.kind = static_cast<Kind>(kind);
   const auto storage = static_cast<std::uint8_t>(r.get(1, "dtype"));
   c.causal = r.get(1, "causal") != 0;
@@ -197,7 +221,8 @@ Call decode_call(const std::vector<unsigned char>& payload) {
     const auto alignment = r.get(1, "alignment");
     if (alignment > 1) throw ProtocolError("unknown alignment " + std::to_string(alignment) + " (0 top-left, 1 bottom-right)");
     a.mask.alignment = alignment ? kernels::Alignment::bottom_right : kernels::Alignment::top_left;
-    if (r.get(3, "reserved") != 0) throw ProtocolError("reserved attention bytes are not zero");
+    a.num_splits = static_cast<std::size_t>(r.get(2, "num_splits"));
+    if (r.get(1, "reserved") != 0) throw ProtocolError("reserved attention bytes are not zero");
     const auto slopes = r.get(4, "slope count");
     a.mask.window_left = static_cast<long long>(r.get(8, "window_left"));
     a.mask.window_right = static_cast<long long>(r.get(8, "window_right"));
@@ -247,9 +272,32 @@ Call decode_call(const std::vector<unsigned char>& payload) {
                           " entries, more than a frame holds");
     table = array("block_table", B * c.paging.pages_per_sequence);
   }
+  std::vector<unsigned char> k_scale, v_scale;
+  if (takes_fp8(c.kind)) {  // the fp8 block
+    const auto format = r.get(1, "format");
+    if (format > 1) throw ProtocolError("unknown FP8 format " + std::to_string(format) + " (0 E4M3FN, 1 E5M2)");
+    c.fp8.format = static_cast<std::uint8_t>(format);
+    const auto saturating = r.get(1, "saturating");
+    if (saturating > 1 || (saturating && c.kind != Kind::kv_quantize))
+      throw ProtocolError("FP8 saturating byte " + std::to_string(saturating) + " (0 or 1, and 0 for kind 13)");
+    c.fp8.saturating = saturating != 0;
+    if (r.get(2, "reserved") != 0) throw ProtocolError("reserved FP8 bytes are not zero");
+    const auto count = r.get(4, "scale count");
+    if (c.kind == Kind::kv_quantize) {
+      if (count != 1) throw ProtocolError("kv_quantize's fp8 block holds " + std::to_string(count) + " scales (1 allowed)");
+      const auto bits = r.bytes_of(1, 4, "scale");
+      std::memcpy(&c.fp8.scale, bits.data(), 4);
+    } else {
+      if (count == 0 || (count != 1 && count != c.problem.shape.kv_heads))
+        throw ProtocolError("attention_fp8kv's fp8 block holds " + std::to_string(count) + " scales per cache (1 or kv_heads = " +
+                            std::to_string(c.problem.shape.kv_heads) + " allowed)");
+      k_scale = r.bytes_of(count, 4, "k_scale");
+      v_scale = r.bytes_of(count, 4, "v_scale");
+    }
+  }
   for (std::uint64_t i = 0; i < inputs; ++i) {
     const auto count = r.get(8, "input length");
-    c.inputs.push_back(r.bytes_of(count, dtype_size(c.dtype), "input"));
+    c.inputs.push_back(r.bytes_of(count, input_width(c.kind, i, c.dtype), "input"));
   }
   if (c.kind == Kind::attention_backward || c.kind == Kind::attention_merge) c.inputs.push_back(std::move(lse_in));
   if (c.kind == Kind::attention_varlen) {
@@ -261,16 +309,20 @@ Call decode_call(const std::vector<unsigned char>& payload) {
     c.inputs.push_back(std::move(used));
     c.inputs.push_back(std::move(table));
   }
+  if (c.kind == Kind::attention_fp8kv) {
+    c.inputs.push_back(std::move(k_scale));
+    c.inputs.push_back(std::move(v_scale));
+  }
   r.end();
   return c;
 }
 
 std::vector<unsigned char> encode_result(std::int32_t status, Dtype d, const std::vector<unsigned char>& output,
-                                         const std::vector<unsigned char>* lse) {
+                                         const std::vector<unsigned char>* lse, std::size_t output_width) {
   std::vector<unsigned char> p;
   put(p, static_cast<std::uint32_t>(status), 4);
   put(p, 0, 4);
-  put(p, output.size() / dtype_size(d), 8);
+  put(p, output.size() / (output_width ? output_width : dtype_size(d)), 8);
   p.insert(p.end(), output.begin(), output.end());
   if (lse) {
     put(p, lse->size() / lse_size(d), 8);
@@ -281,7 +333,8 @@ std::vector<unsigned char> encode_result(std::int32_t status, Dtype d, const std
   return b;
 }
 
-Result decode_result(const std::vector<unsigned char>& payload, Dtype d, std::uint64_t count, std::optional<std::uint64_t> lse_count) {
+Result decode_result(const std::vector<unsigned char>& payload, Dtype d, std::uint64_t count, std::optional<std::uint64_t> lse_count,
+                     std::size_t output_width) {
   Reader r{payload};
   Result res;
   res.status = static_cast<std::int32_t>(r.get(4, "status"));
@@ -290,7 +343,7 @@ Result decode_result(const std::vector<unsigned char>& payload, Dtype d, std::ui
   if (res.status == 0 && n != count)
     throw ProtocolError("result holds " + std::to_string(n) + " elements, the call expects " + std::to_string(count));
   if (n != count && n != 0) throw ProtocolError("declined result holds " + std::to_string(n) + " elements (0 or " + std::to_string(count) + " allowed)");
-  res.output = r.bytes_of(n, dtype_size(d), "output");
+  res.output = r.bytes_of(n, output_width ? output_width : dtype_size(d), "output");
   if (lse_count) {
     const auto l = r.get(8, "lse element count");
     if (res.status == 0 && l != *lse_count)

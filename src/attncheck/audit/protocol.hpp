@@ -27,7 +27,11 @@ namespace attncheck::audit::protocol {
 // likewise: kind 11's attention block, then a paged block (u64 page_size, num_pages,
 // pages_per_sequence, then cu_seqlens_q, seqused_k and block_table, each as a u64 count, B + 1, B
 // and B × pages_per_sequence, and that many int32), the inputs q, k_cache, v_cache, and kind 11's
-// RESULT.
+// RESULT. Kind 13 (attention_fp8kv) likewise: kind 8's attention block, then an fp8 block (u8
+// format, u8 saturating = 0, u16 reserved, u32 scale count, then k_scale and v_scale as that many
+// f32 each), the inputs q (T) and the codes k and v (one byte per element), and kind 8's RESULT.
+// Kind 14 (kv_quantize): no attention block; the fp8 block (format, saturating, scale count 1, the
+// scale), one input x (T), and a RESULT of n one-byte codes.
 inline constexpr std::uint8_t version = 2;
 inline constexpr std::size_t header_bytes = 12;
 // No frame may carry more than this; a peer announcing more is refused before any allocation.
@@ -61,15 +65,16 @@ Call decode_call(const std::vector<unsigned char>& payload);  // for tests and r
 struct Result {
   std::int32_t status = 0;
   std::vector<unsigned char> output;
-  std::vector<unsigned char> lse;  // kinds 8, 10, 11 and 12 only
+  std::vector<unsigned char> lse;  // kinds 8, 10, 11, 12 and 13 only
 };
-// Header included; lse: the LSE part of kinds 8, 10, 11 and 12 (lse_size(d) bytes per element), else null.
+// Header included; lse: the LSE part of kinds 8, 10, 11, 12 and 13 (lse_size(d) bytes per element),
+// else null. output_width: bytes per output element, 0 for dtype d's (kind 14's codes: 1).
 std::vector<unsigned char> encode_result(std::int32_t status, Dtype d, const std::vector<unsigned char>& output,
-                                         const std::vector<unsigned char>* lse = nullptr);
+                                         const std::vector<unsigned char>* lse = nullptr, std::size_t output_width = 0);
 // Decodes a RESULT payload for a call that expects `count` elements of dtype d (status != 0
-// may carry 0 elements) and, for kinds 8, 10, 11 and 12, `*lse_count` LSE elements (0 when not asked); throws
-// ProtocolError on any mismatch.
+// may carry 0 elements; output_width bytes each, 0 for d's own) and, for kinds 8, 10, 11, 12 and
+// 13, `*lse_count` LSE elements (0 when not asked); throws ProtocolError on any mismatch.
 Result decode_result(const std::vector<unsigned char>& payload, Dtype d, std::uint64_t count,
-                     std::optional<std::uint64_t> lse_count = std::nullopt);
+                     std::optional<std::uint64_t> lse_count = std::nullopt, std::size_t output_width = 0);
 
 }  // namespace attncheck::audit::protocol

@@ -28,7 +28,8 @@ property::Outcome run_with(const property::PropertyInfo& p, KernelSet<T> ks, pro
   return property::run_property(p, dtype_of<T>(), params);
 }
 
-// Bit i: Kind with value i (1..12, attention_v2 = KernelSet::attention_batched); bit 16:
+// Bit i: Kind with value i (1..14, attention_v2 = KernelSet::attention_batched, kv_quantize =
+// KernelSet::fp8_quantize); bit 16:
 // rmsnorm_heads, bit 17: attention_hvp, bit 18: position_encoding (no ABI kinds).
 constexpr unsigned heads_bit = 1u << 16;
 constexpr unsigned hvp_bit = 1u << 17;
@@ -78,6 +79,8 @@ unsigned probe(const property::PropertyInfo& p, property::RunParams params, bool
   k.attention_merge = recorded(k.attention_merge, used, bit(Kind::attention_merge));
   k.attention_varlen = recorded(k.attention_varlen, used, bit(Kind::attention_varlen));
   k.attention_paged = recorded(k.attention_paged, used, bit(Kind::attention_paged));
+  k.attention_fp8kv = recorded(k.attention_fp8kv, used, bit(Kind::attention_fp8kv));
+  k.fp8_quantize = recorded(k.fp8_quantize, used, bit(Kind::kv_quantize));
   params.cases = probe_cases;
   run_with<T>(p, k, params);
   return used;
@@ -97,12 +100,12 @@ bool mentions_absent(const property::Outcome& o) {
   return o.counterexample.find(KindAbsent::marker) != std::string::npos || o.message.find(KindAbsent::marker) != std::string::npos;
 }
 
-// KernelSet::attention_batched_lse, which attention_v2, attention_varlen and attention_paged share:
-// whether the attention kernels provided at T return the LSE. One of them declared without it
-// (--no-lse, lse: false) makes it false for all, so a check of the LSE is not applicable rather
-// than failed on a NULL it was never given; with none provided, attention's declaration (as before
-// varlen).
-constexpr Kind batched_lse_kinds[] = {Kind::attention_v2, Kind::attention_varlen, Kind::attention_paged};
+// KernelSet::attention_batched_lse, which attention_v2, attention_varlen, attention_paged and
+// attention_fp8kv share: whether the attention kernels provided at T return the LSE. One of them
+// declared without it (--no-lse, lse: false) makes it false for all, so a check of the LSE is not
+// applicable rather than failed on a NULL it was never given; with none provided, attention's
+// declaration (as before varlen).
+constexpr Kind batched_lse_kinds[] = {Kind::attention_v2, Kind::attention_varlen, Kind::attention_paged, Kind::attention_fp8kv};
 
 template <class T>
 bool batched_lse(const Backend& b, const AuditRequest& req) {
@@ -124,7 +127,8 @@ template <class T>
 KernelSet<T> audited_set(Backend& b, const AuditRequest& req, CallStats& st) {
   const Dtype d = dtype_of<T>();
   return audited_kernels<T>(b, st, batched_lse<T>(b, req), req.policy_for(Kind::attention_merge, d).returns_lse,
-                            req.policy_for(Kind::attention_varlen, d).returns_lse, req.policy_for(Kind::attention_paged, d).returns_lse);
+                            req.policy_for(Kind::attention_varlen, d).returns_lse, req.policy_for(Kind::attention_paged, d).returns_lse,
+                            req.policy_for(Kind::attention_fp8kv, d).returns_lse, req.policy_for(Kind::attention_v2, d).splits);
 }
 
 template <class T>
@@ -173,6 +177,8 @@ void run_contract_test(Backend& b, const property::PropertyInfo& p, const AuditR
              : (used & bit(Kind::attention_backward)) ? Kind::attention_backward
              : (used & bit(Kind::attention_varlen))   ? Kind::attention_varlen
              : (used & bit(Kind::attention_paged))    ? Kind::attention_paged
+             : (used & bit(Kind::attention_fp8kv))    ? Kind::attention_fp8kv
+             : (used & bit(Kind::kv_quantize))        ? Kind::kv_quantize
                                                       : Kind::softmax,
              row);
 }
@@ -227,6 +233,18 @@ void settle_row(Kind kind, AuditRow& row) {
     aim = "the paged checks draw pages of 1, 2, 3, 4, 8 and 16 tokens (and their own small problems): a kernel that declines some "
           "page sizes is judged on the cases it accepts, one that supports none of them (FlashAttention 2 takes multiples of 256) "
           "cannot be judged by these checks; the first declined call names its page size";
+  } else if (kind == Kind::attention_fp8kv && st.declines > 0) {
+    // An FP8 reader commonly supports one format (or one scale granularity): the declined cases are
+    // not judged, the others are.
+    aim = "the FP8 checks draw E4M3FN and E5M2 codes, per-tensor and per-head scales (and their own small problems): a kernel that "
+          "declines a format or a scale granularity is judged on the cases it accepts, one that declines nearly all cannot be "
+          "judged by these checks; the first declined call names its format and scales";
+  } else if (kind == Kind::kv_quantize && st.declines > 0) {
+    // A cache writer commonly implements one format and one overflow rule (saturating, as vLLM's
+    // and PyTorch's scaled conversions): the others are declined, not judged.
+    aim = "the FP8 write checks draw E4M3FN and E5M2, saturating and non-saturating, in equal shares: a kernel that declines a "
+          "format or an overflow rule is judged on the calls it accepts (raise --cases to judge more), one that declines every "
+          "call cannot be judged by these checks; the first declined call names its format and rule";
   } else if (kind == Kind::attention_varlen && st.declines > 0) {
     // No sized check exists for packed batches: --attention-shape does not reach these checks.
     aim = "the varlen checks draw their own small packed batches (every mask, alignment, window, soft-cap and ALiBi, "

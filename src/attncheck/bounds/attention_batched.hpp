@@ -47,7 +47,8 @@ struct KeyBlocks {
 //   ALiBi:     b̂ = fl(fl(σ)·fl(dist)) within γ₃σ·dist; ŝ₃ = fl(ŝ₂ − b̂): δ₃ = δ₂ + γ₃σ·dist + u(|s₃| + δ₂ + γ₃σ·dist)
 // With 16-bit storage and f32 arithmetic, a kernel declared unfused (md.scores_stored,
 // scalar/arithmetic.hpp) may also store each score intermediate in the storage format along the
-// way, as a math-path kernel does (the scale folded into q, the score, each soft-cap step):
+// way, as a math-path kernel does (the scale folded into q or itself rounded to storage, the score,
+// each soft-cap step):
 // round_out after each stage (proofs/bounds/mixed_precision.md). A fused kernel (the default)
 // keeps its scores in the arithmetic: the callers pass md.arithmetic() for it (score_model).
 inline Model score_model(const Model& md) { return md.scores_stored ? md : md.arithmetic(); }
@@ -63,7 +64,12 @@ inline real score_error_scaled(real dot_exact, real abs_dot, real abs_operand, s
   const real rho = a.input_rel, g = gamma(d, a.u);
   const real E = (g * (1 + rho) + rho) * abs_dot + (1 + g) * a.input_abs * abs_operand + static_cast<real>(d) * a.eta;
   real delta = scale * ((1 + gamma(2, a.u)) * E + gamma(2, a.u) * std::abs(dot_exact)) + a.eta;
-  if (md.mixed()) delta += md.out_u * scale * abs_dot + md.out_eta / 2 * abs_operand;  // the scale folded into q (or k), stored
+  if (md.mixed()) {
+    delta += md.out_u * scale * abs_dot + md.out_eta / 2 * abs_operand;  // the scale folded into q (or k), stored
+    // The scale itself rounded to the storage format before it multiplies the stored q·k (PyTorch's
+    // CPU ops cast a Python scalar to a bf16 tensor's dtype): u_S·scale·|q·k̂| more.
+    delta += md.out_u * scale * (abs_dot + E) * (1 + md.out_u);
+  }
   return md.round_out(scale * std::abs(dot_exact), delta);
 }
 

@@ -67,6 +67,23 @@ struct Fp8QuantizeAlwaysSaturates : Fp8Steps {
   }
 };
 
+// Non-saturating overflow detected one code late: a quotient that rounds past the largest finite
+// value becomes ±max unless it reaches the next binade's midpoint (E4M3FN: 480 <= |y| < 496 gives
+// ±448, not NaN), the boundary ONNX Runtime 1.30's CPU Cast misplaces (docs/research/served-attention.md).
+struct Fp8QuantizeOverflowLate : Fp8Steps {
+  template <Scalar T>
+  static std::uint8_t quantize(Fp8Spec s, T x, float scale) {
+    const double y = to_double(x / lit<T>(static_cast<double>(scale)));
+    const double top = fp8_max(s.format), q = top - fp8_decode(s.format, s.format == Fp8Format::e4m3fn ? 0x7d : 0x7a);
+    if (!s.saturating && std::isfinite(y) && std::fabs(y) < top + 1.5 * q) {
+      Fp8Spec sat = s;
+      sat.saturating = true;
+      return fp8_encode(sat, y);
+    }
+    return fp8_encode(s, y);
+  }
+};
+
 // Truncation toward zero instead of round-to-nearest-even (a mantissa shift without rounding).
 struct Fp8QuantizeTruncates : Fp8Steps {
   template <Scalar T>

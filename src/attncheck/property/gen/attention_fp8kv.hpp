@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attncheck/kernels/attention_fp8kv.hpp"
@@ -54,10 +55,14 @@ struct Fp8Case {
   std::string describe() const { return c.describe() + ", FP8 " + spec.describe() + ", " + sc.describe(); }
 };
 
+// The batched case c with its keys and values written to an FP8 cache: a drawn format, per-tensor
+// or (with several key/value heads, half the time) per-head scales, each value's code the exact
+// quotient rounded once, saturating. The audit's own obligations (audit/properties.cpp) write their
+// small cases with it too.
 template <class T>
-Fp8Case<T> fp8_case() {
+Fp8Case<T> fp8_case_of(BatchedCase<T> c) {
   Fp8Case<T> r;
-  r.c = batched_case<T>(BatchedLimits{}, true);
+  r.c = std::move(c);
   const auto& s = r.c.p.shape;
   r.spec.format = *rc::gen::inRange(0, 2) ? kernels::Fp8Format::e4m3fn : kernels::Fp8Format::e5m2;
   r.spec.saturating = true;
@@ -94,6 +99,11 @@ Fp8Case<T> fp8_case() {
         }
       }
   return r;
+}
+
+template <class T>
+Fp8Case<T> fp8_case() {
+  return fp8_case_of(batched_case<T>(BatchedLimits{}, true));
 }
 
 // A row for the cache write: the format, the declared overflow rule, one scale and 1 to 48 values.
@@ -135,7 +145,13 @@ Fp8WriteCase<T> fp8_write_case(bool out_of_range) {
       }
       case 2: v = sign * top * (1 - *rc::gen::inRange(0, 100) / 1000.0); break;  // near the top
       case 3: v = sign * std::ldexp(*rc::gen::inRange(1, 8), lo_exp - 2); break;  // around the smallest subnormal
-      case 4: v = sign * top * (1 + std::ldexp(1.0, -*rc::gen::inRange(2, 8))); break;  // just beyond the top
+      case 4: {  // just beyond the top: relative steps, or steps of the top binade's quantum around the
+                 // rounding boundary top + q/2 and the next power's code top + q (E4M3FN: 464, 480–496)
+        const double q = top - kernels::fp8_decode(r.spec.format, r.spec.format == kernels::Fp8Format::e4m3fn ? 0x7d : 0x7a);
+        v = sign * (*rc::gen::inRange(0, 2) ? top * (1 + std::ldexp(1.0, -*rc::gen::inRange(2, 8)))
+                                            : top + q * *rc::gen::element(0.5, 0.5625, 0.75, 1.0, 1.25, 1.4375, 1.5, 2.0));
+        break;
+      }
       case 5: v = sign * top * std::ldexp(1.0, *rc::gen::inRange(1, 20)); break;     // far beyond
       case 6: v = sign * std::numeric_limits<double>::infinity(); break;
       default: v = *rc::gen::inRange(0, 2) ? std::numeric_limits<double>::quiet_NaN() : sign * 0.0; break;
