@@ -23,15 +23,7 @@ namespace {
 
 using gen::blocks_of;
 
-std::string codes_of(const std::vector<std::uint8_t>& c) {
-  std::string r;
-  char buf[8];
-  for (std::size_t i = 0; i < c.size(); ++i) {
-    std::snprintf(buf, sizeof buf, "%s0x%02x", i ? ", " : "", c[i]);
-    r += buf;
-  }
-  return "[" + r + "]";
-}
+using gen::codes_text;
 
 // ---- FP8-BND-001: attention over the codes within the allowance of the dequantized exact value ----
 struct Fp8001 {
@@ -61,7 +53,7 @@ struct Fp8001 {
     for (std::size_t i = 0; i < q.size(); ++i) q[i] = to_double(fc.c.q[i]);
     const auto fail = [&](const std::string& what) {
       Report<T> r(id, "attention_fp8kv<" + std::string(dtype_name(dtype_of<T>())) + ">, " + what + ", " + fc.describe());
-      r.input("q", fc.c.q).line("k codes: " + codes_of(fc.k8)).line("v codes: " + codes_of(fc.v8));
+      r.input("q", fc.c.q).line("k codes: " + codes_text(fc.k8)).line("v codes: " + codes_text(fc.v8));
       return r;
     };
     for (std::size_t b = 0; b < s.batch; ++b)
@@ -113,7 +105,7 @@ void judge_write(const char* id, const gen::Fp8WriteCase<T>& wc, const std::vect
       const std::uint8_t want = kernels::fp8_encode(wc.spec, y);
       const double w = kernels::fp8_decode(f, want);
       ok = std::isnan(w) ? std::isnan(got) : got == w;
-      expected = "code " + codes_of({want}) + " = " + decimal(w);
+      expected = "code " + codes_text({want}) + " = " + decimal(w);
     } else {
       const double slack = rho * std::fabs(y) + static_cast<double>(md.eta);
       const std::uint8_t lo = kernels::fp8_encode(wc.spec, y - slack), hi = kernels::fp8_encode(wc.spec, y + slack);
@@ -121,14 +113,14 @@ void judge_write(const char* id, const gen::Fp8WriteCase<T>& wc, const std::vect
       // A NaN end (a non-saturating E4M3 overflow) admits NaN and everything from the other end on.
       const bool nan_ok = std::isnan(a) || std::isnan(b);
       ok = std::isnan(got) ? nan_ok : ((std::isnan(a) || got >= a) && (std::isnan(b) || got <= b));
-      expected = a == b || (std::isnan(a) && std::isnan(b)) ? "code " + codes_of({lo}) + " = " + decimal(a)
+      expected = a == b || (std::isnan(a) && std::isnan(b)) ? "code " + codes_text({lo}) + " = " + decimal(a)
                                                              : "a code from " + decimal(a) + " to " + decimal(b) + " (a tie or boundary within the quotient's error)";
     }
     if (!ok)
       Report<T>(id, wc.describe() + ", value " + std::to_string(i))
           .input("x", wc.x)
           .line("x / scale:  " + decimal(y))
-          .line("Kernel:     code " + codes_of({codes[i]}) + " = " + decimal(got))
+          .line("Kernel:     code " + codes_text({codes[i]}) + " = " + decimal(got))
           .line("Expected:   " + expected + " (" + wc.spec.describe() + ")")
           .raise();
   }

@@ -106,7 +106,17 @@ export ATTNCHECK_SANITIZED=1
 #                          backward example, which stays; and ONNX Runtime's GroupQueryAttention
 #                          under Node (tests/audit/node.cmake): the same kind-11 code as the NumPy
 #                          varlen example, the time Node's and ONNX Runtime's.
-excluded='^BMC-AXIOMS-F32:|byte-identical|^bmc[.]exhaustive-(e5m2|e4m3sat)-d2$|scipy[.]special|ABI 2 broken attention kernel|^audit:bug_v2_|kernels that store|^audit:unfused 16-bit|attention from PyTorch'"'"'s CPU ops|^docs[.]figures$|^bmc[.]contract-bounds$|^CLI: gate on the reference kernels passes every check$|^CLI: gate against the first mutant|^FALSIFY-AEQ-007:|^cli[.]gate-prints-position-encoding-minimum$|PyTorch.s own CPU kernels|^generators: |^cli[.]report[.]chromium|^reports[.]terminal$|PyTorch autograd.s attention backward|ONNX Runtime GroupQueryAttention'
+#   (measured in the sanitized run of 9f7f1a8, 2026-11-29, the fresh clone's CI took 3471 s here:)
+#   the subtle 16-bit and f32 bugs (61 s): broken kernels over the same --lib path and properties
+#                          as the correct 16-bit kernels' tests, which stay (as the broken ABI 2
+#                          attention kernels above);
+#   the NumPy softmax example (37 s): the same exec-protocol code as the NumPy attention, merge,
+#                          paged and FP8 examples, which stay;
+#   Oracle: double tier, libm exp and log (13 s): glibc's exp and log measured, not our code (as
+#                          BMC-AXIOMS-F32 above);
+#   cli.docs.status (12 s): a gate run for the contract pages' status, the gate code the other
+#                          CLI tests run here (cli.docs.pages-match-yaml stays).
+excluded='^BMC-AXIOMS-F32:|byte-identical|^bmc[.]exhaustive-(e5m2|e4m3sat)-d2$|scipy[.]special|ABI 2 broken attention kernel|^audit:bug_v2_|kernels that store|^audit:unfused 16-bit|attention from PyTorch'"'"'s CPU ops|^docs[.]figures$|^bmc[.]contract-bounds$|^CLI: gate on the reference kernels passes every check$|^CLI: gate against the first mutant|^FALSIFY-AEQ-007:|^cli[.]gate-prints-position-encoding-minimum$|PyTorch.s own CPU kernels|^generators: |^cli[.]report[.]chromium|^reports[.]terminal$|PyTorch autograd.s attention backward|ONNX Runtime GroupQueryAttention|^audit:subtle 16-bit and f32 bugs|NumPy softmax passes every applicable obligation|^Oracle: double tier, libm exp and log|^cli[.]docs[.]status$'
 # falsify_tests is not built here; doctest's placeholder for it ("falsify_tests_NOT_BUILT-<hash>") has no label.
 excluded="$excluded|^falsify_tests_NOT_BUILT|^bmc_tests_NOT_BUILT"
 echo "sanitize: ctest -LE 'proofs|install|python|falsify|bmc' -E '$excluded' with ATTNCHECK_CASES=$ATTNCHECK_CASES in $build"

@@ -196,15 +196,7 @@ std::vector<T> run_fp8kv(const gen::Fp8Case<T>& fc, const KernelSet<T>& ks, std:
 }
 
 // An FP8 code row for a report line.
-inline std::string code_row(const std::vector<std::uint8_t>& c) {
-  std::string r;
-  char buf[8];
-  for (std::size_t i = 0; i < c.size(); ++i) {
-    std::snprintf(buf, sizeof buf, "%s0x%02x", i ? ", " : "", c[i]);
-    r += buf;
-  }
-  return "[" + r + "]";
-}
+inline std::string code_row(const std::vector<std::uint8_t>& c) { return gen::codes_text(c); }
 
 template <class T>
 std::vector<std::string> fp8_lines(const gen::Fp8Case<T>& fc) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <string>
 #include <utility>
@@ -18,6 +19,17 @@
 #include "attncheck/text/numbers.hpp"
 
 namespace attncheck::gen {
+
+// FP8 codes for a report line: "[0x7e, 0x00, …]" (the gate's FALSIFY-FP8-* and the audit's own).
+inline std::string codes_text(const std::vector<std::uint8_t>& c) {
+  std::string r;
+  char buf[8];
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    std::snprintf(buf, sizeof buf, "%s0x%02x", i ? ", " : "", c[i]);
+    r += buf;
+  }
+  return "[" + r + "]";
+}
 
 // A scale for values of largest magnitude amax: amax / max_fp8 (the usual amax scaling) times a
 // drawn factor: 1, a power of two (exact scalings), an arbitrary float in [0.5, 2) (half the
