@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "attncheck/bounds/attention_batched.hpp"
+#include "attncheck/property/attention_row_judge.hpp"
 #include "attncheck/property/gen/attention_fp8kv.hpp"
 #include "attncheck/property/masked_rows.hpp"
 #include "attncheck/property/property.hpp"
@@ -51,35 +52,16 @@ struct Fp8001 {
     const auto& s = fc.c.p.shape;
     std::vector<double> q(fc.c.q.size());
     for (std::size_t i = 0; i < q.size(); ++i) q[i] = to_double(fc.c.q[i]);
-    const auto fail = [&](const std::string& what) {
-      Report<T> r(id, "attention_fp8kv<" + std::string(dtype_name(dtype_of<T>())) + ">, " + what + ", " + fc.describe());
-      r.input("q", fc.c.q).line("k codes: " + codes_text(fc.k8)).line("v codes: " + codes_text(fc.v8));
-      return r;
-    };
+    const std::string dt(dtype_name(dtype_of<T>()));
     for (std::size_t b = 0; b < s.batch; ++b)
       for (std::size_t h = 0; h < s.heads; ++h)
         for (std::size_t i = 0; i < s.n; ++i) {
           const auto ex = bounds::attention_row_allowance(fc.c.p, q, fc.kx, fc.vx, b, h, i, kb, md);
-          const std::string row = "row (b " + std::to_string(b) + ", h " + std::to_string(h) + ", i " + std::to_string(i) + ")";
-          const T* o = out.o.data() + s.o_at(b, i, h);
           const double lse = out.lse.empty() ? 0 : static_cast<double>(out.lse[s.lse_at(b, h, i)]);
-          if (ex.keys.empty()) {
-            if (!follows_masked_policy(o, s.dv, MaskedPolicy::either))
-              fail(row + ": the row sees no key").line("output row: " + row_values(std::vector<T>(o, o + s.dv)) + " (must be all 0 or all NaN)").raise();
-            if (!out.lse.empty() && !(std::isinf(lse) && lse < 0))
-              fail(row + ": the row sees no key").line("LSE = " + decimal(lse) + " (must be −inf)").raise();
-            continue;
-          }
-          for (std::size_t col = 0; col < s.dv; ++col) {
-            const long double err = format_error(o[col], ex.o[col]);
-            observe(ratio(err, ex.o_allowance[col]), "O, " + std::string(dtype_name(dtype_of<T>())));
-            if (!(err <= ex.o_allowance[col]))
-              fail(row + ", column " + std::to_string(col)).kernel(o[col]).exact(ex.o[col]).error(err, ex.o_allowance[col]).raise();
-          }
-          if (out.lse.empty()) continue;
-          const long double err = std::isfinite(lse) ? std::abs(static_cast<long double>(lse) - ex.lse) : INFINITY;
-          observe(ratio(err, ex.lse_allowance), "LSE, " + std::string(dtype_name(dtype_of<T>())));
-          if (!(err <= ex.lse_allowance)) fail(row + ", LSE").line("Kernel LSE:  " + decimal(lse)).exact(ex.lse).error(err, ex.lse_allowance).raise();
+          judge_attention_row<T>(id, ex, out.o.data() + s.o_at(b, i, h), s.dv, out.lse.empty() ? nullptr : &lse,
+                                 "attention_fp8kv<" + dt + ">, row (b " + std::to_string(b) + ", h " + std::to_string(h) + ", i " +
+                                     std::to_string(i) + "), " + fc.describe(),
+                                 "", [&](Report<T>& r) { r.input("q", fc.c.q).line("k codes: " + codes_text(fc.k8)).line("v codes: " + codes_text(fc.v8)); });
         }
   }
   static inline const bool registered = property::register_property<Fp8001>();

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "attncheck/bounds/attention_batched.hpp"
+#include "attncheck/property/attention_row_judge.hpp"
 #include "attncheck/property/gen/attention_merge.hpp"
 #include "attncheck/property/masked_rows.hpp"
 #include "attncheck/property/property.hpp"
@@ -180,33 +181,16 @@ struct Merge004 {
     const auto kb = gen::blocks_of(ks, c.tiling);
     const auto& sh = c.p.shape;
     const std::string dt(dtype_name(dtype_of<T>()));
-    const auto fail = [&](std::size_t b, std::size_t h, std::size_t i, const std::string& what) {
-      Report<T> r(id, "attention_batched<" + dt + ">, row (b " + std::to_string(b) + ", h " + std::to_string(h) + ", i " + std::to_string(i) +
-                          ")" + what + ", " + c.describe());
-      r.input("q", c.q).input("k", c.k).input("v", c.v);
-      return r;
-    };
+    const std::string series = c.p.num_splits > 1 ? ", split" : ", unsplit";
     for (std::size_t b = 0; b < sh.batch; ++b)
       for (std::size_t h = 0; h < sh.heads; ++h)
         for (std::size_t i = 0; i < sh.n; ++i) {
           const auto ex = bounds::attention_row_allowance(c.p, c.q, c.k, c.v, b, h, i, kb, md);
-          const T* o = out.o.data() + sh.o_at(b, i, h);
           const double lse = out.lse.empty() ? 0 : static_cast<double>(out.lse[sh.lse_at(b, h, i)]);
-          if (ex.keys.empty()) {
-            if (!follows_masked_policy(o, sh.dv, MaskedPolicy::either))
-              fail(b, h, i, ": the row sees no key").line("output row: " + row_values(std::vector<T>(o, o + sh.dv)) + " (must be all 0 or all NaN)").raise();
-            if (!out.lse.empty() && !(std::isinf(lse) && lse < 0)) fail(b, h, i, ": the row sees no key").line("LSE = " + decimal(lse) + " (must be −inf)").raise();
-            continue;
-          }
-          for (std::size_t col = 0; col < sh.dv; ++col) {
-            const long double err = format_error(o[col], ex.o[col]);
-            observe(ratio(err, ex.o_allowance[col]), "O, " + dt + (c.p.num_splits > 1 ? ", split" : ", unsplit"));
-            if (!(err <= ex.o_allowance[col])) fail(b, h, i, ", column " + std::to_string(col)).kernel(o[col]).exact(ex.o[col]).error(err, ex.o_allowance[col]).raise();
-          }
-          if (out.lse.empty()) continue;
-          const long double err = std::isfinite(lse) ? std::abs(static_cast<long double>(lse) - ex.lse) : INFINITY;
-          observe(ratio(err, ex.lse_allowance), "LSE, " + dt + (c.p.num_splits > 1 ? ", split" : ", unsplit"));
-          if (!(err <= ex.lse_allowance)) fail(b, h, i, ", LSE").line("Kernel LSE:  " + decimal(lse)).exact(ex.lse).error(err, ex.lse_allowance).raise();
+          judge_attention_row<T>(id, ex, out.o.data() + sh.o_at(b, i, h), sh.dv, out.lse.empty() ? nullptr : &lse,
+                                 "attention_batched<" + dt + ">, row (b " + std::to_string(b) + ", h " + std::to_string(h) + ", i " +
+                                     std::to_string(i) + "), " + c.describe(),
+                                 series, [&](Report<T>& r) { r.input("q", c.q).input("k", c.k).input("v", c.v); });
         }
   }
   static inline const bool registered = property::register_property<Merge004>();

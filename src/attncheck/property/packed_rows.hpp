@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "attncheck/bounds/attention_batched.hpp"
+#include "attncheck/property/attention_row_judge.hpp"
 #include "attncheck/property/gen/attention_varlen.hpp"
 #include "attncheck/property/masked_rows.hpp"
 #include "attncheck/property/property.hpp"
@@ -29,38 +30,15 @@ void judge_packed_accuracy(const char* id, const gen::VarlenCase<T>& vc, const t
   const auto md = bounds::model_of<T>();
   const auto& s = vc.c.p.shape;
   const std::size_t total_q = vc.pk.total_q();
-  const auto fail = [&](Report<T> r) {
-    inputs(r);
-    return r;
-  };
   for (std::size_t b = 0; b < vc.pk.sequences(); ++b) {
     const auto seq = vc.sequence(b);
     const std::size_t q0 = static_cast<std::size_t>(vc.pk.cu_q[b]);
     for (std::size_t h = 0; h < s.heads; ++h)
       for (std::size_t i = 0; i < seq.p.shape.n; ++i) {
         const auto ex = bounds::attention_row_allowance(seq.p, seq.q, seq.k, seq.v, 0, h, i, kb, md);
-        const T* o = out.o.data() + ((q0 + i) * s.heads + h) * s.dv;
         const double lse = out.lse.empty() ? 0 : static_cast<double>(out.lse[h * total_q + q0 + i]);
-        if (ex.keys.empty()) {
-          if (!follows_masked_policy(o, s.dv, MaskedPolicy::either))
-            fail(Report<T>(id, where(b, h, i) + ": the row sees no key"))
-                .line("output row: " + row_values(std::vector<T>(o, o + s.dv)) + " (must be all 0 or all NaN)")
-                .raise();
-          if (!out.lse.empty() && !(std::isinf(lse) && lse < 0))
-            fail(Report<T>(id, where(b, h, i) + ": the row sees no key")).line("LSE = " + decimal(lse) + " (must be −inf: the log of an empty sum)").raise();
-          continue;
-        }
-        for (std::size_t col = 0; col < s.dv; ++col) {
-          const long double err = format_error(o[col], ex.o[col]);
-          observe(ratio(err, ex.o_allowance[col]), "O, " + std::string(dtype_name(dtype_of<T>())));
-          if (!(err <= ex.o_allowance[col]))
-            fail(Report<T>(id, where(b, h, i) + ", column " + std::to_string(col))).kernel(o[col]).exact(ex.o[col]).error(err, ex.o_allowance[col]).raise();
-        }
-        if (out.lse.empty()) continue;
-        const long double err = std::isfinite(lse) ? std::abs(static_cast<long double>(lse) - ex.lse) : INFINITY;
-        observe(ratio(err, ex.lse_allowance), "LSE, " + std::string(dtype_name(dtype_of<T>())));
-        if (!(err <= ex.lse_allowance))
-          fail(Report<T>(id, where(b, h, i) + ", LSE")).line("Kernel LSE:  " + decimal(lse)).exact(ex.lse).error(err, ex.lse_allowance).raise();
+        judge_attention_row<T>(id, ex, out.o.data() + ((q0 + i) * s.heads + h) * s.dv, s.dv, out.lse.empty() ? nullptr : &lse, where(b, h, i), "",
+                               inputs);
       }
   }
 }
