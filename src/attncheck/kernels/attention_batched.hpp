@@ -171,7 +171,7 @@ void attention_batched(const AttentionProblem& p, const T* q, const T* k, const 
     return;
   }
   // Split-KV: the partial results of every split (o's layout, and the LSE per row (b, h, i) in
-  // o's row order), then each row's merge, as attention_merge does it.
+  // o's row order), then attention_merge over them.
   const std::size_t S = p.num_splits, rows = sh.rows(), dv = sh.dv;
   const auto row_of = [&](std::size_t b, std::size_t h, std::size_t i) { return (b * sh.n + i) * sh.heads + h; };
   std::vector<T> po(S * rows * dv, lit<T>(0)), pl(S * rows, lit<T>(0));
@@ -182,19 +182,13 @@ void attention_batched(const AttentionProblem& p, const T* q, const T* k, const 
       Steps::partial_finish(st, po.data() + (sp_i * rows + r) * dv, pl.data() + sp_i * rows + r);
     });
   }
-  using Merge = typename Steps::Merge;
-  std::vector<T> l(S), w(S);
-  for (std::size_t b = 0; b < sh.batch; ++b)
-    for (std::size_t h = 0; h < sh.heads; ++h)
-      for (std::size_t i = 0; i < sh.n; ++i) {
-        const std::size_t r = row_of(b, h, i);
-        for (std::size_t s = 0; s < S; ++s) l[s] = pl[s * rows + r];
-        const bool none = no_visible_key(l.data(), S);
-        const T L = Merge::weights(l.data(), S, w.data());
-        T* orow = o + sh.o_at(b, i, h);
-        Merge::combine(w.data(), S, [&](std::size_t s) { return po.data() + (s * rows + r) * dv; }, dv, orow);
-        Merge::finish(none, L, orow, dv, lse ? lse + sh.lse_at(b, h, i) : nullptr);
-      }
+  // The merge's rows are o's rows (b, i, h): it writes o in place; its LSEs go to lse's layout.
+  std::vector<T> merged(lse ? rows : 0);
+  attention_merge<T, typename Steps::Merge>(S, rows, dv, po.data(), pl.data(), o, lse ? merged.data() : nullptr);
+  if (lse)
+    for (std::size_t b = 0; b < sh.batch; ++b)
+      for (std::size_t h = 0; h < sh.heads; ++h)
+        for (std::size_t i = 0; i < sh.n; ++i) lse[sh.lse_at(b, h, i)] = merged[row_of(b, h, i)];
 }
 
 }  // namespace attncheck::kernels
