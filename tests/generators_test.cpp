@@ -343,6 +343,7 @@ TEST_CASE("generators: batched_case draws each region at its intended frequency 
       {"dv != d", 7.0 / 8 * 11.0 / 12 + 1.0 / 8 * 7.0 / 8},
       {"window of 64+ keys", 1.0 / 8 * (1 - (1 - 1.0 / 6) * (1 - 1.0 / 12))},
       {"scores shifted by 30..1000", shifted / 2},
+      {"value columns with a mean", 1.0 / 4 * (7.0 / 8 * 4.0 / 5 + 1.0 / 8 * 3.0 / 4)},  // draw_value_means, dv > 1
       {qk_beyond, shifted / 4 + shifted / 4 * (0.5 * 4.0 / 5 + 0.5)},
   };
   // Lower bounds: every score below -5e4 at least for the -1e5/-3e5 shifts (at most those and the
@@ -387,7 +388,9 @@ void expect_finite_cases(bool large_regions, bool qk_only = false) {
   const auto [count, draws] = batched_coverage<T>(n, [&](const BatchedCase<T>& c) {
     for (const auto* x : {&c.q, &c.k, &c.v})
       for (const T& e : *x) REQUIRE(std::isfinite(to_double(e)));
-    for (const T& e : c.v) REQUIRE(std::abs(to_double(e)) <= 8);
+    // |v| <= 8 about each column's mean (0, or c.v_mean on the odd columns: draw_value_means).
+    for (std::size_t i = 0; i < c.v.size(); ++i)
+      REQUIRE(std::abs(to_double(c.v[i]) - ((i % c.p.shape.dv) % 2 == 1 ? c.v_mean : 0)) <= 8 + (8 + std::abs(c.v_mean)) / 128);  // and T's rounding of the sum
     const auto [e, d] = qk_extent(c);
     elem = std::max(elem, e), dot = std::max(dot, d);
     max_score = std::max(max_score, c.p.scale * d);

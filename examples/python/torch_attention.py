@@ -8,12 +8,20 @@ no key give zeros (declare --masked zeros):
         --stores scores,p --kernel attention:f32 --kernel attention:bf16
 
 f32 and f64 compute in their own format. bf16 runs as a PyTorch user's bf16 model does: the
-tensors are bf16, so every op's result is a bf16 tensor (torch computes each op in f32 and rounds
-it): q @ k^T, the scale, each soft-cap and bias step, the softmax's P, then P @ V. That is the
-unfused model: declare it with --stores scores,p (docs/formats.md). The LSE is torch.logsumexp of
-the stored scores in f32. f16 arrives as float32 and is computed in f32 (torch 1.13's CPU ops have
-no f16 matmul), the output rounded once to storage: it stores less than either model allows.
-A library no one here wrote, audited as it computes.
+tensors are bf16, so every op's result is a bf16 tensor: q @ k^T, the scale, each soft-cap and bias
+step, the softmax's P, then P @ V. That is the unfused model: declare it with --stores scores,p
+(docs/formats.md). The LSE is torch.logsumexp of the stored scores in f32. f16 arrives as float32
+and is computed in f32 (torch 1.13's CPU ops have no f16 matmul), the output rounded once to
+storage: it stores less than either model allows. A library no one here wrote, audited as it
+computes.
+
+A real bug this audit finds: on a CPU without AVX-512 (oneDNN's bf16 gemm unused), torch 1.13's
+bf16 matmul takes its reference path, which for P @ V (the right operand not transposed) rounds
+every product and every partial sum to bf16 (pytorch/pytorch#83863, #95125; ones(1, 300) @ ones(300,
+1) gives 256). On a value column with a mean the output drifts by tens of bf16 ulps at a few
+thousand keys: AUDIT-ATTB-002 fails at bf16, and FALSIFY-ATTK-001 at some seeds (a cancelling
+column). With --f32-matmul (in the --exec command) both matmuls run on f32 copies and are rounded
+to bf16, as the unfused model declares: that passes.
 """
 import functools
 import os
@@ -38,6 +46,16 @@ def visible(n, m, p):
     return vis, (diag - j).abs()
 
 
+F32_MATMUL = "--f32-matmul" in sys.argv[1:]
+
+
+def matmul(a, b):
+    """torch.matmul, or with --f32-matmul on f32 copies of 16-bit operands, rounded back."""
+    if F32_MATMUL and a.dtype == torch.bfloat16:
+        return torch.matmul(a.float(), b.float()).to(a.dtype)
+    return torch.matmul(a, b)
+
+
 def attention(q, k, v, p, storage=None):
     """storage: the tensors' dtype (torch.bfloat16: every op's result stored in bf16); None: the
     arithmetic format itself."""
@@ -58,7 +76,7 @@ def attention(q, k, v, p, storage=None):
     for b in range(B):
         for kv in range(Hkv):
             hs = slice(kv * g, (kv + 1) * g)
-            s = torch.matmul(Q[b, hs], K[b, kv].transpose(-1, -2)) * p.scale     # g n m
+            s = matmul(Q[b, hs], K[b, kv].transpose(-1, -2)) * p.scale     # g n m
             if p.softcap > 0:
                 s = p.softcap * torch.tanh(s / p.softcap)
             if p.alibi_slopes is not None:
@@ -68,7 +86,7 @@ def attention(q, k, v, p, storage=None):
             L[b, hs] = torch.logsumexp(s.to(dt), dim=-1)    # -inf for rows that see nothing
             w = torch.softmax(s, dim=-1)
             w = torch.where(sees, w, torch.zeros((), dtype=st))  # rows that see nothing: zeros
-            O[b, hs] = torch.matmul(w, V[b, kv]).to(dt)
+            O[b, hs] = matmul(w, V[b, kv]).to(dt)
     return O.permute(0, 2, 1, 3).numpy(), (L.numpy() if p.want_lse else None)
 
 

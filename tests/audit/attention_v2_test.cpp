@@ -106,18 +106,40 @@ TEST_CASE("ABI versions: the marker decides for a library, --abi must agree with
 }
 
 // A library no one here wrote: attention built from PyTorch's CPU ops (matmul, softmax, logsumexp,
-// tanh), grouped heads, masks, soft-cap and ALiBi, at f32 and on bf16 tensors (unfused).
+// tanh), grouped heads, masks, soft-cap and ALiBi, at f32 and on bf16 tensors (unfused). With
+// --f32-matmul each matmul runs on f32 copies (what the unfused model declares): every check passes.
 TEST_CASE("python example: attention from PyTorch's CPU ops (ABI version 2) passes every applicable obligation at f32 and bf16") {
   const std::string probe = std::string("'") + ATTNCHECK_PYTHON3 + "' -c 'import torch' 2>/dev/null";
   REQUIRE_MESSAGE(std::system(probe.c_str()) == 0, ATTNCHECK_PYTHON3 << " cannot import torch: install python3-torch (tools/install-deps.sh)");
-  const std::string py = std::string("--exec \"'") + ATTNCHECK_PYTHON3 + "' '" + ATTNCHECK_EXAMPLES_DIR + "/python/torch_attention.py'\" ";
+  const std::string py = std::string("--exec \"'") + ATTNCHECK_PYTHON3 + "' '" + ATTNCHECK_EXAMPLES_DIR + "/python/torch_attention.py' --f32-matmul\" ";
   // bf16 runs on bf16 tensors, every op's result stored: the unfused model, declared.
   Run r = audit(py + "--abi 2 --masked zeros --stores scores,p --kernel attention:f32 --kernel attention:bf16 --cases 40 -j 1");
   INFO(r.output);
   CHECK(r.status == 0);
   CHECK(attention_rows_passed(r) >= 6);
   CHECK(r.verdicts["FALSIFY-ATTK-001 attention [bf16@f32]"] == "PASS");
+  CHECK(r.verdicts["AUDIT-ATTB-002 attention [bf16@f32]"] == "PASS");
   CHECK(r.verdicts["AUDIT-ATTB-002 attention [f32]"] == "PASS");
+}
+
+// The same code with torch.matmul on the bf16 tensors. Where torch takes its reference bf16 gemm
+// (no AVX-512, so no oneDNN: pytorch/pytorch#83863, #95125), P @ V rounds every partial sum to
+// bf16, and the sized check's value columns with a mean show the drift: a real bug, found. Where
+// torch accumulates in f32 (a machine with oneDNN's bf16 gemm, a fixed torch), it passes.
+TEST_CASE("python example: PyTorch's bf16 matmul, where it accumulates in bf16 (pytorch#83863), fails AUDIT-ATTB-002") {
+  const std::string probe = std::string("'") + ATTNCHECK_PYTHON3 + "' -c 'import torch' 2>/dev/null";
+  REQUIRE_MESSAGE(std::system(probe.c_str()) == 0, ATTNCHECK_PYTHON3 << " cannot import torch: install python3-torch (tools/install-deps.sh)");
+  // ones(1, 300) @ ones(300, 1) in bf16: 256 from a bf16 accumulator, 300 from an f32 one.
+  const std::string acc16 = std::string("'") + ATTNCHECK_PYTHON3 +
+                            "' -c 'import sys, torch; b = torch.ones(300, 1, dtype=torch.bfloat16); "
+                            "sys.exit(0 if torch.matmul(torch.ones(1, 300, dtype=torch.bfloat16), b).item() == 256 else 1)'";
+  const bool bf16_accumulator = std::system(acc16.c_str()) == 0;
+  const std::string py = std::string("--exec \"'") + ATTNCHECK_PYTHON3 + "' '" + ATTNCHECK_EXAMPLES_DIR + "/python/torch_attention.py'\" ";
+  Run r = audit(py + "--abi 2 --masked zeros --stores scores,p --kernel attention:bf16 --test AUDIT-ATTB-002 -j 1");
+  INFO(r.output);
+  INFO("torch's bf16 matmul accumulates in bf16 here: " << bf16_accumulator);
+  CHECK(r.verdicts["AUDIT-ATTB-002 attention [bf16@f32]"] == (bf16_accumulator ? "FAIL" : "PASS"));
+  CHECK(r.status == (bf16_accumulator ? 1 : 0));
 }
 
 TEST_CASE("python example: a NumPy attention of ABI version 2 over the exec protocol (kind 8) passes every applicable obligation") {

@@ -129,13 +129,25 @@ void shift_scores(const kernels::AttentionProblem& p, std::vector<T>& q, std::ve
 
 // The inputs q, k, v of a sized audit, drawn from rng in this order (a replay depends on it):
 // q, k ~ N(0, 1.5²) elementwise, or with mag (--attention-shape qk=, shift=) of the magnitudes
-// asked for and every score shifted; v ~ N(0, 4²).
+// asked for and every score shifted; v ~ N(0, 4²), and with offset_v (the forward audit) every
+// odd value column moved by +kValueColumnMean.
+//
+// Why the offset: a value channel with a mean, as real models have, is where a 16-bit P·V
+// accumulator drifts. On a zero-mean column the partial sums of Σ_j p_j v_jc wander about 0 and
+// their roundings stay near the derived allowance; on a column of mean 16 (four σ) they climb to
+// ~16 and every addition of p_j v_jc ≈ 16/m loses up to half a bf16 ulp of the partial sum, so
+// the error grows with the row length m (at m = 2048 about 40 bf16 ulps of Σ_j p_j|v_jc| for a bf16
+// accumulator, against an allowance of a few). PyTorch 1.13's CPU bf16 matmul without oneDNN
+// (pytorch/pytorch#83863, #95125) accumulates so; zero-mean values hid it from this audit. The even
+// columns keep mean 0: cancellation stays drawn.
+inline constexpr double kValueColumnMean = 16;
 template <class T>
 struct SizedInputs {
   std::vector<T> q, k, v;
 };
 template <class T>
-SizedInputs<T> draw_sized_inputs(const kernels::AttentionProblem& p, std::mt19937_64& rng, const InputMagnitudes& mag) {
+SizedInputs<T> draw_sized_inputs(const kernels::AttentionProblem& p, std::mt19937_64& rng, const InputMagnitudes& mag,
+                                 bool offset_v = false) {
   const auto& sh = p.shape;
   const auto draw_qk = [&](std::size_t size) {
     return mag.qk_hi > 0 ? magnitude_tensor<T>(rng, size, mag.qk_lo, mag.qk_hi) : normal_tensor<T>(rng, size, 1.5);
@@ -144,6 +156,9 @@ SizedInputs<T> draw_sized_inputs(const kernels::AttentionProblem& p, std::mt1993
   in.q = draw_qk(sh.q_size());
   in.k = draw_qk(sh.k_size());
   in.v = normal_tensor<T>(rng, sh.v_size(), 4);
+  if (offset_v)
+    for (std::size_t i = 0; i < in.v.size(); ++i)  // dv is the innermost extent
+      if ((i % sh.dv) % 2 == 1) in.v[i] = lit<T>(static_cast<double>(in.v[i]) + kValueColumnMean);
   shift_scores(p, in.q, in.k, mag.shift);
   return in;
 }
@@ -188,7 +203,7 @@ void audit_attention_at_size(const KernelSet<T>& ks, const kernels::AttentionPro
   if (mag.qk_hi > 0) what += ", |q|, |k| elements in [" + decimal(mag.qk_lo, 6) + ", " + decimal(mag.qk_hi, 6) + "]";
   if (mag.shift != 0) what += ", scores shifted by about " + decimal(mag.shift, 6);
   std::mt19937_64 rng(seed);
-  const auto in = detail::draw_sized_inputs<T>(p, rng, mag);
+  const auto in = detail::draw_sized_inputs<T>(p, rng, mag, /*offset_v=*/true);
   const std::vector<T>&q = in.q, &k = in.k, &v = in.v;
   const auto run = [&](const std::vector<T>& kk, const std::vector<T>& vv) {
     std::pair<std::vector<T>, std::vector<lse_t<T>>> r{std::vector<T>(sh.o_size()), std::vector<lse_t<T>>(ks.attention_batched_lse ? sh.lse_size() : 0)};

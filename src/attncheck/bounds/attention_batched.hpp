@@ -12,6 +12,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "attncheck/bounds/attention_merge.hpp"
@@ -108,6 +109,73 @@ inline real stored_weight_abs(const Model& md, std::size_t K, std::size_t nb) {
   const real er = md.exp_rel;
   return md.out_eta / 2 * std::pow(1 + er, static_cast<real>(nb)) * (1 + gamma(K + nb + 1, md.u)) /
          ((1 - er) * (1 - gamma(K + nb, md.u)));
+}
+
+// Lemma "value shift" (proofs/attention_kernel.tex): ô_c − o_c = Σ_j (p̂_j − p_j)(v_jc − c) + c(Σ_j p̂_j − 1)
+// for every constant c, p̂_j the weights the kernel multiplies v_j by (before its final division's
+// rounding) and Σ_j p_j = 1. The first sum is the bound below with |v_jc − c| for |v_jc|; the second
+// needs only |Σ_j p̂_j − 1|, and that does not depend on the score errors, provided the kernel
+// normalises with the same computed scores ŝ_j it weights v by (every softmax-then-P·V and online-
+// softmax kernel does; a kernel whose normaliser is exp(LSE) of those scores too): with a_j =
+// e^{ŝ_j − M} > 0, Σ_j p̂_j = Σ_j a_j φ_j / Σ_j a_j ψ_j lies between min_j φ_j/ψ_j and max_j φ_j/ψ_j
+// (mediant), φ_j the numerator's other factors (the subtraction's rounding e^{±u L_j}, exp and the
+// rescalings (1 ± ε)^nb, the P·V sum γ_{K+nb+1}, P stored u_S) and ψ_j the normaliser's (the same
+// but γ_{K+nb} for the sum, or, normalising by exp(L̂), L̂'s own error B₀ with the subtraction's
+// argument grown by ln K + B₀). So |Σ_j p̂_j − 1| <= max_j expm1(a_j + d_j), the log-factors below.
+// A value column with a mean (v_jc = c + small) then gets an allowance of about |c|(γ + u_S), not
+// |c| times the score errors: that is what shows a 16-bit P·V accumulator, whose error grows with
+// |c| and K (audit/attention_at_size.hpp). Not finite (16-bit arithmetic at long rows): infinite.
+inline real weight_sum_deviation(const oracle::SoftmaxRow& row, const std::vector<real>& delta, real max_delta, real abs_lse,
+                                 const Model& md, std::size_t K, std::size_t nb) {
+  const Model a = md.arithmetic();
+  const real u = a.u, inf = std::numeric_limits<real>::infinity();
+  const auto lg = [inf](real x) { return x < 1 ? -std::log1p(-x) : inf; };  // >= |log(1 ± x)|
+  const real nbr = static_cast<real>(nb), lnK = std::log(static_cast<real>(K)), eta_sub = 2 * static_cast<real>(K * (nb + 1)) * a.eta;
+  const real ln_exp = nbr * lg(a.exp_rel), ln_den = lg(gamma(K + nb, u)), ln_num = lg(gamma(K + nb + 1, u));
+  const real ln_stored = md.mixed() ? lg(md.out_u) : 0;
+  real uL_max = 0;
+  for (std::size_t jj = 0; jj < K; ++jj) uL_max = std::max(uL_max, u * (row.gap[jj] + delta[jj] + max_delta));
+  // L̂ = m̂ + log(Σ_k e^{ŝ_k − m̂}ψ_k) against M + log Σ_k a_k: the LSE lemma without the score errors.
+  const real lam0 = uL_max + ln_exp + ln_den + eta_sub, larg = lnK + lam0;
+  const real B0 = lam0 + a.log_rel * larg + u * (abs_lse + max_delta + lam0 + a.log_rel * larg) + a.eta;
+  real worst = 0;
+  for (std::size_t jj = 0; jj < K; ++jj) {
+    const real L = row.gap[jj] + delta[jj] + max_delta;
+    const real an = u * (L + lnK + B0) + ln_exp + ln_num + ln_stored;
+    const real dn = std::max(u * L + ln_exp + ln_den, B0);
+    worst = std::max(worst, std::expm1(an + dn));
+  }
+  return std::isfinite(worst) ? worst : inf;
+}
+
+// The value-shift bound of one output column (without the terms that stay relative to |v|, which
+// the caller adds): Σ_j p_j|v_j − c|w_j + |c|W + η-terms at the c minimising the piecewise-linear
+// part, a weighted median of the v_j (weights p_j w_j + stored_abs) and 0 (weight W + K·stored_abs +
+// sub). Any c gives a valid bound; infinite when W is.
+inline real shifted_value_bound(const std::vector<real>& p, const std::vector<real>& v, const std::vector<real>& w, real W, real sub,
+                                real stored_abs) {
+  const std::size_t K = v.size();
+  if (!std::isfinite(W) || K == 0) return std::numeric_limits<real>::infinity();
+  std::vector<std::pair<real, real>> pts;
+  pts.reserve(K + 1);
+  real total = 0;
+  for (std::size_t j = 0; j < K; ++j) pts.emplace_back(v[j], p[j] * w[j] + stored_abs), total += pts.back().second;
+  pts.emplace_back(0, W + static_cast<real>(K) * stored_abs + sub);
+  total += pts.back().second;
+  std::sort(pts.begin(), pts.end());
+  real acc = 0, c = 0;
+  for (const auto& [x, q] : pts)
+    if ((acc += q) >= total / 2) {
+      c = x;
+      break;
+    }
+  real B = std::abs(c) * (W + static_cast<real>(K) * stored_abs + sub), dmax = 0;
+  for (std::size_t j = 0; j < K; ++j) {
+    const real dv = std::abs(v[j] - c);
+    B += p[j] * dv * w[j] + stored_abs * dv;
+    dmax = std::max(dmax, dv);
+  }
+  return B + sub * dmax;
 }
 
 // The exact scores of row (b, h, i) and the bound of each computed score's error, through the
@@ -310,18 +378,25 @@ AttentionRowAllowance attention_row_allowance(const kernels::AttentionProblem& p
   // (the row's maximal term is exp(0) = 1 in its block and only rescaled by exp(0) after it).
   const real sub = 2 * static_cast<real>(K * (nb + 1)) * a.eta;
   const real stored_abs = stored_weight_abs(md, K, nb);
+  const real weight_sum_dev = weight_sum_deviation(row, delta, r.max_score_error, std::abs(r.lse), md, K, nb);
+  std::vector<real> vc(K), wj(K);
   for (std::size_t c = 0; c < dv; ++c) {
     real B = 0, mag = 0, pw = 0;
     for (std::size_t jj = 0; jj < K; ++jj) {
-      const real pv = row.p[jj] * std::abs(static_cast<real>(to_double(v[sh.v_at(b, r.keys.first + jj, g) + c])));
+      vc[jj] = static_cast<real>(to_double(v[sh.v_at(b, r.keys.first + jj, g) + c]));
+      const real pv = row.p[jj] * std::abs(vc[jj]);
       const real nh = rhi[jj] * (1 + g_num) * (1 + stored), nl = rlo[jj] * (1 - g_num) * (1 - stored);
       const real w = std::max(nh / Dlo - 1, 1 - nl / Dhi);
+      wj[jj] = w;
       B += pv * w;
       mag += pv * (1 + w);
       pw += row.p[jj] * (1 + w);
     }
     // Values seen with an error input_rel·|v_j| + input_abs (dequantized): weighted by p_j(1 + w_j).
-    B += u * mag + sub * vmax[c] + a.eta + stored_abs * vsum[c] + a.input_rel * mag + a.input_abs * pw;
+    const real common = u * mag + a.eta + a.input_rel * mag + a.input_abs * pw;
+    B += sub * vmax[c] + stored_abs * vsum[c] + common;
+    // Lemma "value shift": the same bound for v − c, plus |c| times the weights' sum deviation.
+    B = std::min(B, shifted_value_bound(row.p, vc, wj, weight_sum_dev, sub, stored_abs) + common);
     // Not finite (a factor r_j overflowed: score errors of thousands, where 0·inf made NaN of a
     // zero |v| term): the bound says nothing, and says so.
     r.o_allowance[c] = std::isfinite(g_num) && Dlo > 0 && std::isfinite(B) ? md.round_out(std::abs(r.o[c]), B) * evaluation_slack

@@ -50,6 +50,7 @@ struct BatchedCase {
   kernels::Tiling tiling;  // the reference's tiling (0: plain); a third party's kernel ignores it
   std::vector<T> q, k, v;
   double shift = 0;        // the score offset the case was drawn with (0: none)
+  double v_mean = 0;       // the mean added to every odd value column (0: none; draw_value_means)
 
   struct Output {
     std::vector<T> o;
@@ -67,6 +68,7 @@ struct BatchedCase {
     std::string r = p.describe();
     if (tiling.bc) r += ", tiles " + std::to_string(tiling.br) + " x " + std::to_string(tiling.bc);
     if (shift != 0) r += ", scores shifted by about " + std::to_string(static_cast<long long>(shift));
+    if (v_mean != 0) r += ", odd value columns of mean " + std::to_string(static_cast<long long>(v_mean));
     return r;
   }
 };
@@ -259,10 +261,23 @@ std::vector<property::Region> batched_regions(const BatchedCase<T>& c) {
                         {"several 64-key tiles (m > 64, m mod 64 != 0)", s.m > 64 && s.m % 64 != 0},
                         {"several 128-key tiles (m > 128, m mod 128 != 0)", s.m > 128 && s.m % 128 != 0},
                         {"decode row (n = 1, m > 1)", s.n == 1 && s.m > 1},
+                        {"value columns with a mean", c.v_mean != 0 && s.dv > 1},
                         {"n != m", s.n != s.m},
                         {"dv != d", s.dv != s.d},
                     });
   return r;
+}
+
+// A quarter of the cases get a mean (±4σ_v or 16σ_v) added to every odd value column: a value
+// channel with a mean, as real models have, is where a P·V sum accumulated in 16 bits drifts
+// (audit/attention_at_size.hpp says why), and where the bound's value-shift corollary is used.
+template <class T>
+void draw_value_means(BatchedCase<T>& c, const BatchedLimits& lim) {
+  if (*uniform_int(0, 3, 0) != 3) return;
+  c.v_mean = *rc::gen::element(4.0, -4.0, 16.0) * lim.sigma_v;
+  const std::size_t dv = c.p.shape.dv;
+  for (std::size_t i = 0; i < c.v.size(); ++i)
+    if ((i % dv) % 2 == 1) c.v[i] = lit<T>(to_double(c.v[i]) + c.v_mean);
 }
 
 // A whole case: batched_problem's shape and parameters, a tiling, q, k and v, and a quarter of the
@@ -297,6 +312,7 @@ BatchedCase<T> batched_case(const BatchedLimits& lim = {}, bool with_tiling = tr
     draw_shift(c, lim);
     steep_alibi();
   }
+  draw_value_means(c, lim);
   property::cover("batched attention case", batched_regions(c));
   return c;
 }
