@@ -154,6 +154,7 @@ bool resolve_source(const AuditOptions& o, audit::KernelSource& src) {
     }
     src.kernel_stores.clear();
   }
+  if (o.splits) src.splits = o.splits;  // likewise over the bindings file's splits:
   return true;
 }
 
@@ -252,7 +253,7 @@ bool plan_audit(const AuditOptions& o, const contract::LoadResult& loaded, const
   req.policy.returns_lse = src.lse;
   req.policy.stores = src.stores;
   req.policy.deterministic = src.deterministic;
-  req.policy.splits = o.splits;
+  req.policy.splits = src.splits;
   for (const auto& spec : o.attention_shapes) {
     audit::SizedProblem p;
     if (const std::string why = audit::parse_attention_shape(spec, p); !why.empty()) {
@@ -603,7 +604,7 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                   "Attention of ABI version 2: the kernel reads attncheck_attention_problem's num_splits (split-KV "
                   "decoding): it is told to split each row's keys into at most S parts (FALSIFY-MERGE-004 draws 1 to 6, "
                   "capped at S; AUDIT-ATTB-002 runs at S) and judged by the bound for every such partition; without it "
-                  "num_splits is 0 and FALSIFY-MERGE-004 is not applicable")
+                  "num_splits is 0 and FALSIFY-MERGE-004 is not applicable; replaces the bindings file's splits:")
       ->check(CLI::Range(1, 65535));
   app->add_option("--attention-shape", o->attention_shapes,
                   "Attention of ABI version 2: a shape AUDIT-ATTB-002 (and, for the backward pass, AUDIT-ATTBWD-001) audits instead of its three defaults (repeatable), "

@@ -3,8 +3,12 @@
 // each gives the verdict its row says for FALSIFY-MERGE-004 (the split bound, uniform over the
 // kernel's partition); without --splits the obligation is not applicable and the kernel is never
 // told to split; the exec protocol carries num_splits in the attention block.
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include <doctest/doctest.h>
 
@@ -45,6 +49,24 @@ TEST_CASE("split-KV decoding: without --splits the split check is not applicable
   CHECK(r.verdicts["FALSIFY-ATTK-001 attention [f32]"] == "PASS");  // num_splits 0: the kernel does not split
   CHECK(contains(r.output, "FALSIFY-MERGE-004 [f32]: needs a kernel kind that was not provided"));
   CHECK(r.status == 0);
+}
+
+TEST_CASE("split-KV decoding in a bindings file: splits: S declares what --splits does, and a bad count is refused") {
+  const std::string path = std::filesystem::temp_directory_path() / ("attncheck-splits-" + std::to_string(::getpid()) + ".yaml");
+  const auto write = [&](const std::string& splits) {
+    std::ofstream(path) << "library: " << ATTNCHECK_AUDIT_TESTLIB_V2 << "\nabi: 2\nmasked: zeros\n" << splits
+                        << "kernels:\n  - {kind: attention, dtype: f32, symbol: bug_v2_split_rounded_down_f32}\n";
+  };
+  write("splits: 4\n");
+  Run r = attncheck_tests::audit_cli::audit("--bindings '" + path + "' --test FALSIFY-MERGE-004 --cases 40");
+  INFO(r.output);
+  CHECK(r.verdicts["FALSIFY-MERGE-004 attention [f32]"] == "FAIL");  // declared: told to split, and caught
+  write("splits: 0\n");
+  Run bad = attncheck_tests::audit_cli::audit("--bindings '" + path + "' --test FALSIFY-MERGE-004 --cases 5");
+  INFO(bad.output);
+  CHECK(bad.status == 2);
+  CHECK(contains(bad.output, "splits: '0' is not a number of splits from 1 to 65535"));
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("exec protocol kind 8: num_splits travels in the attention block and round-trips") {

@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 
 #include <yaml-cpp/yaml.h>
 
@@ -136,13 +138,13 @@ std::string read_bindings_text(const std::string& text, const std::string& path,
 }
 
 static std::string parse_bindings(const YAML::Node& root, const std::string& path, KernelSource& out) {
-  if (!root.IsMap()) return path + ": expected a map with keys library, kernels (and optionally masked, tolerance, abi, lse, stores, deterministic)";
+  if (!root.IsMap()) return path + ": expected a map with keys library, kernels (and optionally masked, tolerance, abi, lse, stores, deterministic, splits)";
   for (const auto& kv : root) {
     const auto key = kv.first.as<std::string>();
     if (key != "library" && key != "kernels" && key != "masked" && key != "tolerance" && key != "abi" && key != "lse" &&
-        key != "stores" && key != "deterministic")
+        key != "stores" && key != "deterministic" && key != "splits")
       return path + ":" + std::to_string(kv.first.Mark().line + 1) + ": unknown key '" + key +
-             "' (known: library, kernels, masked, tolerance, abi, lse, stores, deterministic)";
+             "' (known: library, kernels, masked, tolerance, abi, lse, stores, deterministic, splits)";
   }
   if (root["abi"]) {
     const std::string a = root["abi"].as<std::string>();
@@ -161,6 +163,20 @@ static std::string parse_bindings(const YAML::Node& root, const std::string& pat
   if (root["deterministic"])
     if (auto e = parse_deterministic(root["deterministic"].as<std::string>(), out.deterministic); !e.empty())
       return path + ":" + std::to_string(root["deterministic"].Mark().line + 1) + ": " + e;
+  if (root["splits"]) {  // split-KV decoding (--splits S): the whole library's attention kernel reads num_splits
+    const std::string t = root["splits"].as<std::string>();
+    const std::string at = path + ":" + std::to_string(root["splits"].Mark().line + 1);
+    std::size_t used = 0;
+    unsigned long v = 0;
+    try {
+      v = t.empty() || t[0] == '-' || t[0] == '+' ? 0 : std::stoul(t, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != t.size() || v < 1 || v > 65535)
+      return at + ": splits: '" + t + "' is not a number of splits from 1 to 65535 (the most a kernel is told to split each row's keys into)";
+    out.splits = v;
+  }
   if (!root["library"] || !root["library"].IsScalar()) return path + ": 'library' (the shared library's path) is missing";
   std::filesystem::path lib = root["library"].as<std::string>();
   if (lib.is_relative()) lib = std::filesystem::path(path).parent_path() / lib;  // relative to the bindings file

@@ -35,6 +35,9 @@ struct KernelSource {
   // kernel below it; --nondeterministic replaces them all): false for atomics or split-K sums.
   bool deterministic = true;
   std::map<std::pair<Kind, Dtype>, bool> kernel_deterministic;
+  // Attention of ABI version 2: the largest num_splits the kernels read (splits: at the top;
+  // --splits replaces it); 0: not declared (num_splits is 0 in every call).
+  std::size_t splits = 0;
 };
 
 // Parses a stores declaration: "p" (fused) or "scores,p" / "p,scores" (unfused); returns an error
