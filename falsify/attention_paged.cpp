@@ -65,8 +65,11 @@ struct Paged002 {
   template <class T>
   static void check(const KernelSet<T>& ks) {
     const auto pc = gen::paged_case<T>();
-    // The page size stays (a kernel may support only some); everything else is drawn again.
-    const auto moved = pc.placed(gen::draw_placement(pc.vc, Stale::finite, pc.at.page_size));
+    // The page size stays (a kernel may support only some, and its blocks may follow the pages)
+    // unless the kernel claims page-size invariance (the reference does: it gathers, then attends);
+    // everything else is drawn again.
+    const auto moved =
+        pc.placed(gen::draw_placement(pc.vc, Stale::finite, ks.attention_paged_page_size_invariant ? 0 : pc.at.page_size));
     judge_untouched_sequences<T>(id, pc.vc, pc.run(ks), moved.run(ks), std::numeric_limits<std::size_t>::max(),
                                  "the pages were placed as " + moved.pt.describe(), where(pc));
   }

@@ -53,6 +53,9 @@ ATTNCHECK_PAGED_MUTANT(IgnoresBlockTable, broken::PagedIgnoresBlockTable, "atten
                        "FALSIFY-PAGED-001", "FALSIFY-PAGED-002", "FALSIFY-PAGED-004")
 ATTNCHECK_PAGED_MUTANT(PageSize16, broken::PagedPageSize16, "attention_paged_page_size_16",
                        "a page size of 16 assumed whatever the cache's", "FALSIFY-PAGED-001")
+ATTNCHECK_PAGED_MUTANT(BlocksFollowPages, broken::PagedBlocksFollowPages, "attention_paged_blocks_follow_pages",
+                       "the online softmax's key blocks follow the pages (one per page) while the kernel claims page-size invariance",
+                       "FALSIFY-PAGED-002")
 ATTNCHECK_PAGED_MUTANT(StaleValueTimesZero, broken::PagedStaleValueTimesZero, "attention_paged_stale_value_times_zero",
                        "P·V over whole pages: the stale slots' values multiplied by their weight 0 and added (0 · NaN = NaN)",
                        "FALSIFY-PAGED-003")

@@ -41,6 +41,7 @@ struct AuditOptions : ReportFileOptions, CheckSelectionOptions {
   std::string stores;  // --stores: "" = not given
   std::vector<std::string> attention_shapes;  // --attention-shape, as given
   std::size_t splits = 0;                     // --splits S
+  bool page_size_invariant = false;           // --page-size-invariant
   bool replay = false;
   bool list = false;
 };
@@ -63,7 +64,7 @@ std::string source_args(const AuditOptions& o) {
   if (!o.bindings.empty())
     return " --bindings " + shell_quoted(o.bindings) + (o.abi ? " --abi " + std::to_string(o.abi) : "") + (o.no_lse ? " --no-lse" : "") +
            (o.stores.empty() ? "" : " --stores " + o.stores) + (o.nondeterministic ? " --nondeterministic" : "") +
-           (o.splits ? " --splits " + std::to_string(o.splits) : "");
+           (o.splits ? " --splits " + std::to_string(o.splits) : "") + (o.page_size_invariant ? " --page-size-invariant" : "");
   if (!o.lib.empty()) s += " --lib " + shell_quoted(o.lib);
   if (!o.exec.empty()) s += " --exec " + shell_quoted(o.exec);
   for (const auto& k : o.kernels) s += " --kernel " + shell_quoted(k);
@@ -72,6 +73,7 @@ std::string source_args(const AuditOptions& o) {
   if (!o.stores.empty()) s += " --stores " + o.stores;
   if (o.nondeterministic) s += " --nondeterministic";
   if (o.splits) s += " --splits " + std::to_string(o.splits);
+  if (o.page_size_invariant) s += " --page-size-invariant";
   return s;
 }
 
@@ -254,6 +256,7 @@ bool plan_audit(const AuditOptions& o, const contract::LoadResult& loaded, const
   req.policy.stores = src.stores;
   req.policy.deterministic = src.deterministic;
   req.policy.splits = src.splits;
+  req.policy.page_size_invariant = o.page_size_invariant;
   for (const auto& spec : o.attention_shapes) {
     audit::SizedProblem p;
     if (const std::string why = audit::parse_attention_shape(spec, p); !why.empty()) {
@@ -606,6 +609,11 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                   "capped at S; AUDIT-ATTB-002 runs at S) and judged by the bound for every such partition; without it "
                   "num_splits is 0 and FALSIFY-MERGE-004 is not applicable; replaces the bindings file's splits:")
       ->check(CLI::Range(1, 65535));
+  app->add_flag("--page-size-invariant", o->page_size_invariant,
+                "Attention over a paged KV cache: the kernel gives the same bits whatever the page size the same tokens "
+                "are stored in (it gathers, or walks keys in logical order); FALSIFY-PAGED-002 then redraws the page size "
+                "of its second placement. Without it the page size is kept (a kernel whose blocks follow the pages is "
+                "correct)");
   app->add_option("--attention-shape", o->attention_shapes,
                   "Attention of ABI version 2: a shape AUDIT-ATTB-002 (and, for the backward pass, AUDIT-ATTBWD-001) audits instead of its three defaults (repeatable), "
                   "e.g. B=1,H=32,Hkv=8,n=4096,m=4096,d=128,causal=br; keys B H Hkv n m d dv scale causal=off|tl|br "

@@ -346,6 +346,27 @@ TEST_CASE("attention paged: stray writes fail AUDIT-SAFE-001 with where they lan
   CHECK(no_lse.verdicts[row("FALSIFY-PAGED-001", "f32")] == "PASS");
 }
 
+// Page-size invariance where the kernel claims it (--page-size-invariant): the plain kernel walks
+// the keys in logical order whatever the pages, and keeps its bits under a new page size; the one
+// that sums page by page is correct (it passes without the claim) and fails with it.
+TEST_CASE("attention paged: --page-size-invariant redraws the page size in FALSIFY-PAGED-002, and a page-ordered sum claiming it fails") {
+  const std::string t = "--test FALSIFY-PAGED-001 --test FALSIFY-PAGED-002 --cases 60 ";
+  Run plain = cli_audit(lib_paged + "--kernel attention_paged:f32:paged_plain_f32 --page-size-invariant " + t);
+  INFO(plain.output);
+  CHECK(plain.status == 0);
+  CHECK(plain.verdicts[row("FALSIFY-PAGED-002", "f32")] == "PASS");
+  Run unclaimed = cli_audit(lib_paged + "--kernel attention_paged:f32:bug_paged_blocks_follow_pages_f32 " + t);
+  INFO(unclaimed.output);
+  CHECK(unclaimed.status == 0);
+  CHECK(unclaimed.verdicts[row("FALSIFY-PAGED-001", "f32")] == "PASS");
+  CHECK(unclaimed.verdicts[row("FALSIFY-PAGED-002", "f32")] == "PASS");
+  Run claimed = cli_audit(lib_paged + "--kernel attention_paged:f32:bug_paged_blocks_follow_pages_f32 --page-size-invariant " + t);
+  INFO(claimed.output);
+  CHECK(claimed.verdicts[row("FALSIFY-PAGED-001", "f32")] == "PASS");
+  CHECK(claimed.verdicts[row("FALSIFY-PAGED-002", "f32")] == "FAIL");
+  CHECK(contains(claimed.output, "--page-size-invariant"));  // the replay line keeps the claim
+}
+
 TEST_CASE("attention paged: a kind of ABI version 2 only") {
   Run v1 = cli_audit(std::string("--lib '") + ATTNCHECK_AUDIT_TESTLIB_PAGED + "' --kernel attention_paged:f32:paged_plain_f32 --abi 1");
   INFO(v1.output);

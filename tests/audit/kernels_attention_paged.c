@@ -33,6 +33,9 @@
  *                                       those of sequences 0 .. b - 1 in the cache
  *   bug_paged_page_size_16_f32          a page size of 16 assumed whatever page_size says (the token
  *                                       kept inside the cache)
+ *   bug_paged_blocks_follow_pages_f32   each page's terms summed first, then the pages' sums: correct,
+ *                                       but its bits follow the page size, so wrong only when the
+ *                                       kernel is declared --page-size-invariant
  * and stray writes: bug_paged_o_overrun_{f32,bf16} (one element past the end of o),
  * bug_paged_writes_block_table_f32 (the table's last entry incremented after the call: into its
  * input).
@@ -59,7 +62,8 @@ enum paged_bug {
   BUG_PG_WHOLE_LAST_PAGE,
   BUG_PG_STALE_TIMES_ZERO,
   BUG_PG_IGNORES_TABLE,
-  BUG_PG_PAGE_SIZE_16
+  BUG_PG_PAGE_SIZE_16,
+  BUG_PG_BLOCKS_FOLLOW_PAGES
 };
 
 /* The page table as the kernel is given it. */
@@ -187,6 +191,9 @@ BROKEN_F32(ignores_table, BUG_PG_IGNORES_TABLE)
 BROKEN_F32(page_size_16, BUG_PG_PAGE_SIZE_16)
 
 /* ---- stray writes the library backend must see (AUDIT-SAFE-001) ------------------------------- */
+int bug_paged_blocks_follow_pages_f32(PG_ARGS(float, float)) {
+  return paged_rows_f32(p, PG_TABLE(p), q, k_cache, v_cache, o, lse, BUG_PG_BLOCKS_FOLLOW_PAGES);
+}
 int bug_paged_o_overrun_f32(PG_ARGS(float, float)) {
   const int rc = paged_plain_f32(PG_PASS);
   if (rc == 0) o[(size_t)cu_q[p->batch] * p->heads * p->dv] = 1.0f;
@@ -258,14 +265,30 @@ static int PG_FN(paged_rows)(const attncheck_attention_problem *p, struct paged_
           e[j - lo] = s;
           if (s > M) M = s; /* a NaN score never becomes M, but reaches Z through its exp below */
         }
-        PG_F Z = 0;
+        /* BUG_PG_BLOCKS_FOLLOW_PAGES: each page's terms summed first, then the pages' sums (a correct
+         * order, but one that follows the page size). */
+        const int by_page = bug == BUG_PG_BLOCKS_FOLLOW_PAGES;
+        PG_F Z = 0, part = 0;
         for (long long j = lo; j < hi; ++j) {
           e[j - lo] = EXP(e[j - lo] - M);
-          Z = Z + e[j - lo];
+          if (!by_page) {
+            Z = Z + e[j - lo];
+            continue;
+          }
+          part = part + e[j - lo];
+          if ((size_t)(j + 1) % ps == 0 || j + 1 == hi) Z = Z + part, part = 0;
         }
         for (size_t cc = 0; cc < dv; ++cc) {
-          PG_F a = 0;
-          for (long long j = lo; j < hi; ++j) a = a + e[j - lo] * v_cache[(paged_token(&pt, b, (size_t)j, bug) * Hkv + g) * dv + cc];
+          PG_F a = 0, pa = 0;
+          for (long long j = lo; j < hi; ++j) {
+            const PG_F t = e[j - lo] * v_cache[(paged_token(&pt, b, (size_t)j, bug) * Hkv + g) * dv + cc];
+            if (!by_page) {
+              a = a + t;
+              continue;
+            }
+            pa = pa + t;
+            if ((size_t)(j + 1) % ps == 0 || j + 1 == hi) a = a + pa, pa = 0;
+          }
           if (bug == BUG_PG_STALE_TIMES_ZERO) /* the rest of the last page, at weight 0 */
             for (size_t t = m_b; t < pages_of(&pt, b) * ps; ++t) a = a + (PG_F)0 * v_cache[(paged_token(&pt, b, t, bug) * Hkv + g) * dv + cc];
           oi[cc] = a / Z;

@@ -38,6 +38,10 @@ struct Policy {
   // attention_v2: the largest num_splits the kernel is declared to read (--splits S; 0: never told
   // to split, and FALSIFY-MERGE-004 is not applicable). AUDIT-ATTB-002 then runs split at S.
   std::size_t splits = 0;
+  // attention_paged: the kernel gives the same bits whatever the page size (--page-size-invariant):
+  // FALSIFY-PAGED-002 then redraws the page size of its second placement (KernelSet::
+  // attention_paged_page_size_invariant).
+  bool page_size_invariant = false;
 };
 
 // One audit obligation, checked once per applicable kind: body(kind) draws an input for that

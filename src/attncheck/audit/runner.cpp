@@ -126,9 +126,11 @@ bool has_batched_attention(const Backend& b) {
 template <class T>
 KernelSet<T> audited_set(Backend& b, const AuditRequest& req, CallStats& st) {
   const Dtype d = dtype_of<T>();
-  return audited_kernels<T>(b, st, batched_lse<T>(b, req), req.policy_for(Kind::attention_merge, d).returns_lse,
-                            req.policy_for(Kind::attention_varlen, d).returns_lse, req.policy_for(Kind::attention_paged, d).returns_lse,
-                            req.policy_for(Kind::attention_fp8kv, d).returns_lse, req.policy_for(Kind::attention_v2, d).splits);
+  KernelSet<T> k = audited_kernels<T>(b, st, batched_lse<T>(b, req), req.policy_for(Kind::attention_merge, d).returns_lse,
+                                      req.policy_for(Kind::attention_varlen, d).returns_lse, req.policy_for(Kind::attention_paged, d).returns_lse,
+                                      req.policy_for(Kind::attention_fp8kv, d).returns_lse, req.policy_for(Kind::attention_v2, d).splits);
+  k.attention_paged_page_size_invariant = req.policy_for(Kind::attention_paged, d).page_size_invariant;
+  return k;
 }
 
 template <class T>

@@ -57,6 +57,9 @@ inline Packing logical_packing(const std::vector<std::int32_t>& cu_q, const Page
 // replaces one: how many keys of sequence b are read, where its logical key t is found, and what
 // a kernel touches beyond its visible keys once a sequence is done (nothing, in a correct kernel).
 struct PagedSteps {
+  // The tiling the gathered keys are attended with: the caller's (the reference gathers first, so
+  // its bits do not depend on the page size: KernelSet::attention_paged_page_size_invariant).
+  static Tiling tiling(const PageTable&, Tiling t) { return t; }
   static std::size_t keys(const PageTable& pt, std::size_t b) { return pt.m_of(b); }
   static std::size_t token_at(const PageTable& pt, std::size_t b, std::size_t t) { return pt.token_at(b, t); }
   template <Scalar T>
@@ -82,7 +85,7 @@ void attention_paged(const AttentionProblem& p, const std::vector<std::int32_t>&
       v.insert(v.end(), v_cache + at * sh.kv_heads * sh.dv, v_cache + (at + 1) * sh.kv_heads * sh.dv);
     }
   }
-  attention_varlen<T, Steps>(p, pk, q, k.data(), v.data(), o, lse, tiling);
+  attention_varlen<T, Steps>(p, pk, q, k.data(), v.data(), o, lse, Pages::tiling(pt, tiling));
   for (std::size_t b = 0; b < pt.sequences(); ++b)
     Pages::template after_sequence<T>(sequence_problem(p, pk, b), pt, b, v_cache, o + static_cast<std::size_t>(cu_q[b]) * sh.heads * sh.dv);
 }

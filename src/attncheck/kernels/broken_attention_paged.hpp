@@ -2,8 +2,9 @@
 // paging step of kernels::PagedSteps (attention_paged.hpp) with a bug class of shipped paged
 // kernels: the partly filled last page read from the wrong block, the block table walked with the
 // wrong row stride, the whole last page attended to, the block table ignored (pages assumed
-// allocated in order), the page size assumed, and the stale slots of the last page multiplied by
-// their zero weight (NaN · 0 = NaN: vLLM zeroes those values for this reason). The tests that must
+// allocated in order), the page size assumed, the stale slots of the last page multiplied by
+// their zero weight (NaN · 0 = NaN: vLLM zeroes those values for this reason), and key blocks that
+// follow the pages in a kernel that claims page-size invariance. The tests that must
 // catch each are named in falsify/mutants/attention_paged.cpp.
 #pragma once
 
@@ -59,6 +60,14 @@ struct PagedPageSize16 : PagedSteps {
     const std::size_t entry = std::min(b * pt.pages_per_seq + t / 16, pt.block_table.size() - 1);
     return (static_cast<std::size_t>(pt.block_table[entry]) * 16 + t % 16) % pt.tokens();
   }
+};
+
+// The online softmax's key blocks following the pages, one block per page (as a kernel that walks
+// a sequence's block table page by page, vLLM's paged attention v1 among them): correct within the
+// bound, but its bits depend on the page size, so such a kernel must not claim page-size
+// invariance. This one keeps the reference's claim (KernelSet::attention_paged_page_size_invariant).
+struct PagedBlocksFollowPages : PagedSteps {
+  static Tiling tiling(const PageTable& pt, Tiling t) { return {std::max<std::size_t>(t.br, 1), pt.page_size}; }
 };
 
 // P·V over whole pages: the stale slots after m_b in the last page get weight 0, and 0 · v is

@@ -95,6 +95,10 @@ struct KernelSet {
   // true: attention_batched computes with the tiling it is given (the reference and its mutants),
   // so a bound may be derived for that tiling; false (a third party's kernel): for any tiling.
   bool attention_batched_follows_tiling = false;
+  // true: attention_paged gives the same bits whatever the page size the same tokens are stored in
+  // (the reference: it gathers the keys, then attends; --page-size-invariant for an audited
+  // kernel): FALSIFY-PAGED-002 then also redraws the page size. false: it keeps it.
+  bool attention_paged_page_size_invariant = false;
 };
 
 namespace detail {
@@ -243,6 +247,7 @@ KernelSet<S> computed_in(const KernelSet<C>& k) {
   r.attention_batched_lse = k.attention_batched_lse;
   r.attention_merge_lse = k.attention_merge_lse;
   r.attention_batched_follows_tiling = k.attention_batched_follows_tiling;
+  r.attention_paged_page_size_invariant = k.attention_paged_page_size_invariant;
   return r;
 }
 
@@ -345,6 +350,7 @@ KernelSet<T> reference_kernels_in_storage() {
   k.fp8_quantize = fp8_quantize_kernel<T>();
   k.attention_fp8kv = attention_fp8kv_kernel<T>();
   k.attention_batched_follows_tiling = true;
+  k.attention_paged_page_size_invariant = true;
   return k;
 }
 
