@@ -3,7 +3,8 @@
 // output and LSE within the derived allowance of its sequence's exact dense attention,
 // PAGED-INV-001 placement invariance (the same tokens in another placement give the same bits),
 // PAGED-INV-002 stale slots never read (NaN in every slot no sequence owns changes no bit),
-// PAGED-INV-003 no leakage between sequences (bit for bit). The judging is attention_varlen's
+// PAGED-INV-003 no leakage between sequences (bit for bit), PAGED-SPL-001 split-KV decoding within
+// the split bound. The judging is attention_varlen's
 // (property/packed_rows.hpp): a paged batch is a packed batch whose keys are found through pages.
 #include <cstddef>
 #include <limits>
@@ -108,6 +109,26 @@ struct Paged004 {
                                  "the tokens of sequence " + std::to_string(changed) + " were redrawn", where(pc));
   }
   static inline const bool registered = property::register_property<Paged004>();
+};
+
+// ---- PAGED-SPL-001: split-KV decoding through the pages ----------------------------------------
+// FALSIFY-PAGED-001's batches with the kernel told num_splits = S (1 to 6: 1 is the unsplit
+// kernel), as flash-decoding over a paged cache runs (vLLM's paged_attention_v2 partitions,
+// FlashAttention's flash_attn_with_kvcache with block_table and num_splits): each sequence is
+// judged against attention_row_allowance of its own dense problem told S, which for S > 1 is the
+// larger of the unsplit allowance and Lemma "split-KV error"'s, uniform over the kernel's parts.
+// The split count is one for the whole batch, so a short sequence has empty parts.
+struct Paged005 {
+  static constexpr const char* id = "FALSIFY-PAGED-005";
+  static constexpr const char* title =
+      "split-KV decoding over a paged cache: told to split each sequence's keys into at most S parts, every output is within the derived bound";
+  template <class T>
+  static void check(const KernelSet<T>& ks) {
+    auto pc = gen::paged_case<T>();
+    pc.vc.c.p.num_splits = *rc::gen::weightedElement<std::size_t>({{1, 1}, {3, 2}, {3, 3}, {2, 4}, {1, 5}, {2, 6}});
+    judge_packed_accuracy<T>(id, pc.vc, pc.run(ks), blocks_of(ks, pc.vc.c.tiling), where(pc), with_inputs(pc));
+  }
+  static inline const bool registered = property::register_property<Paged005>();
 };
 
 }  // namespace

@@ -13,6 +13,11 @@ LSE -inf (declare --masked zeros):
 f32 and f64 compute in their own format; bf16 and f16 arrive as float32 (bf16@f32, f16@f32) and
 the output is rounded once to storage (attncheck_exec.py). The LSE is float32 (float64 at f64), in
 FlashAttention's varlen layout H x total_q.
+
+Told num_splits > 1 (audited with --splits S) each sequence's keys are split as numpy_attention.py
+splits them (flash-decoding: partials over ranges of ceil(m_b / S) keys, merged through their
+LSEs), since the sequence's problem carries num_splits. Its bits do not depend on the page size
+(it gathers first): declare --page-size-invariant.
 """
 import os
 import sys

@@ -134,7 +134,10 @@ typedef struct attncheck_attention_problem {
                         kernel's choosing, each part's partial output and log-sum-exp computed alone
                         and merged as attention_merge below does; the result is judged against the
                         bound derived for every such partition (and the unsplit one: a kernel may
-                        ignore the field). The kinds over packed and paged batches get 0. */
+                        ignore the field). attention_paged reads it likewise, per sequence (its keys
+                        gathered in logical order are the row's keys; a sequence with fewer keys than
+                        parts has parts that hold none: LSE_s = -inf, O_s = 0, no weight);
+                        attention_varlen, attention_fp8kv and the backward pass get 0. */
 } attncheck_attention_problem;
 
 #define ATTNCHECK_ABI_DECLARE_V2(T, S, SFX)                                                       \

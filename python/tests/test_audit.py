@@ -378,6 +378,16 @@ def test_attention_paged(cli):
                              kind="attention_paged", dtype="bf16", cases=20, tests=tests, no_lse=True)
     assert no_lse.passed, no_lse.summary()
     assert {c.test for c in no_lse.ran} == set(tests)
+    # Split-KV decoding and page-size invariance declared (splits, page_size_invariant): the
+    # reference splits when told (FALSIFY-PAGED-005) and gathers before it attends (PAGED-002).
+    told = []
+    declared = attncheck.audit(lambda q, kc, vc, cq, su, bt, p: told.append(p.num_splits) or attention_paged(q, kc, vc, cq, su, bt, p),
+                               kind="attention_paged", dtype="f32", cases=20, splits=3, page_size_invariant=True,
+                               tests=["FALSIFY-PAGED-002", "FALSIFY-PAGED-005"])
+    assert declared.passed, declared.summary()
+    assert {c.test for c in declared.ran} == {"FALSIFY-PAGED-002", "FALSIFY-PAGED-005"}
+    assert max(told) == 3 and min(told) == 0  # told at most 3 parts; unsplit in FALSIFY-PAGED-002
+    assert "--page-size-invariant" in " ".join(declared.command) and "--splits" in declared.command
 
 
 def _fp8_example():

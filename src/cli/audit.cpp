@@ -157,6 +157,7 @@ bool resolve_source(const AuditOptions& o, audit::KernelSource& src) {
     src.kernel_stores.clear();
   }
   if (o.splits) src.splits = o.splits;  // likewise over the bindings file's splits:
+  if (o.page_size_invariant) src.page_size_invariant = true;  // and its page_size_invariant:
   return true;
 }
 
@@ -256,7 +257,7 @@ bool plan_audit(const AuditOptions& o, const contract::LoadResult& loaded, const
   req.policy.stores = src.stores;
   req.policy.deterministic = src.deterministic;
   req.policy.splits = src.splits;
-  req.policy.page_size_invariant = o.page_size_invariant;
+  req.policy.page_size_invariant = src.page_size_invariant;
   for (const auto& spec : o.attention_shapes) {
     audit::SizedProblem p;
     if (const std::string why = audit::parse_attention_shape(spec, p); !why.empty()) {
@@ -604,16 +605,17 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                   "P rounded for P.V, as FlashAttention) or scores,p (unfused: q @ k^T stored too, as a graph of "
                   "separate ops); replaces the bindings file's stores: entries (docs/formats.md)");
   app->add_option("--splits", o->splits,
-                  "Attention of ABI version 2: the kernel reads attncheck_attention_problem's num_splits (split-KV "
-                  "decoding): it is told to split each row's keys into at most S parts (FALSIFY-MERGE-004 draws 1 to 6, "
-                  "capped at S; AUDIT-ATTB-002 runs at S) and judged by the bound for every such partition; without it "
-                  "num_splits is 0 and FALSIFY-MERGE-004 is not applicable; replaces the bindings file's splits:")
+                  "Attention of ABI version 2, dense or paged: the kernel reads attncheck_attention_problem's num_splits "
+                  "(split-KV decoding): it is told to split each row's keys into at most S parts (FALSIFY-MERGE-004 and, "
+                  "paged, FALSIFY-PAGED-005 draw 1 to 6, capped at S; AUDIT-ATTB-002 runs at S) and judged by the bound "
+                  "for every such partition; without it num_splits is 0 and those two are not applicable; replaces the "
+                  "bindings file's splits:")
       ->check(CLI::Range(1, 65535));
   app->add_flag("--page-size-invariant", o->page_size_invariant,
                 "Attention over a paged KV cache: the kernel gives the same bits whatever the page size the same tokens "
                 "are stored in (it gathers, or walks keys in logical order); FALSIFY-PAGED-002 then redraws the page size "
                 "of its second placement. Without it the page size is kept (a kernel whose blocks follow the pages is "
-                "correct)");
+                "correct); sets the bindings file's page_size_invariant:");
   app->add_option("--attention-shape", o->attention_shapes,
                   "Attention of ABI version 2: a shape AUDIT-ATTB-002 (and, for the backward pass, AUDIT-ATTBWD-001) audits instead of its three defaults (repeatable), "
                   "e.g. B=1,H=32,Hkv=8,n=4096,m=4096,d=128,causal=br; keys B H Hkv n m d dv scale causal=off|tl|br "

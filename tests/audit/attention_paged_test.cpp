@@ -4,16 +4,20 @@
 // paging bug is seen in the numbers, stray writes past o and into block_table are faults with
 // clear messages, a kernel declared without LSE is given NULL, a version-1 library is refused, and
 // the exec protocol's kind 12 round-trips every bit. Through the CLI: each kernel gives the verdict
-// its table row says for each obligation (kExpected), and the NumPy example over the exec protocol
-// passes.
+// its table row says for each obligation (kExpected; split-KV decoding under --splits: kSplitExpected),
+// and the NumPy example over the exec protocol passes.
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 #include <doctest/doctest.h>
 
@@ -367,6 +371,52 @@ TEST_CASE("attention paged: --page-size-invariant redraws the page size in FALSI
   CHECK(contains(claimed.output, "--page-size-invariant"));  // the replay line keeps the claim
 }
 
+TEST_CASE("attention paged in a bindings file: page_size_invariant and splits declare what the flags do, a bad value is refused") {
+  const std::string path = std::filesystem::temp_directory_path() / ("attncheck-paged-" + std::to_string(::getpid()) + ".yaml");
+  const auto write = [&](const std::string& top, const std::string& symbol) {
+    std::ofstream(path) << "library: " << ATTNCHECK_AUDIT_TESTLIB_PAGED << "\nabi: 2\n" << top
+                        << "kernels:\n  - {kind: attention_paged, dtype: f32, symbol: " << symbol << "}\n";
+  };
+  write("page_size_invariant: true\n", "bug_paged_blocks_follow_pages_f32");
+  Run claimed = cli_audit("--bindings '" + path + "' --test FALSIFY-PAGED-002 --cases 60");
+  INFO(claimed.output);
+  CHECK(claimed.verdicts[row("FALSIFY-PAGED-002", "f32")] == "FAIL");
+  write("splits: 4\n", "bug_paged_split_empty_nan_f32");
+  Run split = cli_audit("--bindings '" + path + "' --test FALSIFY-PAGED-005 --cases 40");
+  INFO(split.output);
+  CHECK(split.verdicts[row("FALSIFY-PAGED-005", "f32")] == "FAIL");
+  write("page_size_invariant: sometimes\n", "paged_plain_f32");
+  Run bad = cli_audit("--bindings '" + path + "' --test FALSIFY-PAGED-002 --cases 5");
+  INFO(bad.output);
+  CHECK(bad.status == 2);
+  CHECK(contains(bad.output, "page_size_invariant: 'sometimes' is not true or false"));
+  std::filesystem::remove(path);
+}
+
+// Split-KV decoding over the pages (--splits S; FALSIFY-PAGED-005): the kernels that cut each
+// sequence's pages into partitions (vLLM's paged_attention_v2 shape) are judged split; the one that
+// returns 0/0 for an empty partition fails there, and without --splits it is never told to split:
+// the paged checks pass it and FALSIFY-PAGED-005 is not applicable.
+const std::vector<std::string> kSplitCorrect = {"paged_split_f32", "paged_split_bf16"};
+const VerdictTable kSplitExpected = {
+    {"FALSIFY-PAGED-001", {{"bug_paged_split_empty_nan_f32", "PASS"}}},  // unsplit there: num_splits 0
+    {"FALSIFY-PAGED-005", {{"bug_paged_split_empty_nan_f32", "FAIL"}}},
+};
+
+TEST_CASE("attention paged: each split kernel told --splits 4 gives the verdict its row says") {
+  check_verdict_table(lib_paged + "--splits 4 ", "attention_paged", kSplitExpected, kSplitCorrect,
+                      {"paged_split_f32", "bug_paged_split_empty_nan_f32"});
+}
+
+TEST_CASE("attention paged: without --splits FALSIFY-PAGED-005 is not applicable and a split bug stays unseen") {
+  Run r = cli_audit(lib_paged + "--kernel attention_paged:f32:bug_paged_split_empty_nan_f32 --test FALSIFY-PAGED-001 "
+                                "--test FALSIFY-PAGED-005 --cases 40");
+  INFO(r.output);
+  CHECK(r.verdicts[row("FALSIFY-PAGED-001", "f32")] == "PASS");
+  CHECK(contains(r.output, "FALSIFY-PAGED-005 [f32]: needs a kernel kind that was not provided"));
+  CHECK(r.status == 0);
+}
+
 TEST_CASE("attention paged: a kind of ABI version 2 only") {
   Run v1 = cli_audit(std::string("--lib '") + ATTNCHECK_AUDIT_TESTLIB_PAGED + "' --kernel attention_paged:f32:paged_plain_f32 --abi 1");
   INFO(v1.output);
@@ -379,11 +429,14 @@ TEST_CASE("attention paged: a kind of ABI version 2 only") {
 }
 
 // The NumPy reference over the exec protocol (CALL kind 12, examples/python/).
+// Declared --splits 4 (it splits each sequence's keys as numpy_attention.py does when told) and
+// --page-size-invariant (it gathers, then attends): FALSIFY-PAGED-005 judges it split, and
+// FALSIFY-PAGED-002 redraws the page size.
 TEST_CASE("python example: the NumPy paged attention (kind 12) passes SAFE, DET, NAN and FALSIFY-PAGED-* at f32, f64 and bf16") {
-  const std::string py =
-      std::string("--exec \"'") + ATTNCHECK_PYTHON3 + "' '" + ATTNCHECK_EXAMPLES_DIR + "/python/numpy_attention_paged.py'\" --abi 2 ";
-  const std::vector<std::string> ids = {"AUDIT-SAFE-001", "AUDIT-DET-001", "AUDIT-NAN-001", "FALSIFY-PAGED-001",
-                                        "FALSIFY-PAGED-002", "FALSIFY-PAGED-003", "FALSIFY-PAGED-004"};
+  const std::string py = std::string("--exec \"'") + ATTNCHECK_PYTHON3 + "' '" + ATTNCHECK_EXAMPLES_DIR +
+                         "/python/numpy_attention_paged.py'\" --abi 2 --splits 4 --page-size-invariant ";
+  const std::vector<std::string> ids = {"AUDIT-SAFE-001",    "AUDIT-DET-001",     "AUDIT-NAN-001",     "FALSIFY-PAGED-001",
+                                        "FALSIFY-PAGED-002", "FALSIFY-PAGED-003", "FALSIFY-PAGED-004", "FALSIFY-PAGED-005"};
   std::string tests;
   for (const auto& id : ids) tests += "--test " + id + " ";
   Run r = cli_audit(py + tests +

@@ -36,6 +36,15 @@
  *   bug_paged_blocks_follow_pages_f32   each page's terms summed first, then the pages' sums: correct,
  *                                       but its bits follow the page size, so wrong only when the
  *                                       kernel is declared --page-size-invariant
+ * Split-KV decoding (abi.h num_splits; audited with --splits S), vLLM's paged_attention_v2 shape:
+ * told num_splits = S > 1, each sequence's pages are cut into S partitions of ceil(pages_b / S)
+ * whole pages; each partition's visible keys give a partial (O_s, LSE_s) by the same two-pass
+ * softmax (a partition with no visible key: O_s = 0, LSE_s = -inf), merged in f32 as FlashAttention's
+ * combine: LSE = M + log sum exp(LSE_s - M), O = sum exp(LSE_s - LSE) O_s. Unsplit when told 0 or 1.
+ *   paged_split_{f32,bf16}              correct
+ *   bug_paged_split_empty_nan_f32       a partition with no visible key returns O_s = 0/0 = NaN,
+ *                                       which the merge's weight 0 keeps (a sequence shorter than
+ *                                       S pages has such partitions)
  * and stray writes: bug_paged_o_overrun_{f32,bf16} (one element past the end of o),
  * bug_paged_writes_block_table_f32 (the table's last entry incremented after the call: into its
  * input).
@@ -63,7 +72,9 @@ enum paged_bug {
   BUG_PG_STALE_TIMES_ZERO,
   BUG_PG_IGNORES_TABLE,
   BUG_PG_PAGE_SIZE_16,
-  BUG_PG_BLOCKS_FOLLOW_PAGES
+  BUG_PG_BLOCKS_FOLLOW_PAGES,
+  PG_SPLIT,              /* not a bug: the split-KV kernel (reads num_splits) */
+  BUG_PG_SPLIT_EMPTY_NAN /* the split-KV kernel, an empty part's partial 0/0 = NaN */
 };
 
 /* The page table as the kernel is given it. */
@@ -170,6 +181,11 @@ static int paged_16bit(PG_ARGS(uint16_t, float), float (*from)(uint16_t), uint16
 #define PG_PASS p, cu_q, seqused_k, block_table, pps, ps, num_pages, q, k_cache, v_cache, o, lse
 int paged_plain_bf16(PG_ARGS(uint16_t, float)) { return paged_16bit(PG_PASS, from_bf16, to_bf16, BUG_PG_NONE); }
 int paged_plain_f16(PG_ARGS(uint16_t, float)) { return paged_16bit(PG_PASS, from_f16, to_f16, BUG_PG_NONE); }
+int paged_split_f32(PG_ARGS(float, float)) { return paged_rows_f32(p, PG_TABLE(p), q, k_cache, v_cache, o, lse, PG_SPLIT); }
+int paged_split_bf16(PG_ARGS(uint16_t, float)) { return paged_16bit(PG_PASS, from_bf16, to_bf16, PG_SPLIT); }
+int bug_paged_split_empty_nan_f32(PG_ARGS(float, float)) {
+  return paged_rows_f32(p, PG_TABLE(p), q, k_cache, v_cache, o, lse, BUG_PG_SPLIT_EMPTY_NAN);
+}
 
 /* The signatures are abi.h's. */
 _Static_assert(_Generic(&paged_plain_f32, attncheck_attention_paged_v2_f32_fn: 1, default: 0), "paged f32 signature");
@@ -222,8 +238,15 @@ static int PG_FN(paged_rows)(const attncheck_attention_problem *p, struct paged_
   const size_t B = p->batch, H = p->heads, Hkv = p->kv_heads, d = p->d, dv = p->dv, ps = pt.ps;
   if (p->struct_size < sizeof(attncheck_attention_problem) || Hkv == 0 || H % Hkv != 0 || paged_invalid(&pt)) return 1;
   const size_t total_q = (size_t)pt.cu_q[B];
+  /* Split-KV: S partitions (1: unsplit), each with a partial output (dv) and LSE. */
+  const int split = bug == PG_SPLIT || bug == BUG_PG_SPLIT_EMPTY_NAN;
+  const size_t S = split && p->num_splits > 1 ? p->num_splits : 1;
   PG_F *e = malloc((pt.pps * ps + 1) * sizeof(PG_F)); /* one row's scores, then weights (at most a row of pages) */
-  if (!e) return 2;
+  PG_F *part_o = malloc((S * dv + 1) * sizeof(PG_F)), *part_l = malloc((S + 1) * sizeof(PG_F));
+  if (!e || !part_o || !part_l) {
+    free(e), free(part_o), free(part_l);
+    return 2;
+  }
   const PG_F neg_inf = (PG_F)-INFINITY;
   for (size_t b = 0; b < B; ++b) {
     const size_t q0 = (size_t)pt.cu_q[b], n = (size_t)(pt.cu_q[b + 1] - pt.cu_q[b]);
@@ -265,6 +288,41 @@ static int PG_FN(paged_rows)(const attncheck_attention_problem *p, struct paged_
           e[j - lo] = s;
           if (s > M) M = s; /* a NaN score never becomes M, but reaches Z through its exp below */
         }
+        if (S > 1) { /* partitions of ceil(pages_b / S) whole pages, then the merge */
+          const long long per = (long long)(((pages_of(&pt, b) + S - 1) / S) * ps);
+          PG_F top = neg_inf;
+          for (size_t sp = 0; sp < S; ++sp) {
+            const long long r0 = (long long)sp * per > lo ? (long long)sp * per : lo;
+            const long long r1 = (long long)(sp + 1) * per < hi ? (long long)(sp + 1) * per : hi;
+            PG_F *os = part_o + sp * dv;
+            if (r0 >= r1) { /* no visible key in this partition */
+              for (size_t cc = 0; cc < dv; ++cc) os[cc] = bug == BUG_PG_SPLIT_EMPTY_NAN ? (PG_F)NAN : 0;
+              part_l[sp] = neg_inf;
+              continue;
+            }
+            PG_F Ms = neg_inf, Zs = 0;
+            for (long long j = r0; j < r1; ++j)
+              if (e[j - lo] > Ms) Ms = e[j - lo];
+            for (long long j = r0; j < r1; ++j) Zs = Zs + (e[j - lo] = EXP(e[j - lo] - Ms));
+            for (size_t cc = 0; cc < dv; ++cc) {
+              PG_F a = 0;
+              for (long long j = r0; j < r1; ++j) a = a + e[j - lo] * v_cache[(paged_token(&pt, b, (size_t)j, bug) * Hkv + g) * dv + cc];
+              os[cc] = a / Zs;
+            }
+            part_l[sp] = Ms + LOG(Zs);
+            if (part_l[sp] > top) top = part_l[sp];
+          }
+          PG_F Zm = 0;
+          for (size_t sp = 0; sp < S; ++sp) Zm = Zm + EXP(part_l[sp] - top);
+          const PG_F L = top + LOG(Zm);
+          for (size_t cc = 0; cc < dv; ++cc) {
+            PG_F a = 0;
+            for (size_t sp = 0; sp < S; ++sp) a = a + EXP(part_l[sp] - L) * part_o[sp * dv + cc];
+            oi[cc] = a;
+          }
+          if (li) *li = L;
+          continue;
+        }
         /* BUG_PG_BLOCKS_FOLLOW_PAGES: each page's terms summed first, then the pages' sums (a correct
          * order, but one that follows the page size). */
         const int by_page = bug == BUG_PG_BLOCKS_FOLLOW_PAGES;
@@ -296,7 +354,7 @@ static int PG_FN(paged_rows)(const attncheck_attention_problem *p, struct paged_
         if (li) *li = M + LOG(Z);
       }
   }
-  free(e);
+  free(e), free(part_o), free(part_l);
   return 0;
 }
 

@@ -231,7 +231,8 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
           contracts: Optional[Iterable[str]] = None, dtypes: Optional[Iterable[str]] = None,
           timeout: Optional[float] = None, jobs: int = 1, cli: Optional[str] = None,
           contracts_dir: Optional[str] = None, attention_shapes: Optional[Iterable[str]] = None,
-          no_lse: bool = False, extra_args: Sequence[str] = ()) -> AuditResult:
+          no_lse: bool = False, splits: Optional[int] = None, page_size_invariant: bool = False,
+          extra_args: Sequence[str] = ()) -> AuditResult:
     """Audits fn as the kernel KIND:DTYPE (or every kernel of ``kernels={"softmax:f32": fn, ...}``)
     with ``attncheck audit --exec`` and returns the verdicts of its JSON report.
 
@@ -248,7 +249,9 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
     (o, lse); no_lse: it returns no LSE); kind "attention_fp8kv" attention over an FP8 KV cache
     (fn(q, k, v, k_scale, v_scale, problem) with k and v uint8 codes of problem.format returns (o,
     lse); no_lse: it returns no LSE); kind "kv_quantize" the cache write (fn(x, scale, format,
-    saturating) returns the uint8 codes). Raises CLINotFoundError without the CLI and AttncheckError
+    saturating) returns the uint8 codes). splits is the CLI's ``--splits S`` (the attention_v2 or
+    attention_paged kernel reads problem.num_splits: split-KV decoding) and page_size_invariant its
+    ``--page-size-invariant`` (the attention_paged kernel's bits do not depend on the page size). Raises CLINotFoundError without the CLI and AttncheckError
     when attncheck refuses the run (exit status 2)."""
     if (fn is None) == (kernels is None):
         raise TypeError("audit() takes a kernel function or kernels={...}, not both or neither")
@@ -273,6 +276,10 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
             cmd += ["--attention-shape", str(shape)]
         if no_lse:
             cmd += ["--no-lse"]
+        if splits is not None:
+            cmd += ["--splits", str(splits)]
+        if page_size_invariant:
+            cmd += ["--page-size-invariant"]
         for flag, values in (("--test", tests), ("--contract", contracts), ("--dtype", dtypes)):
             for v in values or ():
                 cmd += [flag, str(v)]

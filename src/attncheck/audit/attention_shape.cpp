@@ -2,12 +2,12 @@
 #include "attncheck/audit/attention_shape.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <map>
 #include <vector>
 
 #include "attncheck/text/numbers.hpp"
+#include "attncheck/text/parse_number.hpp"
 
 namespace attncheck::audit {
 
@@ -29,19 +29,9 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
   }
 }
 
-// The whole of v as a number of type N (std::from_chars: no sign for unsigned, no spaces, no '+').
-template <class N>
-bool whole(std::string_view v, N& out) {
-  N x{};
-  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-  if (ec != std::errc{} || end != v.data() + v.size() || v.empty()) return false;
-  out = x;
-  return true;
-}
-
-bool to_size(std::string_view v, std::size_t& out) { return whole(v, out); }
-bool to_long(std::string_view v, long long& out) { return whole(v, out) && out >= -1; }
-bool to_double(std::string_view v, double& out) { return whole(v, out) && std::isfinite(out); }
+bool to_size(std::string_view v, std::size_t& out) { return parse_whole(v, out); }
+bool to_long(std::string_view v, long long& out) { return parse_whole(v, out) && out >= -1; }
+bool to_double(std::string_view v, double& out) { return parse_whole(v, out) && std::isfinite(out); }
 
 bool to_alignment(std::string_view v, kernels::Alignment& a) {
   if (v == "tl") return a = kernels::Alignment::top_left, true;

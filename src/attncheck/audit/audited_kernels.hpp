@@ -4,6 +4,7 @@
 // input is discarded and counted; a kind the user did not provide throws KindAbsent.
 #pragma once
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -111,6 +112,14 @@ inline std::string show_codes(const char* name, const std::uint8_t* c, std::size
 
 inline std::string fp8_format_name(kernels::Fp8Format f) { return f == kernels::Fp8Format::e4m3fn ? "E4M3FN" : "E5M2"; }
 
+// The num_splits a kernel is told: split-KV decoding only for a kernel declared to read it
+// (declared > 0: --splits S), and then at most its declared S (a bound for more parts covers fewer).
+inline std::size_t told_splits(const kernels::AttentionProblem& p, std::size_t declared, const std::string& kind) {
+  if (p.num_splits <= 1) return p.num_splits;
+  if (declared == 0) throw KindAbsent(kind + " with num_splits > 1 (a kernel declared with --splits S)");
+  return std::min(p.num_splits, declared);
+}
+
 }  // namespace detail
 
 // attention_lse: whether the kernel of kind attention_v2 at T declared that it returns the LSE
@@ -121,8 +130,8 @@ inline std::string fp8_format_name(kernels::Fp8Format f) { return f == kernels::
 // attention_v2, attention_varlen and attention_paged share, is attention_lse: the runner makes it
 // false when any of them declared none).
 // fp8kv_lse: the same for the attention_fp8kv kernel. splits: the largest num_splits the
-// attention_v2 kernel is declared to read (--splits); 0: a problem with num_splits > 1 is not
-// applicable (KindAbsent), and every call gets num_splits 0 as before.
+// attention_v2 and attention_paged kernels are declared to read (--splits); 0: a problem with
+// num_splits > 1 is not applicable (KindAbsent), and every call gets num_splits 0 as before.
 template <class T>
 KernelSet<T> audited_kernels(Backend& b, CallStats& st, bool attention_lse = true, bool merge_lse = true, bool varlen_lse = true,
                              bool paged_lse = true, bool fp8kv_lse = true, std::size_t splits = 0) {
@@ -201,15 +210,12 @@ KernelSet<T> audited_kernels(Backend& b, CallStats& st, bool attention_lse = tru
   k.attention_batched = [&b, &st, splits](const kernels::AttentionProblem& p, kernels::Tiling, const T* q, const T* kk, const T* v, T* o,
                                           lse_t<T>* lse) {
     static_assert(sizeof(lse_t<T>) == (std::is_same_v<T, double> ? 8 : 4));
-    // Split-KV decoding only for a kernel declared to read num_splits; told at most its declared S
-    // (a bound for more parts covers fewer).
-    if (p.num_splits > 1 && splits == 0) throw KindAbsent("attention with num_splits > 1 (a kernel declared with --splits S)");
     const auto& sh = p.shape;
     Call c;
     c.kind = Kind::attention_v2;
     c.n = sh.n, c.m = sh.m, c.d = sh.d, c.dv = sh.dv, c.causal = p.mask.causal;
     c.problem = p;
-    c.problem.num_splits = splits == 0 || p.num_splits <= 1 ? p.num_splits : std::min(p.num_splits, splits);
+    c.problem.num_splits = detail::told_splits(p, splits, "attention");
     c.inputs = {raw(q, sh.q_size()), raw(kk, sh.k_size()), raw(v, sh.v_size())};
     c.output_count = sh.o_size();
     c.lse_count = lse ? sh.lse_size() : 0;
@@ -304,7 +310,7 @@ KernelSet<T> audited_kernels(Backend& b, CallStats& st, bool attention_lse = tru
   // 5 (raw), compared after the call like q and the caches; the three scalars in Call::paging. As
   // for varlen, the tiling is ignored and a kernel declared to return no LSE gets lse = NULL. The
   // report names every sequence's (n_b, m_b) and the page table: a paging bug shows in them.
-  k.attention_paged = [&b, &st, paged_lse](const kernels::AttentionProblem& p, const std::vector<std::int32_t>& cu_q,
+  k.attention_paged = [&b, &st, paged_lse, splits](const kernels::AttentionProblem& p, const std::vector<std::int32_t>& cu_q,
                                            const kernels::PageTable& pt, kernels::Tiling, const T* q, const T* k_cache, const T* v_cache, T* o,
                                            lse_t<T>* lse) {
     static_assert(sizeof(lse_t<T>) == (std::is_same_v<T, double> ? 8 : 4));
@@ -315,6 +321,7 @@ KernelSet<T> audited_kernels(Backend& b, CallStats& st, bool attention_lse = tru
     c.kind = Kind::attention_paged;
     c.n = sh.n, c.m = sh.m, c.d = sh.d, c.dv = sh.dv, c.causal = p.mask.causal;
     c.problem = p;
+    c.problem.num_splits = detail::told_splits(p, splits, "attention_paged");
     c.paging = {.page_size = pt.page_size, .num_pages = pt.num_pages, .pages_per_sequence = pt.pages_per_seq};
     c.inputs = {raw(q, tq * sh.heads * sh.d),
                 raw(k_cache, tokens * sh.kv_heads * sh.d),

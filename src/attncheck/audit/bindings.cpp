@@ -12,6 +12,7 @@
 
 #include "attncheck/property/tolerance.hpp"
 #include "attncheck/contract/yaml_documents.hpp"
+#include "attncheck/text/parse_number.hpp"
 #include "attncheck/text/words.hpp"
 
 namespace attncheck::audit {
@@ -138,13 +139,15 @@ std::string read_bindings_text(const std::string& text, const std::string& path,
 }
 
 static std::string parse_bindings(const YAML::Node& root, const std::string& path, KernelSource& out) {
-  if (!root.IsMap()) return path + ": expected a map with keys library, kernels (and optionally masked, tolerance, abi, lse, stores, deterministic, splits)";
+  if (!root.IsMap())
+    return path + ": expected a map with keys library, kernels (and optionally masked, tolerance, abi, lse, stores, deterministic, splits, "
+                  "page_size_invariant)";
   for (const auto& kv : root) {
     const auto key = kv.first.as<std::string>();
     if (key != "library" && key != "kernels" && key != "masked" && key != "tolerance" && key != "abi" && key != "lse" &&
-        key != "stores" && key != "deterministic" && key != "splits")
+        key != "stores" && key != "deterministic" && key != "splits" && key != "page_size_invariant")
       return path + ":" + std::to_string(kv.first.Mark().line + 1) + ": unknown key '" + key +
-             "' (known: library, kernels, masked, tolerance, abi, lse, stores, deterministic, splits)";
+             "' (known: library, kernels, masked, tolerance, abi, lse, stores, deterministic, splits, page_size_invariant)";
   }
   if (root["abi"]) {
     const std::string a = root["abi"].as<std::string>();
@@ -166,16 +169,17 @@ static std::string parse_bindings(const YAML::Node& root, const std::string& pat
   if (root["splits"]) {  // split-KV decoding (--splits S): the whole library's attention kernel reads num_splits
     const std::string t = root["splits"].as<std::string>();
     const std::string at = path + ":" + std::to_string(root["splits"].Mark().line + 1);
-    std::size_t used = 0;
-    unsigned long v = 0;
-    try {
-      v = t.empty() || t[0] == '-' || t[0] == '+' ? 0 : std::stoul(t, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != t.size() || v < 1 || v > 65535)
+    std::size_t v = 0;
+    if (!parse_whole(t, v) || v < 1 || v > 65535)
       return at + ": splits: '" + t + "' is not a number of splits from 1 to 65535 (the most a kernel is told to split each row's keys into)";
     out.splits = v;
+  }
+  if (root["page_size_invariant"]) {  // --page-size-invariant: the library's paged kernels claim it
+    const std::string t = root["page_size_invariant"].as<std::string>();
+    if (t != "true" && t != "yes" && t != "false" && t != "no")
+      return path + ":" + std::to_string(root["page_size_invariant"].Mark().line + 1) + ": page_size_invariant: '" + t +
+             "' is not true or false (whether the paged kernels give the same bits whatever the page size)";
+    out.page_size_invariant = t == "true" || t == "yes";
   }
   if (!root["library"] || !root["library"].IsScalar()) return path + ": 'library' (the shared library's path) is missing";
   std::filesystem::path lib = root["library"].as<std::string>();

@@ -38,6 +38,9 @@ struct KernelSource {
   // Attention of ABI version 2: the largest num_splits the kernels read (splits: at the top;
   // --splits replaces it); 0: not declared (num_splits is 0 in every call).
   std::size_t splits = 0;
+  // Attention over a paged KV cache: the kernels give the same bits whatever the page size
+  // (page_size_invariant: at the top; --page-size-invariant sets it).
+  bool page_size_invariant = false;
 };
 
 // Parses a stores declaration: "p" (fused) or "scores,p" / "p,scores" (unfused); returns an error
