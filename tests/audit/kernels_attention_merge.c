@@ -12,6 +12,10 @@
  *                                  lse = M + log Z, o = sum exp(l_s - lse) O_s
  *   merge_vllm_{f32,f64,f16,bf16}  vLLM's merge_attn_states order: M = max, o = (sum exp(l_s - M)
  *                                  O_s) / Z, the division at the end, over all S splits at once
+ *   merge_online_{f32,f64,bf16}    FlashInfer's merge_states: a running state over the splits in
+ *                                  turn, rescaled when the maximum grows
+ *   merge_cascade_{f32,f64,bf16}   S - 1 two-way merges, the running LSE rounded every step (the
+ *                                  bound is not derived for these two orders; measured within it)
  *
  * Broken kernels (the FA2 combine with one bug each, at f32 and bf16; the tests that must catch
  * each are listed in tests/audit/attention_merge_test.cpp):
@@ -88,13 +92,15 @@ int merge_vllm_f32(MERGE_ARGS(float, float)) { return merge_vllm_rows_f32(splits
 int merge_vllm_f64(MERGE_ARGS(double, double)) { return merge_vllm_rows_f64(splits, rows, dv, o_parts, lse_parts, o, lse); }
 
 /* 16-bit storage, f32 arithmetic: widen o_parts, merge in f32, round o once (the LSE is f32 in the
- * ABI already). vllm: 0 the FA2 combine, 1 the pairwise fold. */
+ * ABI already). vllm: 0 the FA2 combine, 1 vLLM's order, 2 the online state, 3 the cascade. */
 static int merge_16bit(MERGE_ARGS(uint16_t, float), float (*from)(uint16_t), uint16_t (*to)(float), int vllm, enum merge_bug bug) {
   const size_t in = splits * rows * dv, out = rows * dv;
   float *of = widen16(o_parts, in, from), *res = malloc((out ? out : 1) * sizeof(float));
   int rc = 2;
   if (of && res) {
-    rc = vllm ? merge_vllm_rows_f32(splits, rows, dv, of, lse_parts, res, lse) : merge_fa2_rows_f32(splits, rows, dv, of, lse_parts, res, lse, bug);
+    rc = vllm == 1   ? merge_vllm_rows_f32(splits, rows, dv, of, lse_parts, res, lse)
+         : vllm >= 2 ? merge_chain_rows_f32(splits, rows, dv, of, lse_parts, res, lse, vllm - 2)
+                     : merge_fa2_rows_f32(splits, rows, dv, of, lse_parts, res, lse, bug);
     if (rc == 0)
       for (size_t i = 0; i < out; ++i) o[i] = to(res[i]);
   }
@@ -105,6 +111,12 @@ int merge_fa2_bf16(MERGE_ARGS(uint16_t, float)) { return merge_16bit(splits, row
 int merge_fa2_f16(MERGE_ARGS(uint16_t, float)) { return merge_16bit(splits, rows, dv, o_parts, lse_parts, o, lse, from_f16, to_f16, 0, BUG_MERGE_NONE); }
 int merge_vllm_bf16(MERGE_ARGS(uint16_t, float)) { return merge_16bit(splits, rows, dv, o_parts, lse_parts, o, lse, from_bf16, to_bf16, 1, BUG_MERGE_NONE); }
 int merge_vllm_f16(MERGE_ARGS(uint16_t, float)) { return merge_16bit(splits, rows, dv, o_parts, lse_parts, o, lse, from_f16, to_f16, 1, BUG_MERGE_NONE); }
+int merge_online_f32(MERGE_ARGS(float, float)) { return merge_chain_rows_f32(splits, rows, dv, o_parts, lse_parts, o, lse, 0); }
+int merge_cascade_f32(MERGE_ARGS(float, float)) { return merge_chain_rows_f32(splits, rows, dv, o_parts, lse_parts, o, lse, 1); }
+int merge_online_f64(MERGE_ARGS(double, double)) { return merge_chain_rows_f64(splits, rows, dv, o_parts, lse_parts, o, lse, 0); }
+int merge_cascade_f64(MERGE_ARGS(double, double)) { return merge_chain_rows_f64(splits, rows, dv, o_parts, lse_parts, o, lse, 1); }
+int merge_online_bf16(MERGE_ARGS(uint16_t, float)) { return merge_16bit(splits, rows, dv, o_parts, lse_parts, o, lse, from_bf16, to_bf16, 2, BUG_MERGE_NONE); }
+int merge_cascade_bf16(MERGE_ARGS(uint16_t, float)) { return merge_16bit(splits, rows, dv, o_parts, lse_parts, o, lse, from_bf16, to_bf16, 3, BUG_MERGE_NONE); }
 
 /* The signatures are abi.h's. */
 _Static_assert(_Generic(&merge_fa2_f32, attncheck_attention_merge_v2_f32_fn: 1, default: 0), "merge f32 signature");
@@ -231,6 +243,58 @@ static int MERGE_FN(merge_vllm_rows)(size_t splits, size_t rows, size_t dv, cons
     }
     for (size_t c = 0; c < dv; ++c) acc[c] /= Z;
     if (lse) lse[r] = M + LOG(Z);
+  }
+  return 0;
+}
+
+/* Two orders the bound is not derived for, kept because correct libraries use them (measured
+ * within it, docs/audit.md; a proof for the cascade is open, docs/roadmap.md). A NaN partial LSE
+ * reaches the whole row in both.
+ * cascade 0, FlashInfer's merge_states: one running state (m, d, acc) over the splits in turn,
+ *   rescaled by exp(m - m') whenever the maximum grows (an online softmax over the partials); o =
+ *   acc / d and lse = m + log d at the end.
+ * cascade 1, S - 1 two-way merges (vLLM's merge_attn_states or FlashInfer's merge_state_in_place
+ *   called split by split, the running result kept in f32): each step merges the running (o, l)
+ *   with the next split, and the running LSE l is recomputed, rounded, every step. */
+static int MERGE_FN(merge_chain_rows)(size_t splits, size_t rows, size_t dv, const MERGE_F* o_parts, const MERGE_F* lse_parts, MERGE_F* o,
+                                      MERGE_F* lse, int cascade) {
+  for (size_t r = 0; r < rows; ++r) {
+    MERGE_F* acc = o + r * dv;
+    MERGE_F m = (MERGE_F)-INFINITY, d = 0;
+    int nan = 0;
+    for (size_t c = 0; c < dv; ++c) acc[c] = 0;
+    for (size_t s = 0; s < splits; ++s) {
+      const MERGE_F l = lse_parts[s * rows + r];
+      const MERGE_F* part = o_parts + (s * rows + r) * dv;
+      if (l != l) nan = 1;
+      if (l == -INFINITY || l != l) continue; /* an empty split; a NaN one poisons the row below */
+      if (m == -INFINITY) { /* the first non-empty split */
+        m = l, d = 1;
+        for (size_t c = 0; c < dv; ++c) acc[c] = part[c];
+        continue;
+      }
+      const MERGE_F top = l > m ? l : m, a = EXP(m - top), b = EXP(l - top);
+      if (cascade) { /* merge2((acc, m), (part, l)) -> (acc, m): normalised, the LSE rounded */
+        const MERGE_F z = a + b;
+        for (size_t c = 0; c < dv; ++c) acc[c] = (acc[c] * a + part[c] * b) / z;
+        m = top + LOG(z);
+      } else { /* the running state, unnormalised */
+        d = d * a + b;
+        for (size_t c = 0; c < dv; ++c) acc[c] = acc[c] * a + part[c] * b;
+        m = top;
+      }
+    }
+    if (m == -INFINITY && !nan) {
+      if (lse) lse[r] = (MERGE_F)-INFINITY;
+      continue;
+    }
+    if (!cascade)
+      for (size_t c = 0; c < dv; ++c) acc[c] /= d;
+    if (nan) {
+      for (size_t c = 0; c < dv; ++c) acc[c] = (MERGE_F)NAN;
+      m = (MERGE_F)NAN;
+    }
+    if (lse) lse[r] = cascade || nan ? m : m + LOG(d);
   }
   return 0;
 }
