@@ -401,11 +401,26 @@ const std::vector<std::string> kSplitCorrect = {"paged_split_f32", "paged_split_
 const VerdictTable kSplitExpected = {
     {"FALSIFY-PAGED-001", {{"bug_paged_split_empty_nan_f32", "PASS"}}},  // unsplit there: num_splits 0
     {"FALSIFY-PAGED-005", {{"bug_paged_split_empty_nan_f32", "FAIL"}}},
+    // At size, split at S = 4 (partitions of up to 65 pages). vLLM's 512-token partitions counted
+    // with floor(m_b / 512): no small case has 512 keys, so only the sized batch shows it.
+    {"FALSIFY-PAGED-005", {{"bug_paged_partition_floor_f32", "PASS"}}},
+    {"AUDIT-PAGED-001", {{"bug_paged_partition_floor_f32", "FAIL"}}},
+};
+
+// At size (AUDIT-PAGED-001): a page index kept in 8 bits (wrong past 256 pages, which a small case
+// reaches only rarely, with pages of one token) and a bf16 accumulator fail in every sized batch.
+const std::vector<std::string> kAtSizeCorrect = {"paged_plain_f32", "paged_plain_bf16"};
+const VerdictTable kAtSizeExpected = {
+    {"AUDIT-PAGED-001", {{"bug_paged_page_index_u8_f32", "FAIL"}, {"bug_paged_acc16_bf16", "FAIL"}}},
 };
 
 TEST_CASE("attention paged: each split kernel told --splits 4 gives the verdict its row says") {
   check_verdict_table(lib_paged + "--splits 4 ", "attention_paged", kSplitExpected, kSplitCorrect,
                       {"paged_split_f32", "bug_paged_split_empty_nan_f32"});
+}
+
+TEST_CASE("attention paged at size: AUDIT-PAGED-001 passes the correct kernels and catches a narrow page index and a bf16 accumulator") {
+  check_verdict_table(lib_paged, "attention_paged", kAtSizeExpected, kAtSizeCorrect, {"bug_paged_page_index_u8_f32"});
 }
 
 TEST_CASE("attention paged: without --splits FALSIFY-PAGED-005 is not applicable and a split bug stays unseen") {
@@ -432,11 +447,12 @@ TEST_CASE("attention paged: a kind of ABI version 2 only") {
 // Declared --splits 4 (it splits each sequence's keys as numpy_attention.py does when told) and
 // --page-size-invariant (it gathers, then attends): FALSIFY-PAGED-005 judges it split, and
 // FALSIFY-PAGED-002 redraws the page size.
-TEST_CASE("python example: the NumPy paged attention (kind 12) passes SAFE, DET, NAN and FALSIFY-PAGED-* at f32, f64 and bf16") {
+TEST_CASE("python example: the NumPy paged attention (kind 12) passes SAFE, DET, NAN, FALSIFY-PAGED-* and AUDIT-PAGED-001 at f32, f64 and bf16") {
   const std::string py = std::string("--exec \"'") + ATTNCHECK_PYTHON3 + "' '" + ATTNCHECK_EXAMPLES_DIR +
                          "/python/numpy_attention_paged.py'\" --abi 2 --splits 4 --page-size-invariant ";
-  const std::vector<std::string> ids = {"AUDIT-SAFE-001",    "AUDIT-DET-001",     "AUDIT-NAN-001",     "FALSIFY-PAGED-001",
-                                        "FALSIFY-PAGED-002", "FALSIFY-PAGED-003", "FALSIFY-PAGED-004", "FALSIFY-PAGED-005"};
+  std::vector<std::string> ids = {"AUDIT-SAFE-001",    "AUDIT-DET-001",     "AUDIT-NAN-001",     "FALSIFY-PAGED-001",
+                                  "FALSIFY-PAGED-002", "FALSIFY-PAGED-003", "FALSIFY-PAGED-004", "FALSIFY-PAGED-005"};
+  if (!sanitized_run()) ids.push_back("AUDIT-PAGED-001");  // at size: the oracle's 200-bit rows are slow under the sanitizers
   std::string tests;
   for (const auto& id : ids) tests += "--test " + id + " ";
   Run r = cli_audit(py + tests +

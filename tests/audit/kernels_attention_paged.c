@@ -33,6 +33,15 @@
  *                                       those of sequences 0 .. b - 1 in the cache
  *   bug_paged_page_size_16_f32          a page size of 16 assumed whatever page_size says (the token
  *                                       kept inside the cache)
+ *   bug_paged_page_index_u8_f32         the physical page number kept in 8 bits: right while the
+ *                                       cache has at most 256 pages (every small case), wrong past
+ *                                       them (AUDIT-PAGED-001's cache has about 440)
+ *   bug_paged_acc16_bf16                P.V's partial sums rounded to bf16 after every addition
+ *                                       (a 16-bit accumulator): drifts over long rows
+ *   bug_paged_partition_floor_f32       vLLM paged_attention_v2's partitions of 512 tokens, their
+ *                                       count floor(m_b / 512) instead of rounded up: a sequence's
+ *                                       keys past its last full partition dropped (no small case
+ *                                       has 512 keys)
  *   bug_paged_blocks_follow_pages_f32   each page's terms summed first, then the pages' sums: correct,
  *                                       but its bits follow the page size, so wrong only when the
  *                                       kernel is declared --page-size-invariant
@@ -64,6 +73,8 @@
 
 ATTNCHECK_EXPORT_ABI_VERSION
 
+#define PARTITION 512 /* vLLM paged_attention_v2's PARTITION_SIZE, in tokens */
+
 enum paged_bug {
   BUG_PG_NONE,
   BUG_PG_LAST_PAGE_PREV,
@@ -73,8 +84,11 @@ enum paged_bug {
   BUG_PG_IGNORES_TABLE,
   BUG_PG_PAGE_SIZE_16,
   BUG_PG_BLOCKS_FOLLOW_PAGES,
+  BUG_PG_PAGE_INDEX_U8,
+  BUG_PG_ACC16,
   PG_SPLIT,              /* not a bug: the split-KV kernel (reads num_splits) */
-  BUG_PG_SPLIT_EMPTY_NAN /* the split-KV kernel, an empty part's partial 0/0 = NaN */
+  BUG_PG_SPLIT_EMPTY_NAN, /* the split-KV kernel, an empty part's partial 0/0 = NaN */
+  BUG_PG_PARTITION_FLOOR  /* partitions of 512 tokens, floor(m_b / 512) of them */
 };
 
 /* The page table as the kernel is given it. */
@@ -122,6 +136,7 @@ static size_t paged_token(const struct paged_table *pt, size_t b, size_t t, enum
       if (entry > pt->B * pt->pps - 1) entry = pt->B * pt->pps - 1;
       return ((size_t)pt->table[entry] * 16 + t % 16) % tokens;
     }
+    case BUG_PG_PAGE_INDEX_U8: return (size_t)(uint8_t)pt->table[b * pt->pps + t / ps] * ps + t % ps;
     default: break;
   }
   return (size_t)pt->table[b * pt->pps + t / ps] * ps + t % ps;
@@ -205,6 +220,9 @@ BROKEN_F32(whole_last_page, BUG_PG_WHOLE_LAST_PAGE)
 BROKEN_F32(stale_times_zero, BUG_PG_STALE_TIMES_ZERO)
 BROKEN_F32(ignores_table, BUG_PG_IGNORES_TABLE)
 BROKEN_F32(page_size_16, BUG_PG_PAGE_SIZE_16)
+BROKEN_F32(page_index_u8, BUG_PG_PAGE_INDEX_U8)
+BROKEN_BF16(acc16, BUG_PG_ACC16)
+BROKEN_F32(partition_floor, BUG_PG_PARTITION_FLOOR)
 
 /* ---- stray writes the library backend must see (AUDIT-SAFE-001) ------------------------------- */
 int bug_paged_blocks_follow_pages_f32(PG_ARGS(float, float)) {
@@ -240,7 +258,8 @@ static int PG_FN(paged_rows)(const attncheck_attention_problem *p, struct paged_
   const size_t total_q = (size_t)pt.cu_q[B];
   /* Split-KV: S partitions (1: unsplit), each with a partial output (dv) and LSE. */
   const int split = bug == PG_SPLIT || bug == BUG_PG_SPLIT_EMPTY_NAN;
-  const size_t S = split && p->num_splits > 1 ? p->num_splits : 1;
+  /* BUG_PG_PARTITION_FLOOR splits on its own into up to pps * ps / 512 partitions. */
+  const size_t S = bug == BUG_PG_PARTITION_FLOOR ? pt.pps * ps / PARTITION + 1 : split && p->num_splits > 1 ? p->num_splits : 1;
   PG_F *e = malloc((pt.pps * ps + 1) * sizeof(PG_F)); /* one row's scores, then weights (at most a row of pages) */
   PG_F *part_o = malloc((S * dv + 1) * sizeof(PG_F)), *part_l = malloc((S + 1) * sizeof(PG_F));
   if (!e || !part_o || !part_l) {
@@ -289,9 +308,14 @@ static int PG_FN(paged_rows)(const attncheck_attention_problem *p, struct paged_
           if (s > M) M = s; /* a NaN score never becomes M, but reaches Z through its exp below */
         }
         if (S > 1) { /* partitions of ceil(pages_b / S) whole pages, then the merge */
-          const long long per = (long long)(((pages_of(&pt, b) + S - 1) / S) * ps);
+          long long per = (long long)(((pages_of(&pt, b) + S - 1) / S) * ps);
+          size_t parts = S;
+          if (bug == BUG_PG_PARTITION_FLOOR) { /* vLLM's PARTITION_SIZE, the count rounded down */
+            per = PARTITION;
+            parts = m_b / PARTITION > 0 ? m_b / PARTITION : 1;
+          }
           PG_F top = neg_inf;
-          for (size_t sp = 0; sp < S; ++sp) {
+          for (size_t sp = 0; sp < parts; ++sp) {
             const long long r0 = (long long)sp * per > lo ? (long long)sp * per : lo;
             const long long r1 = (long long)(sp + 1) * per < hi ? (long long)(sp + 1) * per : hi;
             PG_F *os = part_o + sp * dv;
@@ -313,11 +337,11 @@ static int PG_FN(paged_rows)(const attncheck_attention_problem *p, struct paged_
             if (part_l[sp] > top) top = part_l[sp];
           }
           PG_F Zm = 0;
-          for (size_t sp = 0; sp < S; ++sp) Zm = Zm + EXP(part_l[sp] - top);
+          for (size_t sp = 0; sp < parts; ++sp) Zm = Zm + EXP(part_l[sp] - top);
           const PG_F L = top + LOG(Zm);
           for (size_t cc = 0; cc < dv; ++cc) {
             PG_F a = 0;
-            for (size_t sp = 0; sp < S; ++sp) a = a + EXP(part_l[sp] - L) * part_o[sp * dv + cc];
+            for (size_t sp = 0; sp < parts; ++sp) a = a + EXP(part_l[sp] - L) * part_o[sp * dv + cc];
             oi[cc] = a;
           }
           if (li) *li = L;
@@ -340,6 +364,10 @@ static int PG_FN(paged_rows)(const attncheck_attention_problem *p, struct paged_
           PG_F a = 0, pa = 0;
           for (long long j = lo; j < hi; ++j) {
             const PG_F t = e[j - lo] * v_cache[(paged_token(&pt, b, (size_t)j, bug) * Hkv + g) * dv + cc];
+            if (bug == BUG_PG_ACC16) { /* the partial sum kept in bf16 */
+              a = (PG_F)from_bf16(to_bf16((float)(a + t)));
+              continue;
+            }
             if (!by_page) {
               a = a + t;
               continue;

@@ -3,6 +3,7 @@
 #include "attncheck/audit/properties.hpp"
 #include "attncheck/audit/attention_at_size.hpp"
 #include "attncheck/audit/attention_backward_at_size.hpp"
+#include "attncheck/audit/attention_paged_at_size.hpp"
 #include "attncheck/audit/rounding_bias.hpp"
 
 #include <cmath>
@@ -984,6 +985,16 @@ void attention_v2_at_size(Kind, const KernelSet<T>& ks, const Policy& pol) {
   property::observe(st.worst_sampled, "sampled rows");
 }
 
+// AUDIT-PAGED-001: paged decoding at size (audit/attention_paged_at_size.hpp), once per check; a
+// kernel declared to split (--splits S) runs split at its S here.
+template <class T>
+void attention_paged_at_size(Kind, const KernelSet<T>& ks, const Policy& pol) {
+  const std::uint64_t seed = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());  // not shrunk: as AUDIT-ATTB-002
+  auto batch = default_sized_paged_batch();
+  if (pol.splits > 1) batch.p.num_splits = pol.splits;
+  audit_paged_at_size<T>(ks, batch, seed);
+}
+
 // AUDIT-ATTBWD-001: the backward pass at the same shapes as AUDIT-ATTB-002, once per check
 // (audit/attention_backward_at_size.hpp).
 template <class T>
@@ -1088,7 +1099,7 @@ void attention_merge_at_size(Kind k, const KernelSet<T>& ks, const Policy&) {
 std::vector<AuditProperty> build() {
   const std::vector<Kind> every(std::begin(all_kinds), std::end(all_kinds));
   const std::vector<Kind> sm{Kind::softmax, Kind::log_softmax}, att{Kind::attention}, att2{Kind::attention_v2}, bwd{Kind::attention_backward},
-                          merge{Kind::attention_merge};
+                          merge{Kind::attention_merge}, paged{Kind::attention_paged};
   std::vector<AuditProperty> v = {
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-SAFE-001",
                                "every call returns within the timeout, writes only its output and leaves its inputs unchanged",
@@ -1125,6 +1136,10 @@ std::vector<AuditProperty> build() {
                                "at decode sizes (64 rows, dv 128, 16 and 128 splits, a quarter of them empty) every output and LSE is within the "
                                "derived allowance of the exact merge",
                                merge, attention_merge_at_size),
+      ATTNCHECK_AUDIT_PROPERTY("AUDIT-PAGED-001",
+                               "at decode size (6 sequences of 1 to 4100 keys in shuffled pages of 16 tokens, H 4 over H_kv 2, d 64) every output and "
+                               "LSE is within the derived allowance of its sequence's exact attention",
+                               paged, attention_paged_at_size),
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-INF-001", "a row with +inf gives all NaN or the one-hot limit over the +inf entries (log_softmax: its log)", sm,
                                plus_infinity),
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-BIAS-001",
@@ -1133,7 +1148,8 @@ std::vector<AuditProperty> build() {
   };
   for (AuditProperty& p : v) {
     p.judges_masked_policy = p.id == "AUDIT-MASK-001" || p.id == "AUDIT-ATTB-001" || p.id == "AUDIT-ATTB-002" || p.id == "AUDIT-MERGE-001";
-    p.one_shot = p.id == "AUDIT-BIAS-001" || p.id == "AUDIT-ATTB-002" || p.id == "AUDIT-ATTBWD-001" || p.id == "AUDIT-MERGE-002";
+    p.one_shot = p.id == "AUDIT-BIAS-001" || p.id == "AUDIT-ATTB-002" || p.id == "AUDIT-ATTBWD-001" || p.id == "AUDIT-MERGE-002" ||
+                 p.id == "AUDIT-PAGED-001";
   }
   return v;
 }
