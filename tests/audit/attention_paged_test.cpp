@@ -400,10 +400,11 @@ TEST_CASE("attention paged in a bindings file: page_size_invariant and splits de
 const std::vector<std::string> kSplitCorrect = {"paged_split_f32", "paged_split_bf16"};
 const VerdictTable kSplitExpected = {
     {"FALSIFY-PAGED-001", {{"bug_paged_split_empty_nan_f32", "PASS"}}},  // unsplit there: num_splits 0
-    {"FALSIFY-PAGED-005", {{"bug_paged_split_empty_nan_f32", "FAIL"}}},
-    // At size, split at S = 4 (partitions of up to 65 pages). vLLM's 512-token partitions counted
-    // with floor(m_b / 512): no small case has 512 keys, so only the sized batch shows it.
-    {"FALSIFY-PAGED-005", {{"bug_paged_partition_floor_f32", "PASS"}}},
+    // vLLM's 512-token partitions counted with floor(m_b / 512): no small case has 512 keys.
+    {"FALSIFY-PAGED-005", {{"bug_paged_split_empty_nan_f32", "FAIL"}, {"bug_paged_partition_floor_f32", "PASS"}}},
+};
+// At size, split at S = 16 (partitions of up to 17 pages): the sized batch shows the floor.
+const VerdictTable kSplitAtSizeExpected = {
     {"AUDIT-PAGED-001", {{"bug_paged_partition_floor_f32", "FAIL"}}},
 };
 
@@ -421,6 +422,10 @@ TEST_CASE("attention paged: each split kernel told --splits 4 gives the verdict 
 
 TEST_CASE("attention paged at size: AUDIT-PAGED-001 passes the correct kernels and catches a narrow page index and a bf16 accumulator") {
   check_verdict_table(lib_paged, "attention_paged", kAtSizeExpected, kAtSizeCorrect, {"bug_paged_page_index_u8_f32"});
+}
+
+TEST_CASE("attention paged at size, split (--splits 16): AUDIT-PAGED-001 passes the split kernels and catches partitions counted with floor") {
+  check_verdict_table(lib_paged + "--splits 16 ", "attention_paged", kSplitAtSizeExpected, kSplitCorrect, {"bug_paged_partition_floor_f32"});
 }
 
 TEST_CASE("attention paged: without --splits FALSIFY-PAGED-005 is not applicable and a split bug stays unseen") {
