@@ -77,6 +77,9 @@ ATTNCHECK_PAGED_SPLIT_MUTANT(PagedSplitEmptyPartialNan, broken::SplitEmptyPartia
 ATTNCHECK_PAGED_SPLIT_MUTANT(PagedSplitRangeRoundedDown, broken::SplitRangeRoundedDown, "attention_paged_split_range_rounded_down",
                              "split-KV decoding over pages: ⌊m_b/S⌋ keys per part, so a sequence's last keys are in no part",
                              "FALSIFY-PAGED-005")
+ATTNCHECK_PAGED_SPLIT_MUTANT(PagedSplitRangesOverlap, broken::SplitRangesOverlap, "attention_paged_split_ranges_overlap",
+                             "split-KV decoding over pages: each part one key too long, the next part's first key counted twice",
+                             "FALSIFY-PAGED-005")
 
 }  // namespace
 }  // namespace attncheck::mutants

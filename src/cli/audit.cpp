@@ -607,15 +607,16 @@ Command setup_audit(CLI::App& parent, const Global& global) {
   app->add_option("--splits", o->splits,
                   "Attention of ABI version 2, dense or paged: the kernel reads attncheck_attention_problem's num_splits "
                   "(split-KV decoding): it is told to split each row's keys into at most S parts (FALSIFY-MERGE-004 and, "
-                  "paged, FALSIFY-PAGED-005 draw 1 to 6, capped at S; AUDIT-ATTB-002 runs at S) and judged by the bound "
-                  "for every such partition; without it num_splits is 0 and those two are not applicable; replaces the "
-                  "bindings file's splits:")
+                  "paged, FALSIFY-PAGED-005 draw 1 to 6, capped at S; AUDIT-ATTB-002 and AUDIT-PAGED-001 run at S) and "
+                  "judged by the bound for every such partition; without it num_splits is 0 and those two are not "
+                  "applicable. A kernel that splits on its own (vLLM's 512-token partitions) needs S at least its most "
+                  "parts. Replaces the bindings file's splits:")
       ->check(CLI::Range(1, 65535));
   app->add_flag("--page-size-invariant", o->page_size_invariant,
                 "Attention over a paged KV cache: the kernel gives the same bits whatever the page size the same tokens "
                 "are stored in (it gathers, or walks keys in logical order); FALSIFY-PAGED-002 then redraws the page size "
                 "of its second placement. Without it the page size is kept (a kernel whose blocks follow the pages is "
-                "correct); sets the bindings file's page_size_invariant:");
+                "correct); makes the bindings file's page_size_invariant: true");
   app->add_option("--attention-shape", o->attention_shapes,
                   "Attention of ABI version 2: a shape AUDIT-ATTB-002 (and, for the backward pass, AUDIT-ATTBWD-001) audits instead of its three defaults (repeatable), "
                   "e.g. B=1,H=32,Hkv=8,n=4096,m=4096,d=128,causal=br; keys B H Hkv n m d dv scale causal=off|tl|br "

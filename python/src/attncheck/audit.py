@@ -276,7 +276,7 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
             cmd += ["--attention-shape", str(shape)]
         if no_lse:
             cmd += ["--no-lse"]
-        if splits is not None:
+        if splits:  # None or 0: not declared
             cmd += ["--splits", str(splits)]
         if page_size_invariant:
             cmd += ["--page-size-invariant"]

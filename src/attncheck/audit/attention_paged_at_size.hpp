@@ -4,8 +4,8 @@
 // table walked wrongly past its first pages or a split kernel's partitions of hundreds of tokens
 // never show there. Here one decode batch is audited once per check: B = 6 sequences of one query
 // each (bottom-right causal: the query sees every key), lengths 1, 16, 17 (one page, a full page,
-// one key into the second), 700, 2047 and 4100 keys (433 pages: past any 8-bit page number; rows
-// past vLLM's 512-token partitions), H = 4 query heads over H_kv = 2, d = dv = 64 (the row length
+// one key into the second), 700, 2047 and 4100 keys (433 pages in all: past any 8-bit page number;
+// rows past vLLM's 512-token partitions), H = 4 query heads over H_kv = 2, d = dv = 64 (the row length
 // and the page count are what matter here; the oracle's cost is H·d per key, about 3 s a format),
 // pages of 16 tokens shuffled over the cache with a spare table column and two unused pages, stale
 // slots finite. Every one of the 24 rows is compared with its exact row (the sequence's dense

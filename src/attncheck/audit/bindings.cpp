@@ -166,7 +166,7 @@ static std::string parse_bindings(const YAML::Node& root, const std::string& pat
   if (root["deterministic"])
     if (auto e = parse_deterministic(root["deterministic"].as<std::string>(), out.deterministic); !e.empty())
       return path + ":" + std::to_string(root["deterministic"].Mark().line + 1) + ": " + e;
-  if (root["splits"]) {  // split-KV decoding (--splits S): the whole library's attention kernel reads num_splits
+  if (root["splits"]) {  // split-KV decoding (--splits S): the library's attention and paged kernels read num_splits
     const std::string t = root["splits"].as<std::string>();
     const std::string at = path + ":" + std::to_string(root["splits"].Mark().line + 1);
     std::size_t v = 0;

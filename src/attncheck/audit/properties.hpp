@@ -35,8 +35,9 @@ struct Policy {
   // attention_v2: the shapes AUDIT-ATTB-002 audits (--attention-shape), each with the magnitudes
   // of its inputs; empty: default_sized_problems().
   std::vector<SizedProblem> attention_shapes;
-  // attention_v2: the largest num_splits the kernel is declared to read (--splits S; 0: never told
-  // to split, and FALSIFY-MERGE-004 is not applicable). AUDIT-ATTB-002 then runs split at S.
+  // attention_v2 and attention_paged: the largest num_splits the kernels are declared to read
+  // (--splits S; 0: never told to split, and FALSIFY-MERGE-004 and FALSIFY-PAGED-005 are not
+  // applicable). AUDIT-ATTB-002 and AUDIT-PAGED-001 then run split at S.
   std::size_t splits = 0;
   // attention_paged: the kernel gives the same bits whatever the page size (--page-size-invariant):
   // FALSIFY-PAGED-002 then redraws the page size of its second placement (KernelSet::

@@ -115,7 +115,7 @@ std::vector<unsigned char> encode_call(const Call& c) {
     put(p, a.shape.batch, 8), put(p, a.shape.heads, 8), put(p, a.shape.kv_heads, 8);
     f64(a.scale);
     p.push_back(a.mask.alignment == kernels::Alignment::bottom_right ? 1 : 0);
-    put(p, a.num_splits, 2);  // 0 unless the kernel was declared with --splits (kind 8 only)
+    put(p, a.num_splits, 2);  // 0 unless the kernel was declared with --splits (kinds 8 and 12 only)
     put(p, 0, 1);
     put(p, a.alibi_slopes.size(), 4);
     put(p, static_cast<std::uint64_t>(a.mask.window_left), 8), put(p, static_cast<std::uint64_t>(a.mask.window_right), 8);
