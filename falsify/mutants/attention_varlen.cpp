@@ -55,5 +55,9 @@ ATTNCHECK_VARLEN_MUTANT(LseDenseLayout, broken::VarlenLseDenseLayout, "attention
                         "the LSE written in the padded dense layout B × H × max_n instead of H × total_q", "FALSIFY-VARLEN-001",
                         "FALSIFY-VARLEN-002")
 
+ATTNCHECK_VARLEN_MUTANT(BlocksNotDense, broken::VarlenBlocksNotDense, "attention_varlen_blocks_not_dense",
+                        "the packed path's key blocks differ from the dense path's while the kernel claims packing invariance",
+                        "FALSIFY-VARLEN-003")
+
 }  // namespace
 }  // namespace attncheck::mutants

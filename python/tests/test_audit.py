@@ -307,7 +307,27 @@ def test_attention_varlen(cli):
                              kind="attention_varlen", dtype="bf16", cases=20, tests=tests, no_lse=True)
     assert no_lse.passed, no_lse.summary()
     assert {c.test for c in no_lse.ran} == set(tests)
+    # Packed = dense bit for bit where declared (packing_invariant): the reference computes each
+    # sequence with numpy_attention.py's dense attention, so beside it FALSIFY-VARLEN-003 holds it
+    # to the dense bits. A varlen path that computes in float64 and rounds once is within the
+    # bound, but not the dense kernel's bits: it passes undeclared and fails declared.
+    import numpy as np
+    from numpy_attention import attention
 
+    def wider(q, k, v, cq, ck, p):
+        o, lse = attention_varlen(q.astype(np.float64), k.astype(np.float64), v.astype(np.float64), cq, ck, p)
+        return o.astype(np.float32), (None if lse is None else lse.astype(np.float32))
+
+    def pair(varlen, claim):
+        return attncheck.audit(kernels={"attention_v2:f32": attention, "attention_varlen:f32": varlen}, cases=20,
+                               masked="zeros", tests=["FALSIFY-VARLEN-003"], packing_invariant=claim)
+    declared = pair(attention_varlen, True)
+    assert declared.passed, declared.summary()
+    assert "--packing-invariant" in declared.command
+    assert [c.verdict for c in declared.ran] == ["PASS"]
+    assert pair(wider, False).passed
+    claimed = pair(wider, True)
+    assert [c.verdict for c in claimed.ran] == ["FAIL"], claimed.summary()
 
 def _paged_example():
     """examples/python/numpy_attention_paged.py's attention_paged: this checkout's, or where

@@ -42,6 +42,7 @@ struct AuditOptions : ReportFileOptions, CheckSelectionOptions {
   std::vector<std::string> attention_shapes;  // --attention-shape, as given
   std::size_t splits = 0;                     // --splits S
   bool page_size_invariant = false;           // --page-size-invariant
+  bool packing_invariant = false;             // --packing-invariant
   bool replay = false;
   bool list = false;
 };
@@ -64,7 +65,8 @@ std::string source_args(const AuditOptions& o) {
   if (!o.bindings.empty())
     return " --bindings " + shell_quoted(o.bindings) + (o.abi ? " --abi " + std::to_string(o.abi) : "") + (o.no_lse ? " --no-lse" : "") +
            (o.stores.empty() ? "" : " --stores " + o.stores) + (o.nondeterministic ? " --nondeterministic" : "") +
-           (o.splits ? " --splits " + std::to_string(o.splits) : "") + (o.page_size_invariant ? " --page-size-invariant" : "");
+           (o.splits ? " --splits " + std::to_string(o.splits) : "") + (o.page_size_invariant ? " --page-size-invariant" : "") +
+           (o.packing_invariant ? " --packing-invariant" : "");
   if (!o.lib.empty()) s += " --lib " + shell_quoted(o.lib);
   if (!o.exec.empty()) s += " --exec " + shell_quoted(o.exec);
   for (const auto& k : o.kernels) s += " --kernel " + shell_quoted(k);
@@ -74,6 +76,7 @@ std::string source_args(const AuditOptions& o) {
   if (o.nondeterministic) s += " --nondeterministic";
   if (o.splits) s += " --splits " + std::to_string(o.splits);
   if (o.page_size_invariant) s += " --page-size-invariant";
+  if (o.packing_invariant) s += " --packing-invariant";
   return s;
 }
 
@@ -158,6 +161,7 @@ bool resolve_source(const AuditOptions& o, audit::KernelSource& src) {
   }
   if (o.splits) src.splits = o.splits;  // likewise over the bindings file's splits:
   if (o.page_size_invariant) src.page_size_invariant = true;  // and its page_size_invariant:
+  if (o.packing_invariant) src.packing_invariant = true;      // and its packing_invariant:
   return true;
 }
 
@@ -258,6 +262,7 @@ bool plan_audit(const AuditOptions& o, const contract::LoadResult& loaded, const
   req.policy.deterministic = src.deterministic;
   req.policy.splits = src.splits;
   req.policy.page_size_invariant = src.page_size_invariant;
+  req.policy.packing_invariant = src.packing_invariant;
   for (const auto& spec : o.attention_shapes) {
     audit::SizedProblem p;
     if (const std::string why = audit::parse_attention_shape(spec, p); !why.empty()) {
@@ -617,6 +622,11 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                 "are stored in (it gathers, or walks keys in logical order); FALSIFY-PAGED-002 then redraws the page size "
                 "of its second placement. Without it the page size is kept (a kernel whose blocks follow the pages is "
                 "correct); makes the bindings file's page_size_invariant: true");
+  app->add_flag("--packing-invariant", o->packing_invariant,
+                "Attention over a packed variable-length batch: the kernel computes each sequence in the order its dense "
+                "attention kernel computes that sequence alone (one code path and tiling for both entry points); "
+                "FALSIFY-VARLEN-003 then demands the dense kernel's bits (O and LSE), not twice the derived bound; makes the "
+                "bindings file's packing_invariant: true");
   app->add_option("--attention-shape", o->attention_shapes,
                   "Attention of ABI version 2: a shape AUDIT-ATTB-002 (and, for the backward pass, AUDIT-ATTBWD-001) audits instead of its three defaults (repeatable), "
                   "e.g. B=1,H=32,Hkv=8,n=4096,m=4096,d=128,causal=br; keys B H Hkv n m d dv scale causal=off|tl|br "

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <string>
@@ -60,7 +62,7 @@ const VerdictTable kExpected = {
     {"AUDIT-DET-001", {}},
     {"AUDIT-NAN-001", {}},
     // contracts/attention-varlen-v1.yaml: each bug class fails the obligations that state what it
-    // breaks (FALSIFY-VARLEN-003 needs the dense kernel too, which this library does not export).
+    // breaks (FALSIFY-VARLEN-003 needs the dense kernel beside the varlen one: its own test case below).
     {"FALSIFY-VARLEN-001",
      {{"bug_varlen_next_visible_f32", "FAIL"},
       {"bug_varlen_next_visible_bf16", "FAIL"},
@@ -299,6 +301,53 @@ TEST_CASE("attention varlen: stray writes fail AUDIT-SAFE-001 with where they la
   INFO(no_lse.output);
   CHECK(no_lse.status == 0);
   CHECK(no_lse.verdicts[row("AUDIT-SAFE-001", "f32")] == "PASS");
+}
+
+// Packed = dense bit for bit where the kernel claims it (--packing-invariant): this library's dense
+// kernel is its varlen kernel on equal-length sequences, so the plain pair keeps its bits; the
+// reversed sum is correct within the bound (it passes unclaimed) and fails FALSIFY-VARLEN-003 when
+// it claims the dense order.
+TEST_CASE("attention varlen: --packing-invariant holds FALSIFY-VARLEN-003 to the dense kernel's bits, and a reversed sum claiming it fails") {
+  // FALSIFY-VARLEN-003 runs two kinds; the report lists them "attention", "attention_varlen".
+  const auto dense_row = [](const std::string& id, const std::string& shown) { return id + " attention [" + shown + "]"; };
+  const auto run = [](const std::string& varlen, const std::string& dense, const std::string& d, bool claim) {
+    return cli_audit(lib_varlen + "--kernel attention_varlen:" + d + ":" + varlen + " --kernel attention:" + d + ":" + dense +
+                     (claim ? " --packing-invariant" : "") + " --test FALSIFY-VARLEN-001 --test FALSIFY-VARLEN-003 --cases 60");
+  };
+  for (const char* d : {"f32", "bf16"}) {
+    Run plain = run(std::string("varlen_plain_") + d, std::string("dense_plain_") + d, d, true);
+    INFO(plain.output);
+    CHECK(plain.status == 0);
+    CHECK(plain.verdicts[dense_row("FALSIFY-VARLEN-003", std::string(d) == "f32" ? "f32" : "bf16@f32")] == "PASS");
+  }
+  Run unclaimed = run("bug_varlen_reversed_order_f32", "dense_plain_f32", "f32", false);
+  INFO(unclaimed.output);
+  CHECK(unclaimed.status == 0);
+  CHECK(unclaimed.verdicts[dense_row("FALSIFY-VARLEN-003", "f32")] == "PASS");
+  Run claimed = run("bug_varlen_reversed_order_f32", "dense_plain_f32", "f32", true);
+  INFO(claimed.output);
+  CHECK(claimed.verdicts[row("FALSIFY-VARLEN-001", "f32")] == "PASS");
+  CHECK(claimed.verdicts[dense_row("FALSIFY-VARLEN-003", "f32")] == "FAIL");
+  CHECK(contains(claimed.output, "--packing-invariant"));  // the replay line keeps the claim
+}
+
+TEST_CASE("attention varlen in a bindings file: packing_invariant declares what --packing-invariant does, a bad value is refused") {
+  const std::string path = std::filesystem::temp_directory_path() / ("attncheck-varlen-" + std::to_string(::getpid()) + ".yaml");
+  const auto write = [&](const std::string& top) {
+    std::ofstream(path) << "library: " << ATTNCHECK_AUDIT_TESTLIB_VARLEN << "\nabi: 2\n" << top
+                        << "kernels:\n  - {kind: attention_varlen, dtype: f32, symbol: bug_varlen_reversed_order_f32}\n"
+                        << "  - {kind: attention, dtype: f32, symbol: dense_plain_f32}\n";
+  };
+  write("packing_invariant: true\n");
+  Run claimed = cli_audit("--bindings '" + path + "' --test FALSIFY-VARLEN-003 --cases 60");
+  INFO(claimed.output);
+  CHECK(claimed.verdicts["FALSIFY-VARLEN-003 attention [f32]"] == "FAIL");
+  write("packing_invariant: maybe\n");
+  Run bad = cli_audit("--bindings '" + path + "' --test FALSIFY-VARLEN-003 --cases 5");
+  INFO(bad.output);
+  CHECK(bad.status == 2);
+  CHECK(contains(bad.output, "packing_invariant: 'maybe' is not true or false"));
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("attention varlen: a kind of ABI version 2 only") {

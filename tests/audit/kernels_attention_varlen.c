@@ -32,6 +32,11 @@
  *                                       and lse are never written
  *   bug_varlen_kv_at_q_offset_f32       k and v of sequence b read from token cu_q[b] instead of
  *                                       cu_k[b] (right only while every n_b = m_b)
+ *   bug_varlen_reversed_order_f32       each row's sums from its last key to its first: correct within
+ *                                       the bound, but not the dense kernel's bits, so wrong only when
+ *                                       declared --packing-invariant
+ * The dense kernel of the library, dense_plain_{f32,bf16} (attention of ABI 2), is the varlen kernel
+ * on equal-length sequences (FALSIFY-VARLEN-003 needs both kinds).
  * and stray writes: bug_varlen_o_overrun_{f32,bf16} (one element past the end of o),
  * bug_varlen_writes_cu_k_f32 (cu_seqlens_k[B] incremented after the call: into its input).
  *
@@ -56,7 +61,8 @@ enum varlen_bug {
   BUG_VL_MAX_ALIGNMENT,
   BUG_VL_LSE_DENSE,
   BUG_VL_LAST_SKIPPED,
-  BUG_VL_KV_AT_Q_OFFSET
+  BUG_VL_KV_AT_Q_OFFSET,
+  BUG_VL_REVERSED_ORDER
 };
 
 #define VL_F float
@@ -128,6 +134,53 @@ BROKEN_F32(max_alignment, BUG_VL_MAX_ALIGNMENT)
 BROKEN_F32(lse_dense, BUG_VL_LSE_DENSE)
 BROKEN_F32(last_skipped, BUG_VL_LAST_SKIPPED)
 BROKEN_F32(kv_at_q_offset, BUG_VL_KV_AT_Q_OFFSET)
+BROKEN_F32(reversed_order, BUG_VL_REVERSED_ORDER)
+
+/* ---- this library's dense kernel (attention of ABI 2) ------------------------------------------
+ * The varlen kernel on B sequences of n queries and m keys each, whose packed layout is the dense
+ * one (only the LSE moves, from H x B*n to B x H x n): its order is the varlen kernel's by
+ * construction. So varlen_plain_* declared --packing-invariant passes FALSIFY-VARLEN-003 bit for
+ * bit beside it, and bug_varlen_reversed_order_f32 (correct within the bound) fails it only so. */
+static int dense_offsets(const attncheck_attention_problem* p, int32_t** cu_q, int32_t** cu_k) {
+  *cu_q = malloc((p->batch + 1) * sizeof(int32_t));
+  *cu_k = malloc((p->batch + 1) * sizeof(int32_t));
+  if (!*cu_q || !*cu_k) {
+    free(*cu_q), free(*cu_k);
+    return 2;
+  }
+  for (size_t b = 0; b <= p->batch; ++b) (*cu_q)[b] = (int32_t)(b * p->n), (*cu_k)[b] = (int32_t)(b * p->m);
+  return 0;
+}
+static void dense_lse(const attncheck_attention_problem* p, const float* from, float* to) {
+  const size_t B = p->batch, H = p->heads, n = p->n;
+  for (size_t b = 0; b < B; ++b)
+    for (size_t h = 0; h < H; ++h)
+      for (size_t i = 0; i < n; ++i) to[(b * H + h) * n + i] = from[h * B * n + b * n + i];
+}
+int dense_plain_f32(const attncheck_attention_problem* p, const float* q, const float* k, const float* v, float* o, float* lse) {
+  int32_t *cu_q, *cu_k;
+  if (p->struct_size < sizeof(attncheck_attention_problem)) return 1;
+  if (dense_offsets(p, &cu_q, &cu_k)) return 2;
+  const size_t rows = p->batch * p->heads * p->n;
+  float* l = lse ? malloc((rows ? rows : 1) * sizeof(float)) : NULL;
+  const int rc = lse && !l ? 2 : varlen_rows_f32(p, cu_q, cu_k, q, k, v, o, l, BUG_VL_NONE);
+  if (rc == 0 && lse) dense_lse(p, l, lse);
+  free(cu_q), free(cu_k), free(l);
+  return rc;
+}
+int dense_plain_bf16(const attncheck_attention_problem* p, const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* o, float* lse) {
+  int32_t *cu_q, *cu_k;
+  if (p->struct_size < sizeof(attncheck_attention_problem)) return 1;
+  if (dense_offsets(p, &cu_q, &cu_k)) return 2;
+  const size_t rows = p->batch * p->heads * p->n;
+  float* l = lse ? malloc((rows ? rows : 1) * sizeof(float)) : NULL;
+  const int rc = lse && !l ? 2 : varlen_16bit(p, cu_q, cu_k, q, k, v, o, l, from_bf16, to_bf16, BUG_VL_NONE);
+  if (rc == 0 && lse) dense_lse(p, l, lse);
+  free(cu_q), free(cu_k), free(l);
+  return rc;
+}
+_Static_assert(_Generic(&dense_plain_f32, attncheck_attention_v2_f32_fn: 1, default: 0), "dense f32 signature");
+_Static_assert(_Generic(&dense_plain_bf16, attncheck_attention_v2_bf16_fn: 1, default: 0), "dense bf16 signature");
 
 /* ---- stray writes the library backend must see (AUDIT-SAFE-001) ------------------------------- */
 int bug_varlen_o_overrun_f32(VL_ARGS(float, float)) {
@@ -208,13 +261,17 @@ static int VL_FN(varlen_rows)(const attncheck_attention_problem* p, const int32_
           if (s > M) M = s; /* a NaN score never becomes M, but reaches Z through its exp below */
         }
         VL_F Z = 0;
-        for (long long j = lo; j < hi; ++j) {
-          e[j - lo] = EXP(e[j - lo] - M);
-          Z = Z + e[j - lo];
-        }
+        for (long long j = lo; j < hi; ++j) e[j - lo] = EXP(e[j - lo] - M);
+        /* BUG_VL_REVERSED_ORDER: both sums from the last key to the first (correct within the
+         * bound; not the dense kernel's bits). */
+        const int rev = bug == BUG_VL_REVERSED_ORDER;
+        for (long long t = lo; t < hi; ++t) Z = Z + e[(rev ? hi - 1 - (t - lo) : t) - lo];
         for (size_t cc = 0; cc < dv; ++cc) {
           VL_F a = 0;
-          for (long long j = lo; j < hi; ++j) a = a + e[j - lo] * v[((k0 + (size_t)j) * Hkv + g) * dv + cc];
+          for (long long t = lo; t < hi; ++t) {
+            const long long j = rev ? hi - 1 - (t - lo) : t;
+            a = a + e[j - lo] * v[((k0 + (size_t)j) * Hkv + g) * dv + cc];
+          }
           oi[cc] = a / Z;
         }
         if (li) *li = M + LOG(Z);

@@ -232,6 +232,7 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
           timeout: Optional[float] = None, jobs: int = 1, cli: Optional[str] = None,
           contracts_dir: Optional[str] = None, attention_shapes: Optional[Iterable[str]] = None,
           no_lse: bool = False, splits: Optional[int] = None, page_size_invariant: bool = False,
+          packing_invariant: bool = False,
           extra_args: Sequence[str] = ()) -> AuditResult:
     """Audits fn as the kernel KIND:DTYPE (or every kernel of ``kernels={"softmax:f32": fn, ...}``)
     with ``attncheck audit --exec`` and returns the verdicts of its JSON report.
@@ -251,7 +252,9 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
     lse); no_lse: it returns no LSE); kind "kv_quantize" the cache write (fn(x, scale, format,
     saturating) returns the uint8 codes). splits is the CLI's ``--splits S`` (the attention_v2 or
     attention_paged kernel reads problem.num_splits: split-KV decoding) and page_size_invariant its
-    ``--page-size-invariant`` (the attention_paged kernel's bits do not depend on the page size). Raises CLINotFoundError without the CLI and AttncheckError
+    ``--page-size-invariant`` (the attention_paged kernel's bits do not depend on the page size);
+    packing_invariant is ``--packing-invariant`` (the attention_varlen kernel computes each sequence
+    as the attention_v2 kernel of the same table computes it alone: FALSIFY-VARLEN-003 bit for bit). Raises CLINotFoundError without the CLI and AttncheckError
     when attncheck refuses the run (exit status 2)."""
     if (fn is None) == (kernels is None):
         raise TypeError("audit() takes a kernel function or kernels={...}, not both or neither")
@@ -280,6 +283,8 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
             cmd += ["--splits", str(splits)]
         if page_size_invariant:
             cmd += ["--page-size-invariant"]
+        if packing_invariant:
+            cmd += ["--packing-invariant"]
         for flag, values in (("--test", tests), ("--contract", contracts), ("--dtype", dtypes)):
             for v in values or ():
                 cmd += [flag, str(v)]

@@ -145,9 +145,10 @@ static std::string parse_bindings(const YAML::Node& root, const std::string& pat
   for (const auto& kv : root) {
     const auto key = kv.first.as<std::string>();
     if (key != "library" && key != "kernels" && key != "masked" && key != "tolerance" && key != "abi" && key != "lse" &&
-        key != "stores" && key != "deterministic" && key != "splits" && key != "page_size_invariant")
+        key != "stores" && key != "deterministic" && key != "splits" && key != "page_size_invariant" && key != "packing_invariant")
       return path + ":" + std::to_string(kv.first.Mark().line + 1) + ": unknown key '" + key +
-             "' (known: library, kernels, masked, tolerance, abi, lse, stores, deterministic, splits, page_size_invariant)";
+             "' (known: library, kernels, masked, tolerance, abi, lse, stores, deterministic, splits, page_size_invariant, "
+             "packing_invariant)";
   }
   if (root["abi"]) {
     const std::string a = root["abi"].as<std::string>();
@@ -180,6 +181,13 @@ static std::string parse_bindings(const YAML::Node& root, const std::string& pat
       return path + ":" + std::to_string(root["page_size_invariant"].Mark().line + 1) + ": page_size_invariant: '" + t +
              "' is not true or false (whether the paged kernels give the same bits whatever the page size)";
     out.page_size_invariant = t == "true" || t == "yes";
+  }
+  if (root["packing_invariant"]) {  // --packing-invariant: the library's varlen kernels claim it
+    const std::string t = root["packing_invariant"].as<std::string>();
+    if (t != "true" && t != "yes" && t != "false" && t != "no")
+      return path + ":" + std::to_string(root["packing_invariant"].Mark().line + 1) + ": packing_invariant: '" + t +
+             "' is not true or false (whether the varlen kernels compute each sequence as the dense kernel does)";
+    out.packing_invariant = t == "true" || t == "yes";
   }
   if (!root["library"] || !root["library"].IsScalar()) return path + ": 'library' (the shared library's path) is missing";
   std::filesystem::path lib = root["library"].as<std::string>();

@@ -41,6 +41,9 @@ struct KernelSource {
   // Attention over a paged KV cache: the kernels give the same bits whatever the page size
   // (page_size_invariant: at the top; --page-size-invariant sets it).
   bool page_size_invariant = false;
+  // Attention over a packed batch: the kernels compute each sequence as the dense kernel does
+  // (packing_invariant: at the top; --packing-invariant sets it).
+  bool packing_invariant = false;
 };
 
 // Parses a stores declaration: "p" (fused) or "scores,p" / "p,scores" (unfused); returns an error

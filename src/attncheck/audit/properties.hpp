@@ -43,6 +43,10 @@ struct Policy {
   // FALSIFY-PAGED-002 then redraws the page size of its second placement (KernelSet::
   // attention_paged_page_size_invariant).
   bool page_size_invariant = false;
+  // attention_varlen: the kernel computes each sequence in the order its dense attention kernel
+  // computes it alone (--packing-invariant): FALSIFY-VARLEN-003 then demands the same bits
+  // (KernelSet::attention_varlen_packing_invariant).
+  bool packing_invariant = false;
 };
 
 // One audit obligation, checked once per applicable kind: body(kind) draws an input for that

@@ -130,6 +130,7 @@ KernelSet<T> audited_set(Backend& b, const AuditRequest& req, CallStats& st) {
                                       req.policy_for(Kind::attention_varlen, d).returns_lse, req.policy_for(Kind::attention_paged, d).returns_lse,
                                       req.policy_for(Kind::attention_fp8kv, d).returns_lse, req.policy_for(Kind::attention_v2, d).splits);
   k.attention_paged_page_size_invariant = req.policy_for(Kind::attention_paged, d).page_size_invariant;
+  k.attention_varlen_packing_invariant = req.policy_for(Kind::attention_varlen, d).packing_invariant;
   return k;
 }
 

@@ -44,6 +44,9 @@ inline AttentionProblem sequence_problem(const AttentionProblem& p, const Packin
 // replaces one and inherits the rest: which sequences are computed, where a sequence's keys start
 // and how many it has, its dense problem, and where its LSE goes.
 struct VarlenSteps {
+  // The tiling each sequence is attended with: the caller's, the dense kernel's (so the reference's
+  // bits do not depend on the packing: KernelSet::attention_varlen_packing_invariant).
+  static Tiling tiling(const Packing&, Tiling t) { return t; }
   static std::size_t sequences(const Packing& pk) { return pk.sequences(); }
   static std::size_t key_start(const Packing& pk, std::size_t b) { return static_cast<std::size_t>(pk.cu_k[b]); }
   static AttentionProblem problem(const AttentionProblem& p, const Packing& pk, std::size_t b) { return sequence_problem(p, pk, b); }
@@ -65,7 +68,7 @@ void attention_varlen(const AttentionProblem& p, const Packing& pk, const T* q, 
     const std::size_t q0 = static_cast<std::size_t>(pk.cu_q[b]), k0 = Pack::key_start(pk, b);
     l.assign(lse ? s.shape.lse_size() : 0, lit<T>(0));
     attention_batched<T, Steps>(s, q + q0 * sh.heads * sh.d, k + k0 * sh.kv_heads * sh.d, v + k0 * sh.kv_heads * sh.dv,
-                                o + q0 * sh.heads * sh.dv, lse ? l.data() : nullptr, tiling);
+                                o + q0 * sh.heads * sh.dv, lse ? l.data() : nullptr, Pack::tiling(pk, tiling));
     if (lse)
       for (std::size_t h = 0; h < sh.heads; ++h)
         for (std::size_t i = 0; i < s.shape.n; ++i) lse[Pack::lse_at(p, pk, b, h, i)] = l[s.shape.lse_at(0, h, i)];

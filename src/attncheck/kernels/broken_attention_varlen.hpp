@@ -6,6 +6,7 @@
 // falsify/mutants/attention_varlen.cpp.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 
 #include "attncheck/kernels/attention_varlen.hpp"
@@ -53,6 +54,14 @@ struct VarlenLseDenseLayout : VarlenSteps {
     const std::size_t size = pk.total_q() * p.shape.heads;
     return ((b * p.shape.heads + h) * p.shape.n + i) % size;
   }
+};
+
+// The packed path's key blocks not the dense path's: blocks of 3 keys (2 where the caller's are 3),
+// as a kernel whose varlen path tiles differently from its dense one. Correct within the bound, but
+// its bits depend on the packing; this one keeps the reference's claim that they do not
+// (KernelSet::attention_varlen_packing_invariant).
+struct VarlenBlocksNotDense : VarlenSteps {
+  static Tiling tiling(const Packing&, Tiling t) { return {std::max<std::size_t>(t.br, 1), t.bc == 3 ? std::size_t{2} : std::size_t{3}}; }
 };
 
 }  // namespace attncheck::kernels::broken

@@ -99,6 +99,11 @@ struct KernelSet {
   // (the reference: it gathers the keys, then attends; --page-size-invariant for an audited
   // kernel): FALSIFY-PAGED-002 then also redraws the page size. false: it keeps it.
   bool attention_paged_page_size_invariant = false;
+  // true: attention_varlen computes each sequence in the order attention_batched computes it
+  // alone (the reference: varlen is attention_batched per sequence, with the same tiling;
+  // --packing-invariant for an audited kernel): FALSIFY-VARLEN-003 then demands the same bits.
+  // false: within twice the derived allowance.
+  bool attention_varlen_packing_invariant = false;
 };
 
 namespace detail {
@@ -248,6 +253,7 @@ KernelSet<S> computed_in(const KernelSet<C>& k) {
   r.attention_merge_lse = k.attention_merge_lse;
   r.attention_batched_follows_tiling = k.attention_batched_follows_tiling;
   r.attention_paged_page_size_invariant = k.attention_paged_page_size_invariant;
+  r.attention_varlen_packing_invariant = k.attention_varlen_packing_invariant;
   return r;
 }
 
@@ -351,6 +357,7 @@ KernelSet<T> reference_kernels_in_storage() {
   k.attention_fp8kv = attention_fp8kv_kernel<T>();
   k.attention_batched_follows_tiling = true;
   k.attention_paged_page_size_invariant = true;
+  k.attention_varlen_packing_invariant = true;
   return k;
 }
 
