@@ -3,7 +3,7 @@
 # that tree's objects of TARGET, imported and not compiled again.
 #
 # tools/sanitize.sh uses the second form for the properties (attncheck_falsify) and the harnesses
-# (attncheck_harnesses): its build-asan/ links the -O2 objects of build/ instead of compiling them
+# (attncheck_harnesses): its build-asan/ links the optimised (-O1) objects of build/ instead of compiling them
 # again with ASan + UBSan at -O0. Those two are the contracts' content, every property at every
 # format and every harness, not the code sanitizers find bugs in (the parsers, the process
 # boundary, the kernels: all compiled instrumented in build-asan/); and they were 38 % of the

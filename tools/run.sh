@@ -19,7 +19,7 @@ bash tools/install-deps.sh
 phase "installing dependencies"
 build="${ATTNCHECK_BUILD_DIR:-build}"
 jobs="$(nproc)"
-bash tools/configure.sh "$build"  # -O2 without -g (tools/configure.sh says why)
+bash tools/configure.sh "$build"  # C++ at -O1, without -g (tools/configure.sh says why)
 cmake --build "$build" -j "$jobs"
 phase "the build"
 

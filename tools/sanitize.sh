@@ -11,14 +11,14 @@
 #
 # What is instrumented: everything compiled in build-asan/, which is every library and test
 # program except the contracts' content: the properties and mutants (attncheck_falsify) and the
-# harnesses (attncheck_harnesses) are the -O2 objects of the main build (ATTNCHECK_BUILD_DIR,
+# harnesses (attncheck_harnesses) are the optimised objects of the main build (ATTNCHECK_BUILD_DIR,
 # default build/, built first if it is not), linked in uninstrumented
 # (cmake/prebuilt_objects.cmake says why that is sound). So the parsers (contract and bindings
 # YAML, the exec protocol, the CLI's options), the process boundary (fork server, shared memory,
 # exec backend, rlimits) and the kernels are instrumented: the kernels in the unit and audit test
 # programs, which call them directly at every format and link no property object (in the CLI the
 # properties' own copies of the kernel templates are the ones linked). Every property at every
-# format runs in the main build's suite; here the properties run at -O2, which is also what makes
+# format runs in the main build's suite; here the properties run optimised (-O1, tools/configure.sh), which is also what makes
 # the audit and gate tests cheap under the sanitizers.
 #
 # What runs: every CTest label except `proofs` (LaTeX and Coq: no C++ of ours to sanitize),
