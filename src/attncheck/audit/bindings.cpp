@@ -141,7 +141,7 @@ std::string read_bindings_text(const std::string& text, const std::string& path,
 static std::string parse_bindings(const YAML::Node& root, const std::string& path, KernelSource& out) {
   if (!root.IsMap())
     return path + ": expected a map with keys library, kernels (and optionally masked, tolerance, abi, lse, stores, deterministic, splits, "
-                  "page_size_invariant)";
+                  "page_size_invariant, packing_invariant)";
   for (const auto& kv : root) {
     const auto key = kv.first.as<std::string>();
     if (key != "library" && key != "kernels" && key != "masked" && key != "tolerance" && key != "abi" && key != "lse" &&
