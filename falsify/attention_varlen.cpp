@@ -93,29 +93,23 @@ struct Varlen003 {
           const auto ex = bounds::attention_row_allowance(seq.p, seq.q, seq.k, seq.v, 0, h, i, kb, md);
           const T* o = out.o.data() + ((q0 + i) * s.heads + h) * s.dv;
           const T* od = dense.o.data() + seq.p.shape.o_at(0, i, h);
-          // Under the claim the LSE is the dense kernel's too (both returned: the same flag asks both).
-          if (ks.attention_varlen_packing_invariant && !out.lse.empty() && !dense.lse.empty()) {
+          // A kernel that claims its packed order is its dense order (the reference; an audited
+          // kernel declared --packing-invariant) owes the dense kernel's bits, O and LSE.
+          const auto owe_bits = [&](const std::string& what, auto packed, auto dense_value) {
+            Report<T> r(id, where(vc, b, h, i) + what +
+                                ": not the dense kernel's bits, although the kernel claims packing invariance (--packing-invariant)");
+            with_inputs(r, vc).line("packed: " + bits_of(packed) + "  " + decimal(to_double(packed)))
+                .line("dense:  " + bits_of(dense_value) + "  " + decimal(to_double(dense_value)))
+                .raise();
+          };
+          if (ks.attention_varlen_packing_invariant && !out.lse.empty() && !dense.lse.empty()) {  // one flag asks both
             const auto l = out.lse[h * vc.pk.total_q() + q0 + i], ld = dense.lse[seq.p.shape.lse_at(0, h, i)];
-            if (!(std::isnan(l) && std::isnan(ld)) && !identical_bits(l, ld)) {
-              Report<T> r(id, where(vc, b, h, i) + ": the LSE is not the dense kernel's bits, although the kernel claims "
-                                                   "packing invariance (--packing-invariant)");
-              with_inputs(r, vc).line("packed LSE: " + bits_of(l) + "  " + decimal(static_cast<double>(l)))
-                  .line("dense LSE:  " + bits_of(ld) + "  " + decimal(static_cast<double>(ld)))
-                  .raise();
-            }
+            if (!(std::isnan(l) && std::isnan(ld)) && !identical_bits(l, ld)) owe_bits(", the LSE", l, ld);
           }
           for (std::size_t col = 0; col < s.dv; ++col) {
             const bool both_nan = std::isnan(to_double(o[col])) && std::isnan(to_double(od[col]));
             if (both_nan || identical_bits(o[col], od[col])) continue;
-            // A kernel that claims its packed order is its dense order (the reference; an audited
-            // kernel declared --packing-invariant) owes the same bits.
-            if (ks.attention_varlen_packing_invariant) {
-              Report<T> r(id, where(vc, b, h, i) + ", column " + std::to_string(col) +
-                                  ": not the dense kernel's bits, although the kernel claims packing invariance (--packing-invariant)");
-              with_inputs(r, vc).line("packed: " + bits_of(o[col]) + "  " + decimal(to_double(o[col])))
-                  .line("dense:  " + bits_of(od[col]) + "  " + decimal(to_double(od[col])))
-                  .raise();
-            }
+            if (ks.attention_varlen_packing_invariant) owe_bits(", column " + std::to_string(col), o[col], od[col]);
             const long double diff = std::abs(static_cast<long double>(to_double(o[col])) - to_double(od[col]));
             const long double allowed = ex.keys.empty() ? 0 : 2 * ex.o_allowance[col];
             observe(ratio(diff, allowed), "packed − dense, " + std::string(dtype_name(dtype_of<T>())));

@@ -29,20 +29,22 @@ std::vector<std::string> kind_names() {
   return v;
 }
 
-std::string parse_lse(const std::string& s, bool& out) {
+// A true/false key (yes and no accepted): "" and out set, or the message naming the key and what
+// it declares.
+std::string parse_flag(const std::string& key, const std::string& s, const char* meaning, bool& out) {
   if (s == "true" || s == "yes" || s == "false" || s == "no") {
     out = s == "true" || s == "yes";
     return "";
   }
-  return "lse: '" + s + "' is not true or false (whether the attention kernel returns the log-sum-exp)";
+  return key + ": '" + s + "' is not true or false (" + meaning + ")";
+}
+
+std::string parse_lse(const std::string& s, bool& out) {
+  return parse_flag("lse", s, "whether the attention kernel returns the log-sum-exp", out);
 }
 
 std::string parse_deterministic(const std::string& s, bool& out) {
-  if (s == "true" || s == "yes" || s == "false" || s == "no") {
-    out = s == "true" || s == "yes";
-    return "";
-  }
-  return "deterministic: '" + s + "' is not true or false (whether the kernel gives the same bits for the same input)";
+  return parse_flag("deterministic", s, "whether the kernel gives the same bits for the same input", out);
 }
 
 }  // namespace
@@ -175,20 +177,20 @@ static std::string parse_bindings(const YAML::Node& root, const std::string& pat
       return at + ": splits: '" + t + "' is not a number of splits from 1 to 65535 (the most a kernel is told to split each row's keys into)";
     out.splits = v;
   }
-  if (root["page_size_invariant"]) {  // --page-size-invariant: the library's paged kernels claim it
-    const std::string t = root["page_size_invariant"].as<std::string>();
-    if (t != "true" && t != "yes" && t != "false" && t != "no")
-      return path + ":" + std::to_string(root["page_size_invariant"].Mark().line + 1) + ": page_size_invariant: '" + t +
-             "' is not true or false (whether the paged kernels give the same bits whatever the page size)";
-    out.page_size_invariant = t == "true" || t == "yes";
-  }
-  if (root["packing_invariant"]) {  // --packing-invariant: the library's varlen kernels claim it
-    const std::string t = root["packing_invariant"].as<std::string>();
-    if (t != "true" && t != "yes" && t != "false" && t != "no")
-      return path + ":" + std::to_string(root["packing_invariant"].Mark().line + 1) + ": packing_invariant: '" + t +
-             "' is not true or false (whether the varlen kernels compute each sequence as the dense kernel does)";
-    out.packing_invariant = t == "true" || t == "yes";
-  }
+  // The library's claims that --page-size-invariant and --packing-invariant also make.
+  const auto top_flag = [&](const char* key, const char* meaning, bool& flag) -> std::string {
+    if (!root[key]) return "";
+    const std::string e = parse_flag(key, root[key].as<std::string>(), meaning, flag);
+    return e.empty() ? e : path + ":" + std::to_string(root[key].Mark().line + 1) + ": " + e;
+  };
+  if (auto e = top_flag("page_size_invariant", "whether the paged kernels give the same bits whatever the page size",
+                        out.page_size_invariant);
+      !e.empty())
+    return e;
+  if (auto e = top_flag("packing_invariant", "whether the varlen kernels compute each sequence as the dense kernel does",
+                        out.packing_invariant);
+      !e.empty())
+    return e;
   if (!root["library"] || !root["library"].IsScalar()) return path + ": 'library' (the shared library's path) is missing";
   std::filesystem::path lib = root["library"].as<std::string>();
   if (lib.is_relative()) lib = std::filesystem::path(path).parent_path() / lib;  // relative to the bindings file
