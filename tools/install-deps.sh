@@ -5,6 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential cmake pkg-config
+  ccache  # cmake/ccache.cmake: a clone in another folder reuses the objects of an earlier build
   doctest-dev librapidcheck-dev
   libboost-dev libmpfr-dev libgmp-dev libmpfi-dev
   libyaml-cpp-dev libcli11-dev libfmt-dev

@@ -12,10 +12,35 @@ case "$what" in
   *) echo "usage: tools/run.sh gate [attncheck gate options] | tools/run.sh test [ctest options]" >&2; exit 2 ;;
 esac
 
-# Each phase prints its wall time (the README's CI figures come from these lines).
-phase() { echo "run: $1 took $((SECONDS - phase_start)) s"; phase_start=$SECONDS; }
+# Each phase prints its wall time (the README's CI figures come from these lines) and, where it
+# compiled, ccache's hits and misses in it (cmake/ccache.cmake): hits, misses and uncached compiles
+# since the phase began, from ccache's own counters (summed over any other build on the machine).
+ccache_counts() {  # "hits misses uncached" from ccache --print-stats, or nothing without ccache
+  command -v ccache >/dev/null 2>&1 || return 0
+  ccache --print-stats 2>/dev/null | awk -F'\t' '
+    $1 == "direct_cache_hit" || $1 == "preprocessed_cache_hit" { h += $2 }
+    $1 == "cache_miss" { m += $2 }
+    $1 ~ /^(could_not_use_precompiled_header|unsupported_|bad_compiler_arguments|compiler_produced_|output_to_stdout|multiple_source_files|no_input_file|preprocessor_error|compile_failed)/ { u += $2 }
+    END { print h + 0, m + 0, u + 0 }'
+}
+cache_before="$(ccache_counts)"
+phase() {
+  local now hits="" h0 m0 u0 h1 m1 u1
+  now="$(ccache_counts)"
+  if [ -n "$now" ] && [ -n "$cache_before" ]; then
+    read -r h0 m0 u0 <<<"$cache_before"
+    read -r h1 m1 u1 <<<"$now"
+    if [ $((h1 - h0 + m1 - m0 + u1 - u0)) -gt 0 ]; then
+      hits=" (ccache: $((h1 - h0)) hits, $((m1 - m0)) misses, $((u1 - u0)) uncached)"
+    fi
+  fi
+  echo "run: $1 took $((SECONDS - phase_start)) s$hits"
+  phase_start=$SECONDS
+  cache_before="$now"
+}
 phase_start=$SECONDS
 bash tools/install-deps.sh
+cache_before="$(ccache_counts)"  # ccache may have just been installed
 phase "installing dependencies"
 build="${ATTNCHECK_BUILD_DIR:-build}"
 jobs="$(nproc)"
