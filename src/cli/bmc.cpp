@@ -37,7 +37,9 @@ struct BmcOptions {
   // query runs out says "not shown non-trivial" either way.
   double witness_timeout = 30;
   std::string json, mutant, replay, save_regression, replay_regressions, gappa_script;
+  std::string witnesses;  // --witnesses DIR: recorded non-triviality witnesses (bmc_witness.hpp)
   bool exhaustive = false, list = false, lemmas = true, witness = true, validate_axioms = false;
+  bool record_witnesses = false;
 };
 
 std::optional<Dtype> parse_format(const std::string& s) {
@@ -225,7 +227,31 @@ struct BmcPlan {
   std::map<std::string, const contract::Harness*> recorded;
   std::map<std::string, std::string> lifts;  // harness ID -> its contract's `lift:` (Coq theorem)
   std::string solver_text;
+  WitnessRecord witnesses;  // --witnesses DIR, read before the run
 };
+
+// --witnesses DIR: every DIR/*.case read (a malformed one is a usage error, not skipped); a
+// missing DIR is an error unless --record-witnesses will create it.
+bool plan_witnesses(const BmcOptions& o, BmcPlan& p) {
+  if (o.record_witnesses && o.witnesses.empty()) {
+    std::cerr << "error: --record-witnesses needs --witnesses DIR (where to write them)\n";
+    return false;
+  }
+  if (o.witnesses.empty()) return true;
+  p.witnesses.dir = o.witnesses;
+  p.witnesses.record = o.record_witnesses;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(o.witnesses, ec)) {
+    if (o.record_witnesses) return true;
+    std::cerr << "error: --witnesses " << o.witnesses << ": not a directory\n";
+    return false;
+  }
+  bmc::corpus_result corpus = bmc::read_corpus(o.witnesses);
+  for (const auto& e : corpus.errors) std::cerr << "error: --witnesses: " << e << "\n";
+  if (!corpus.errors.empty()) return false;
+  p.witnesses.cases = std::move(corpus.cases);
+  return true;
+}
 
 bool plan_solver(const BmcOptions& o, BmcPlan& p) {
   p.gappa_only = o.solver == "gappa";
@@ -555,7 +581,9 @@ class BmcRun {
   void assess_smt(Row& row, const bmc::harness_def& h, Dtype f, std::size_t bound, bool enumerate) {
     if (!assessing()) return;
     const auto key = std::make_tuple(h.id, static_cast<int>(f), bound);
-    if (!witness_cache_.count(key)) witness_cache_[key] = smt_witness(h, f, bound, enumerate, p_.solver, witness_seconds());
+    if (!witness_cache_.count(key))
+      witness_cache_[key] = smt_witness(h, f, bound, enumerate, p_.solver, witness_seconds(),
+                                        o_.witnesses.empty() ? nullptr : &p_.witnesses);
     row.nontrivial = witness_cache_[key].nontrivial;
     row.witness = witness_cache_[key].text;
   }
@@ -689,7 +717,7 @@ int run_bmc(const Global& global, const BmcOptions& o) {
   if (!o.replay_regressions.empty()) return replay_regressions(o.replay_regressions);
   BmcPlan p;
   if (!plan_solver(o, p) || !plan_harnesses(o, p) || !plan_mutant_and_formats(o, p) ||
-      !plan_recorded_bounds(global, o, p))
+      !plan_recorded_bounds(global, o, p) || !plan_witnesses(o, p))
     return exit_usage;
   if (!o.replay.empty()) return replay_bits(o, p);
   p.solver_text = solver_text_of(p);
@@ -742,6 +770,12 @@ Command setup_bmc(CLI::App& parent, const Global& global) {
                   "Save every counterexample (real, i.e. failing on the concrete kernel) as a regression case in DIR");
   app->add_option("--replay-regressions", o->replay_regressions,
                   "Replay every DIR/*.case on the concrete kernel: the reference must pass, a named mutant must fail");
+  app->add_option("--witnesses", o->witnesses,
+                  "Recorded non-triviality witnesses, DIR/*.case: a proved row whose recorded witness still "
+                  "fails its mutant is non-trivial without a solver query; the others are searched (CI: "
+                  "tests/bmc/witnesses)");
+  app->add_flag("--record-witnesses", o->record_witnesses,
+                "Write each witness a search finds to the --witnesses DIR (refreshes a stale record)");
   app->add_flag("--exhaustive", o->exhaustive, "Enumerate every input on the concrete kernel (<= 24 input bits)");
   app->add_flag("!--no-lemmas", o->lemmas, "Skip the per-element lemmas (no 'all d' rows)");
   app->add_flag("!--no-witness", o->witness,

@@ -2,6 +2,10 @@
 #include "cli/bmc_witness.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -40,10 +44,69 @@ Witness found(const bmc::harness_def& h, std::size_t bound, const bmc::mutant_de
           seconds};
 }
 
+// A recorded witness of (h, f, bound) replayed on its mutant: the witness when it still fails
+// there with finite compared values; otherwise nullopt, and *stale says which record no longer
+// reproduces and why.
+std::optional<Witness> replayed(const bmc::harness_def& h, Dtype f, std::size_t bound, const WitnessRecord& record,
+                                std::vector<std::string>* stale) {
+  const auto start = std::chrono::steady_clock::now();
+  for (const bmc::regression_case& c : record.cases) {
+    if (c.harness != h.id || c.format != f || c.bound != bound || c.mutant.empty()) continue;
+    const std::string file = std::filesystem::path(c.source).filename().string();
+    const bmc::mutant_def* m = bmc::find_mutant(c.mutant);
+    if (!m || !catches(m->caught_by, h.id)) {
+      stale->push_back(file + ": " + (m ? "the harness no longer catches mutant " : "no mutant named ") + c.mutant);
+      continue;
+    }
+    const bmc::replay_result rr = bmc::replay(h, f, bound, c.bits, m);
+    if (!rr.assumptions_hold) stale->push_back(file + ": the bits no longer satisfy the assumptions");
+    else if (rr.failed.empty()) stale->push_back(file + ": mutant " + c.mutant + " passes it now");
+    else if (rr.nonfinite_widened) stale->push_back(file + ": refutes only through a NaN or infinity now");
+    else {
+      bmc::run_result r;
+      r.id = h.id;
+      r.format = f;
+      r.bound = bound;
+      r.input_bits = c.bits;
+      r.failed_on_replay = rr.failed;
+      Witness w = found(h, bound, *m, r, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      w.text += " [recorded witness " + file + " replayed, no solver query]";
+      return w;
+    }
+  }
+  return std::nullopt;
+}
+
+// Writes witness r of mutant m (a search's) to record.dir; says so, or why not, on stderr.
+void record_witness(const WitnessRecord& record, const bmc::run_result& r, const bmc::mutant_def& m) {
+  const bmc::regression_case c = bmc::case_of(r, &m);
+  const std::string path = (std::filesystem::path(record.dir) / bmc::case_file_name(c)).string();
+  try {
+    std::error_code ec;
+    std::filesystem::create_directories(record.dir, ec);
+    // The case format, under a header of its own (render_case's speaks of regression cases).
+    std::string text = bmc::render_case(c);
+    while (text.rfind('#', 0) == 0) text.erase(0, text.find('\n') + 1);
+    write_atomically(path, "# attncheck bmc non-triviality witness (docs/bmc.md, \"Recorded witnesses\"): input bits on\n"
+                           "# which the mutant fails the harness at this format and bound, found by a solver search\n"
+                           "# (`attncheck bmc --witnesses DIR --record-witnesses`) and replayed, without one, by\n"
+                           "# `attncheck bmc --witnesses DIR` (CI: bmc.contract-bounds).\n" + text);
+    std::cerr << "bmc: recorded witness " << path << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "error: cannot record the witness in " << path << ": " << e.what() << "\n";
+  }
+}
+
 }  // namespace
 
 Witness smt_witness(const bmc::harness_def& h, Dtype f, std::size_t bound, bool enumerate,
-                    bmc::solver_choice solver, double timeout_seconds) {
+                    bmc::solver_choice solver, double timeout_seconds, const WitnessRecord* record) {
+  std::vector<std::string> stale;
+  if (record) {
+    if (auto w = replayed(h, f, bound, *record, &stale)) return *w;
+  }
+  // "searched again" when a record of this row went stale: a reader then knows to refresh it.
+  const std::string again = stale.empty() ? "" : " [recorded witness stale (" + join(stale, "; ") + "): searched again]";
   Witness w;
   std::vector<std::string> why;
   bool undecided = false;
@@ -59,7 +122,12 @@ Witness smt_witness(const bmc::harness_def& h, Dtype f, std::size_t bound, bool 
     w.seconds += r.seconds;
     undecided = undecided || r.v == bmc::verdict::unknown;
     const bool refuted = r.v == bmc::verdict::counterexample || r.v == bmc::verdict::exhaustive_fail;
-    if (refuted && !r.nonfinite_widened) return found(h, bound, m, r, w.seconds);
+    if (refuted && !r.nonfinite_widened) {
+      if (record && record->record) record_witness(*record, r, m);
+      Witness shown = found(h, bound, m, r, w.seconds);
+      shown.text += again;
+      return shown;
+    }
     why.push_back(m.name + ": " +
                   (r.v == bmc::verdict::proved            ? std::string("no counterexample with finite compared values")
                    : r.v == bmc::verdict::exhaustive_pass ? std::string("passes on every input")
@@ -67,7 +135,7 @@ Witness smt_witness(const bmc::harness_def& h, Dtype f, std::size_t bound, bool 
                                                           : std::string(bmc::name_of(r.v)) +
                                                                 (r.reason.empty() ? "" : " (" + r.reason + ")")));
   }
-  w.text = trivial_text(h.bound_name, bound, why, undecided);
+  w.text = trivial_text(h.bound_name, bound, why, undecided) + again;
   return w;
 }
 

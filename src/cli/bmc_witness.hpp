@@ -10,9 +10,11 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "attncheck/bmc/engine.hpp"
 #include "attncheck/bmc/gappa_harness.hpp"
+#include "attncheck/bmc/regression.hpp"
 
 namespace attncheck::cli {
 
@@ -22,13 +24,25 @@ struct Witness {
   double seconds = 0;
 };
 
-// SMT harness h at format f and bound: each mutant it catches, in registration order, asked for a
+// Witnesses found by earlier searches (`attncheck bmc --witnesses DIR`: DIR/*.case, the regression
+// case format, one per row, tests/bmc/witnesses/ for CI): a recorded witness that still fails its
+// mutant at that format and bound, with every value compared with a derived bound finite, is a
+// witness (a concrete input is all non-triviality asks for): the row needs no solver query. Only
+// when no recorded witness replays so is the row searched again, and the text says the record went
+// stale. With record, each witness a search finds is written to dir.
+struct WitnessRecord {
+  std::vector<bmc::regression_case> cases;
+  std::string dir;
+  bool record = false;
+};
+
+// SMT harness h at format f and bound: a recorded witness replayed (record, when given), else each mutant it catches, in registration order, asked for a
 // counterexample whose compared values are finite (run_options::finite_witness), until one is
 // found and replayed on the concrete mutant with finite values. A row enumerated on the concrete
 // kernel (enumerate: the 8-bit formats) enumerates each mutant instead, up to the first input that
 // fails it with finite compared values.
 Witness smt_witness(const bmc::harness_def& h, Dtype f, std::size_t bound, bool enumerate,
-                    bmc::solver_choice solver, double timeout_seconds);
+                    bmc::solver_choice solver, double timeout_seconds, const WitnessRecord* record = nullptr);
 
 // Gappa harness g at format f and row length d: a Gappa mutant it catches that gappa cannot prove
 // the asserted bound for (its enclosure of the error exceeds it), not one caught by the

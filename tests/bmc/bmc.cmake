@@ -17,9 +17,14 @@ doctest_discover_tests(bmc_tests ADD_LABELS 1 PROPERTIES LABELS bmc RESOURCE_LOC
 
 # The CLI run that CI relies on: every harness at the bound its contract records (`reached:`),
 # each format, with the all-d lemmas; exit 0 only if everything is proved (and non-vacuous).
+# Its non-triviality witnesses are the recorded ones (tests/bmc/witnesses/*.case) replayed on their
+# mutants, without a solver query, while they still reproduce; a row whose record went stale is
+# searched again and says so ("recorded witness stale ... searched again"; refresh the record with
+# `attncheck bmc --witnesses tests/bmc/witnesses --record-witnesses`). The searches were about 40 %
+# of this test's time (issue 45); the rows' verdicts come from the solver as before.
 add_test(NAME bmc.contract-bounds
          COMMAND attncheck_cli --contracts ${CMAKE_CURRENT_SOURCE_DIR}/contracts bmc --timeout 120
-                 --json ${ATTNCHECK_BMC_RECORD})
+                 --witnesses ${CMAKE_CURRENT_SOURCE_DIR}/tests/bmc/witnesses --json ${ATTNCHECK_BMC_RECORD})
 # `attncheck coverage` shows each harness's verdicts from this report by default (the record of a
 # real run, like the proofs record: ATTNCHECK_BMC_RECORD, src/cli/cli.cmake).
 set_tests_properties(bmc.contract-bounds PROPERTIES FIXTURES_SETUP bmc_record)
@@ -45,6 +50,25 @@ add_test(NAME bmc.witness-trivial-at-bound
 --json \"$j\" && grep -q '\"nontrivial\": true, \"witness\": \"non-trivial at d=2: mutant row_max_is_min' \"$j\""
          WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
 set_tests_properties(bmc.witness-trivial-at-bound PROPERTIES LABELS bmc)
+# Recorded witnesses (--witnesses): KANI-ASCL-002's at f16 d=4 replays without a solver query; a
+# record whose bits no longer fail the mutant (tests/fixtures/bmc/stale-witness: the same row with
+# an input that row_max_is_min passes) is reported stale and the row is searched again, with the
+# same answer; a malformed record is a usage error.
+add_test(NAME bmc.witness-replayed
+         COMMAND attncheck_cli --contracts ${CMAKE_CURRENT_SOURCE_DIR}/contracts bmc --harness KANI-ASCL-002
+                 --format f16 --bound 4 --no-lemmas --witnesses ${CMAKE_CURRENT_SOURCE_DIR}/tests/bmc/witnesses)
+set_tests_properties(bmc.witness-replayed PROPERTIES LABELS bmc
+                     PASS_REGULAR_EXPRESSION "non-trivial at d=4: mutant row_max_is_min[^\n]*recorded witness KANI-ASCL-002-f16-d4-row_max_is_min-[0-9a-f]+[.]case replayed, no solver query")
+add_test(NAME bmc.witness-stale-searched-again
+         COMMAND attncheck_cli --contracts ${CMAKE_CURRENT_SOURCE_DIR}/contracts bmc --harness KANI-ASCL-002
+                 --format f16 --bound 4 --no-lemmas --witnesses ${CMAKE_CURRENT_SOURCE_DIR}/tests/fixtures/bmc/stale-witness)
+set_tests_properties(bmc.witness-stale-searched-again PROPERTIES LABELS bmc
+                     PASS_REGULAR_EXPRESSION "non-trivial at d=4: mutant row_max_is_min[^\n]*recorded witness stale [(]stale.case: mutant row_max_is_min passes it now[)]: searched again")
+add_test(NAME bmc.witness-malformed
+         COMMAND attncheck_cli bmc --harness KANI-ASCL-002 --format f16 --bound 2 --no-lemmas
+                 --witnesses ${CMAKE_CURRENT_SOURCE_DIR}/tests/fixtures/bmc/bad-witness)
+set_tests_properties(bmc.witness-malformed PROPERTIES LABELS bmc
+                     PASS_REGULAR_EXPRESSION "error: --witnesses: [^\n]*garbage[.]case: line 3")
 # A broken kernel gives a counterexample, replayed on the concrete kernel, and exit status 1.
 add_test(NAME bmc.mutant-counterexample
          COMMAND attncheck_cli bmc --harness KANI-SM-002 --format f16 --bound 1 --no-lemmas
