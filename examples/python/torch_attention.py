@@ -17,8 +17,9 @@ computes.
 
 A real bug this audit finds: on a CPU without AVX-512 (oneDNN's bf16 gemm unused), torch 1.13's
 bf16 matmul takes its reference path, which for P @ V (the right operand not transposed) rounds
-every product and every partial sum to bf16 (pytorch/pytorch#83863, #95125; ones(1, 300) @ ones(300,
-1) gives 256). On a value column with a mean the output drifts by tens of bf16 ulps at a few
+every product and every partial sum to bf16 (pytorch/pytorch#83863, #95125; ones(4, 700, 300) @
+ones(300, 32) gives 256). On a CPU with AVX-512 bf16 these shapes go to oneDNN and accumulate in
+f32 (a 1 x 300 @ 300 x 1 product still does not). On a value column with a mean the output drifts by tens of bf16 ulps at a few
 thousand keys: AUDIT-ATTB-002 fails at bf16, and FALSIFY-ATTK-001 at some seeds (a cancelling
 column). With --f32-matmul (in the --exec command) both matmuls run on f32 copies and are rounded
 to bf16, as the unfused model declares: that passes.
