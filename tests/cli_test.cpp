@@ -14,6 +14,7 @@
 #include <doctest/doctest.h>
 
 #include "tests/run_command.hpp"
+#include "tests/test_paths.hpp"
 
 namespace {
 

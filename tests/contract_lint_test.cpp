@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "attncheck/contract/lint.hpp"
+#include "tests/test_paths.hpp"
 
 using namespace attncheck::contract;
 
@@ -147,7 +148,7 @@ TEST_CASE("Lint reports only its own findings, not the loader's") {
 }
 
 TEST_CASE("attncheck's attention-scaling contract lints without errors") {
-  const LoadResult r = load_file(ATTNCHECK_SOURCE_DIR "/contracts/attention-scaling-v1.yaml");
+  const LoadResult r = load_file(std::string(ATTNCHECK_SOURCE_DIR) + "/contracts/attention-scaling-v1.yaml");
   const auto ds = lint(r, {});
   INFO(dump(ds));
   CHECK_FALSE(has_errors(ds));

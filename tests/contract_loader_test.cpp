@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "attncheck/contract/loader.hpp"
+#include "tests/test_paths.hpp"
 
 using namespace attncheck::contract;
 namespace fs = std::filesystem;
@@ -139,7 +140,7 @@ TEST_CASE(
 
 TEST_CASE("attncheck's attention-scaling contract loads with ids, links and no errors") {
   LoadResult r;
-  REQUIRE_NOTHROW(r = load_file(ATTNCHECK_SOURCE_DIR "/contracts/attention-scaling-v1.yaml"));
+  REQUIRE_NOTHROW(r = load_file(std::string(ATTNCHECK_SOURCE_DIR) + "/contracts/attention-scaling-v1.yaml"));
   INFO(dump(r));
   CHECK(r.ok());
   REQUIRE(r.contracts.size() == 1);
@@ -337,7 +338,7 @@ TEST_CASE("An obligation's coq: list is read, and an entry that is not File.theo
 
 TEST_CASE("The bundled contracts name Coq theorems in the File.theorem form") {
   LoadResult r;
-  REQUIRE_NOTHROW(r = load_directory(ATTNCHECK_SOURCE_DIR "/contracts"));
+  REQUIRE_NOTHROW(r = load_directory(std::string(ATTNCHECK_SOURCE_DIR) + "/contracts"));
   INFO(dump(r));
   CHECK(find(r, Severity::warning, "coq entry") == nullptr);
   std::size_t named = 0;
@@ -386,7 +387,7 @@ TEST_CASE("A coq: link says what it proves: {exact: [...], float: [...]}, and th
 
 TEST_CASE("The bundled contracts state what every coq: link proves") {
   LoadResult r;
-  REQUIRE_NOTHROW(r = load_directory(ATTNCHECK_SOURCE_DIR "/contracts"));
+  REQUIRE_NOTHROW(r = load_directory(std::string(ATTNCHECK_SOURCE_DIR) + "/contracts"));
   for (const auto& c : r.contracts)
     for (const auto& o : c.obligations) {
       CAPTURE(o.id);

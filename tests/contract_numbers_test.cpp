@@ -11,6 +11,7 @@
 
 #include "attncheck/contract/loader.hpp"
 #include "falsify/variance_test.hpp"
+#include "tests/test_paths.hpp"
 
 namespace {
 
@@ -51,7 +52,7 @@ std::vector<std::string> ascl001_phrases() {
 
 TEST_CASE("FALSIFY-ASCL-001: the contract states the numbers the χ² test runs with") {
   using namespace attncheck::contract;
-  const LoadResult r = load_file(ATTNCHECK_SOURCE_DIR "/contracts/attention-scaling-v1.yaml");
+  const LoadResult r = load_file(std::string(ATTNCHECK_SOURCE_DIR) + "/contracts/attention-scaling-v1.yaml");
   REQUIRE(r.contracts.size() == 1);
   const FalsificationTest* t = nullptr;
   for (const auto& x : r.contracts[0].tests)

@@ -18,6 +18,7 @@
 
 #include "attncheck/audit/protocol.hpp"
 #include "attncheck/contract/loader.hpp"
+#include "tests/test_paths.hpp"
 
 namespace {
 
@@ -76,7 +77,7 @@ TEST_CASE("a 100 MB contract file is refused unread with its size and the limit,
   REQUIRE(r.diagnostics.size() == 1);
   CHECK(contains(r.diagnostics[0].message, "has 100000000 bytes, more than the 4 MiB"));
   // The limit is not a guess at the bundled files: the largest of them is far below it.
-  for (const auto& e : fs::directory_iterator(ATTNCHECK_SOURCE_DIR "/contracts"))
+  for (const auto& e : fs::directory_iterator(std::string(ATTNCHECK_SOURCE_DIR) + "/contracts"))
     CHECK(fs::file_size(e.path()) < attncheck::contract::max_file_bytes / 64);
   // Through the CLI: a usage error (exit 2) naming the file.
   const Run lint = cli("--contracts '" + s.dir.string() + "' lint");
@@ -143,7 +144,7 @@ TEST_CASE("an exec kernel that allocates without bound is stopped by the memory 
   const std::string hog = "--exec \"printf 'ATCK\\002\\001\\000\\000\\004\\000\\000\\000\\002\\000\\000\\000'; "
                           "x=y; while :; do x=\\$x\\$x; done\" --kernel softmax:f32";
   const fs::path json = fs::temp_directory_path() / ("attncheck-bounds-" + std::to_string(::getpid()) + ".json");
-  const Run r = cli("--contracts '" ATTNCHECK_SOURCE_DIR "/contracts' audit " + hog +
+  const Run r = cli("--contracts '" + std::string(ATTNCHECK_SOURCE_DIR) + "/contracts' audit " + hog +
                     " --memory 64 --timeout 20 --cases 3 --test AUDIT-SAFE-001 --json '" + json.string() + "'");
   INFO(r.output);
   std::ifstream in(json);

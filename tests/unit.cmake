@@ -3,8 +3,6 @@ file(GLOB ATTNCHECK_UNIT_TESTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*_tes
 add_executable(attncheck_tests ${CMAKE_CURRENT_LIST_DIR}/main.cpp ${ATTNCHECK_UNIT_TESTS})
 target_include_directories(attncheck_tests PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR})
 target_link_libraries(attncheck_tests PRIVATE attncheck::audit doctest::doctest)
-target_compile_definitions(attncheck_tests PRIVATE ${ATTNCHECK_SOURCE_DIR_DEFINE}
-  ATTNCHECK_TEST_FIXTURES="${PROJECT_SOURCE_DIR}/tests/fixtures"
-  ATTNCHECK_CLI_PATH="$<TARGET_FILE:attncheck_cli>")
+# Its paths (the checkout, the CLI) are read at run time: tests/test_paths.hpp.
 add_dependencies(attncheck_tests attncheck_cli)
 doctest_discover_tests(attncheck_tests PROPERTIES LABELS unit)

@@ -16,6 +16,7 @@
 #include "tests/run_rapidcheck_body.hpp"
 
 #include "tests/audit/audit_cli.hpp"
+#include "tests/test_paths.hpp"
 
 namespace {
 

@@ -15,6 +15,7 @@
 #include "attncheck/audit/protocol.hpp"
 #include "tests/audit/audit_cli.hpp"
 #include "tests/audit/verdict_table.hpp"
+#include "tests/test_paths.hpp"
 
 using namespace attncheck;
 using namespace attncheck::audit;

@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include "tests/audit/audit_cli.hpp"
+#include "tests/test_paths.hpp"
 
 namespace {
 

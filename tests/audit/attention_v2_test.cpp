@@ -18,6 +18,7 @@
 #include "attncheck/audit/library_backend.hpp"
 
 #include "tests/audit/audit_cli.hpp"
+#include "tests/test_paths.hpp"
 
 namespace {
 

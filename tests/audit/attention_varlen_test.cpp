@@ -25,6 +25,7 @@
 #include "tests/audit/audit_cli.hpp"
 #include "tests/audit/packed_exact.hpp"
 #include "tests/audit/verdict_table.hpp"
+#include "tests/test_paths.hpp"
 
 using namespace attncheck;
 using namespace attncheck::audit;

@@ -40,16 +40,8 @@ file(GLOB ATTNCHECK_AUDIT_TESTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*_te
 add_executable(attncheck_audit_tests ${CMAKE_CURRENT_SOURCE_DIR}/tests/main.cpp ${ATTNCHECK_AUDIT_TESTS})
 target_include_directories(attncheck_audit_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src ${CMAKE_CURRENT_SOURCE_DIR})
 target_link_libraries(attncheck_audit_tests PRIVATE attncheck::audit doctest::doctest)
-target_compile_definitions(attncheck_audit_tests PRIVATE ${ATTNCHECK_SOURCE_DIR_DEFINE}
-  ATTNCHECK_CLI_PATH="$<TARGET_FILE:attncheck_cli>"
-  ATTNCHECK_AUDIT_TESTLIB="$<TARGET_FILE:attncheck_audit_testkernels>"
-  ATTNCHECK_AUDIT_TESTLIB_V2="$<TARGET_FILE:attncheck_audit_testkernels_v2>"
-  ATTNCHECK_AUDIT_TESTLIB_BWD="$<TARGET_FILE:attncheck_audit_testkernels_bwd>"
-  ATTNCHECK_AUDIT_TESTLIB_MERGE="$<TARGET_FILE:attncheck_audit_testkernels_merge>"
-  ATTNCHECK_AUDIT_TESTLIB_VARLEN="$<TARGET_FILE:attncheck_audit_testkernels_varlen>"
-  ATTNCHECK_AUDIT_TESTLIB_PAGED="$<TARGET_FILE:attncheck_audit_testkernels_paged>"
-  ATTNCHECK_AUDIT_TESTLIB_FP8KV="$<TARGET_FILE:attncheck_audit_testkernels_fp8kv>"
-  ATTNCHECK_EXAMPLES_DIR="${CMAKE_CURRENT_SOURCE_DIR}/examples")
+# Its paths (the checkout, the CLI, the test kernel libraries, the examples) are read at run time,
+# not compiled in: tests/test_paths.hpp.
 add_dependencies(attncheck_audit_tests attncheck_cli attncheck_audit_testkernels attncheck_audit_testkernels_v2
                  attncheck_audit_testkernels_bwd attncheck_audit_testkernels_merge attncheck_audit_testkernels_varlen
                  attncheck_audit_testkernels_paged attncheck_audit_testkernels_fp8kv)

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "tests/run_command.hpp"
+#include "tests/test_paths.hpp"
 
 namespace attncheck_tests::audit_cli {
 

@@ -15,6 +15,7 @@
 #include "attncheck/audit/runner.hpp"
 #include "tests/audit/audit_cli.hpp"
 #include "tests/run_command.hpp"
+#include "tests/test_paths.hpp"
 
 namespace {
 

@@ -5,8 +5,7 @@ file(GLOB ATTNCHECK_BMC_TESTS CONFIGURE_DEPENDS tests/bmc/*_test.cpp)
 add_executable(bmc_tests tests/main.cpp ${ATTNCHECK_BMC_TESTS} $<TARGET_OBJECTS:attncheck_harnesses>)
 target_include_directories(bmc_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src ${CMAKE_CURRENT_SOURCE_DIR})
 target_link_libraries(bmc_tests PRIVATE attncheck::bmc doctest::doctest)
-target_compile_definitions(bmc_tests PRIVATE ATTNCHECK_CLI_PATH="$<TARGET_FILE:attncheck_cli>"
-  ${ATTNCHECK_SOURCE_DIR_DEFINE})
+# Its paths are read at run time: tests/test_paths.hpp.
 # Every BMC test case is its own CTest test, labelled bmc; the exhaustive axiom validation over
 # all 2^32 binary32 inputs is labelled bmc-long too (about a minute on 2 cores).
 # Not RUN_SERIAL (which leaves the other core idle): the bmc tests hold one lock, bmc_solver, so

@@ -8,12 +8,13 @@
 
 #include "attncheck/bmc/engine.hpp"
 #include "attncheck/bmc/regression.hpp"
+#include "tests/test_paths.hpp"
 
 using namespace attncheck;
 using namespace attncheck::bmc;
 
 TEST_CASE("BMC-REGRESSION-CORPUS: every saved counterexample passes on the reference kernel and fails on its mutant") {
-  const corpus_result corpus = read_corpus(ATTNCHECK_SOURCE_DIR "/tests/bmc/regressions");
+  const corpus_result corpus = read_corpus(std::string(ATTNCHECK_SOURCE_DIR) + "/tests/bmc/regressions");
   for (const auto& e : corpus.errors) FAIL_CHECK(e);
   REQUIRE_FALSE(corpus.cases.empty());
   for (const regression_case& c : corpus.cases) {
