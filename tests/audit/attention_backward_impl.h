@@ -108,6 +108,9 @@ static int BWD_FN(bwd_attention)(const attncheck_attention_problem* p, const F* 
             }
             if (bug == BUG_BWD_DQ_ACC_BF16)
               for (size_t t = 0; t < d; ++t) dqi[t] = (F)round_bf16((float)dqi[t]);
+            if (bug == BUG_BWD_DK_ACC_BF16) /* the tile's dK rows kept in bf16 after every query row */
+              for (size_t j = j0; j < j1; ++j)
+                for (size_t t = 0; t < d; ++t) dk[((b * m + j) * Hkv + g) * d + t] = (F)round_bf16((float)dk[((b * m + j) * Hkv + g) * d + t]);
           }
         }
       }

@@ -77,6 +77,43 @@ AttentionBackwardExact attention_backward_exact(const kernels::AttentionProblem&
   std::vector<real> dq_err(sh.q_size(), 0), dq_mag(sh.q_size(), 0);
   std::vector<real> dk_err(sh.k_size(), 0), dk_mag(sh.k_size(), 0), dv_err(sh.v_size(), 0), dv_mag(sh.v_size(), 0);
   std::vector<std::size_t> dq_terms(sh.q_size() / d, 0), kv_terms(sh.batch * sh.m * sh.kv_heads, 0);
+  // Grouped heads at 16-bit storage with f32 arithmetic: a kernel may round each query head's
+  // dK, dV to the storage format before the group's sum (FlashAttention-2's dk_expanded,
+  // dv_expanded; proofs/attention_backward.tex, Lemma "per-head partials stored"). The same sums
+  // per head h (exact value, carried errors, magnitudes, terms) for the head in progress, over
+  // m keys; folded at the head's end into the group's extra error (k_extra, v_extra: Σ_h u_S Y_h
+  // + max(σ,1)·η_S/2; k_z, v_z: Σ_h (1 + u_S) Y_h + max(σ,1)·η_S/2, for γ of the group's sum;
+  // Y_h = |partial| + its bound) and the number of heads with a term.
+  const bool expanded = md.mixed() && sh.heads > sh.kv_heads;
+  std::vector<real> hk_y, hk_err, hk_mag, hv_y, hv_err, hv_mag, k_extra, k_z, v_extra, v_z;
+  std::vector<std::size_t> h_terms, kv_heads_with_terms;
+  if (expanded) {
+    hk_y.assign(sh.m * d, 0), hk_err.assign(sh.m * d, 0), hk_mag.assign(sh.m * d, 0);
+    hv_y.assign(sh.m * dv, 0), hv_err.assign(sh.m * dv, 0), hv_mag.assign(sh.m * dv, 0);
+    h_terms.assign(sh.m, 0), kv_heads_with_terms.assign(sh.batch * sh.m * sh.kv_heads, 0);
+    k_extra.assign(sh.k_size(), 0), k_z.assign(sh.k_size(), 0), v_extra.assign(sh.v_size(), 0), v_z.assign(sh.v_size(), 0);
+  }
+  const real sk = std::max<real>(scale, 1);  // the scale's factor on the η terms of dQ and dK
+  // Head h of batch b done: fold its partials into the group's extra error, and clear them.
+  const auto fold_head = [&](std::size_t b, std::size_t g) {
+    for (std::size_t j = 0; j < sh.m; ++j) {
+      const std::size_t N = h_terms[j];
+      if (N == 0) continue;
+      const std::size_t kr = (b * sh.m + j) * sh.kv_heads + g;
+      ++kv_heads_with_terms[kr];
+      const auto fold = [&](real& y, real& err, real& mag, real s_t, real& extra, real& z) {
+        const real Y = std::abs(y) + err + gamma(N + 3, u) * mag + static_cast<real>(N + 1) * eta * s_t;
+        extra += uS * Y + s_t * etaS / 2;
+        z += (1 + uS) * Y + s_t * etaS / 2;
+        y = err = mag = 0;
+      };
+      for (std::size_t t = 0; t < d; ++t)
+        fold(hk_y[j * d + t], hk_err[j * d + t], hk_mag[j * d + t], sk, k_extra[sh.k_at(b, j, g) + t], k_z[sh.k_at(b, j, g) + t]);
+      for (std::size_t c = 0; c < dv; ++c)
+        fold(hv_y[j * dv + c], hv_err[j * dv + c], hv_mag[j * dv + c], 1, v_extra[sh.v_at(b, j, g) + c], v_z[sh.v_at(b, j, g) + c]);
+      h_terms[j] = 0;
+    }
+  };
 
   for (std::size_t b = 0; b < sh.batch; ++b)
     for (std::size_t h = 0; h < sh.heads; ++h) {
@@ -109,6 +146,7 @@ AttentionBackwardExact attention_backward_exact(const kernels::AttentionProblem&
           const std::size_t kr = (b * sh.m + j) * sh.kv_heads + g;
           r.key_seen[kr] = true;
           kv_terms[kr] += 1;
+          if (expanded) ++h_terms[j];
           const real P = fw.p[jj], s = oracle::dbl(rs.s[jj]), dl = rs.delta[jj];
           // π: the recomputed weight's error (argument error a, exp's, the subnormal granule),
           // then stored in the storage format for the tensor-core products (πS). a also covers a
@@ -153,19 +191,20 @@ AttentionBackwardExact attention_backward_exact(const kernels::AttentionProblem&
             r.dq[qe] += scale * dZ * kt;
             dq_err[qe] += scale * eZS * std::abs(kt);
             dq_mag[qe] += scale * (std::abs(dZ) + eZS) * std::abs(kt);
-            r.dk[ke] += scale * dZ * qt;
-            dk_err[ke] += scale * eZS * std::abs(qt);
-            dk_mag[ke] += scale * (std::abs(dZ) + eZS) * std::abs(qt);
+            const real yk = scale * dZ * qt, ek = scale * eZS * std::abs(qt), mk = scale * (std::abs(dZ) + eZS) * std::abs(qt);
+            r.dk[ke] += yk, dk_err[ke] += ek, dk_mag[ke] += mk;
+            if (expanded) hk_y[j * d + t] += yk, hk_err[j * d + t] += ek, hk_mag[j * d + t] += mk;
           }
           for (std::size_t c = 0; c < dv; ++c) {
             const real go = val(dout[oi + c]);
             const std::size_t ve = sh.v_at(b, j, g) + c;
-            r.dv[ve] += P * go;
-            dv_err[ve] += piS * std::abs(go);
-            dv_mag[ve] += (P + piS) * std::abs(go);
+            const real yv = P * go, ev = piS * std::abs(go), mv = (P + piS) * std::abs(go);
+            r.dv[ve] += yv, dv_err[ve] += ev, dv_mag[ve] += mv;
+            if (expanded) hv_y[j * dv + c] += yv, hv_err[j * dv + c] += ev, hv_mag[j * dv + c] += mv;
           }
         }
       }
+      if (expanded) fold_head(b, g);
     }
   // Each sum: the carried errors, γ over its terms (the products, the additions in any order,
   // the scale's rounding and product: 3 more), the subnormal granule per term, the final
@@ -176,11 +215,22 @@ AttentionBackwardExact attention_backward_exact(const kernels::AttentionProblem&
     return std::isfinite(rb) ? rb : std::numeric_limits<real>::infinity();
   };
   r.dq_allowance.resize(sh.q_size());
-  for (std::size_t e = 0; e < sh.q_size(); ++e) r.dq_allowance[e] = finish(r.dq[e], dq_err[e], dq_mag[e], dq_terms[e / d], std::max<real>(scale, 1));
+  for (std::size_t e = 0; e < sh.q_size(); ++e) r.dq_allowance[e] = finish(r.dq[e], dq_err[e], dq_mag[e], dq_terms[e / d], sk);
+  // With per-head partials stored (expanded): the group's extra error on top of the one-sum bound,
+  // which covers a kernel that sums every head in the arithmetic too. G' heads with a term give
+  // G' − 1 more η terms (one per head's sum), and the group's sum of the stored partials, in the
+  // arithmetic with the scale's rounding and product possibly after it, γ_{G'+1} of their sizes.
+  const auto group_extra = [&](std::size_t kr, real extra, real z, real s_t) {
+    if (!expanded || kv_heads_with_terms[kr] == 0) return real(0);
+    const std::size_t G = kv_heads_with_terms[kr];
+    return static_cast<real>(G - 1) * eta * s_t + extra + gamma(G + 1, u) * z;
+  };
   r.dk_allowance.resize(sh.k_size());
-  for (std::size_t e = 0; e < sh.k_size(); ++e) r.dk_allowance[e] = finish(r.dk[e], dk_err[e], dk_mag[e], kv_terms[e / d], std::max<real>(scale, 1));
+  for (std::size_t e = 0; e < sh.k_size(); ++e)
+    r.dk_allowance[e] = finish(r.dk[e], dk_err[e] + (expanded ? group_extra(e / d, k_extra[e], k_z[e], sk) : 0), dk_mag[e], kv_terms[e / d], sk);
   r.dv_allowance.resize(sh.v_size());
-  for (std::size_t e = 0; e < sh.v_size(); ++e) r.dv_allowance[e] = finish(r.dv[e], dv_err[e], dv_mag[e], kv_terms[e / dv], 1);
+  for (std::size_t e = 0; e < sh.v_size(); ++e)
+    r.dv_allowance[e] = finish(r.dv[e], dv_err[e] + (expanded ? group_extra(e / dv, v_extra[e], v_z[e], 1) : 0), dv_mag[e], kv_terms[e / dv], 1);
   return r;
 }
 
