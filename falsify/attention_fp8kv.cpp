@@ -29,6 +29,7 @@ using gen::codes_text;
 // ---- FP8-BND-001: attention over the codes within the allowance of the dequantized exact value ----
 struct Fp8001 {
   static constexpr const char* id = "FALSIFY-FP8-001";
+  static constexpr bool judges_masked_policy = true;  // rows that see no key
   static constexpr const char* title =
       "attention over an FP8 KV cache is within the derived allowance of the exact attention of decode(code) · scale";
   template <class T>
@@ -58,7 +59,7 @@ struct Fp8001 {
         for (std::size_t i = 0; i < s.n; ++i) {
           const auto ex = bounds::attention_row_allowance(fc.c.p, q, fc.kx, fc.vx, b, h, i, kb, md);
           const double lse = out.lse.empty() ? 0 : static_cast<double>(out.lse[s.lse_at(b, h, i)]);
-          judge_attention_row<T>(id, ex, out.o.data() + s.o_at(b, i, h), s.dv, out.lse.empty() ? nullptr : &lse,
+          judge_attention_row<T>(id, ex, out.o.data() + s.o_at(b, i, h), s.dv, out.lse.empty() ? nullptr : &lse, ks.attention_fp8kv_masked,
                                  "attention_fp8kv<" + dt + ">, row (b " + std::to_string(b) + ", h " + std::to_string(h) + ", i " +
                                      std::to_string(i) + "), " + fc.describe(),
                                  "", [&](Report<T>& r) { r.input("q", fc.c.q).line("k codes: " + codes_text(fc.k8)).line("v codes: " + codes_text(fc.v8)); });
