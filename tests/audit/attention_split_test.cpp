@@ -44,8 +44,9 @@ TEST_CASE("split-KV decoding: each split kernel told --splits 4 gives the verdic
 }
 
 TEST_CASE("split-KV decoding: the declared masked-row policy holds: NaN rows pass undeclared and fail under --masked zeros, zeros pass it") {
+  // FALSIFY-MERGE-004's decode-like cases (n <= 3) see a row with no key in few cases: 300 reach one.
   check_masked_policy(std::string("--lib '") + ATTNCHECK_AUDIT_TESTLIB_V2 + "' --splits 4 ", "attention", {"FALSIFY-MERGE-004"},
-                      "v2_split_nan_rows_f32", "v2_split_f32");
+                      "v2_split_nan_rows_f32", "v2_split_f32", 300);
 }
 
 TEST_CASE("split-KV decoding: without --splits the split check is not applicable and a split bug stays unseen") {
