@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "attncheck/bounds/attention_batched.hpp"
@@ -29,6 +30,7 @@ using gen::codes_text;
 // ---- FP8-BND-001: attention over the codes within the allowance of the dequantized exact value ----
 struct Fp8001 {
   static constexpr const char* id = "FALSIFY-FP8-001";
+  static constexpr bool judges_masked_policy = true;  // rows that see no key
   static constexpr const char* title =
       "attention over an FP8 KV cache is within the derived allowance of the exact attention of decode(code) · scale";
   template <class T>
@@ -58,7 +60,7 @@ struct Fp8001 {
         for (std::size_t i = 0; i < s.n; ++i) {
           const auto ex = bounds::attention_row_allowance(fc.c.p, q, fc.kx, fc.vx, b, h, i, kb, md);
           const double lse = out.lse.empty() ? 0 : static_cast<double>(out.lse[s.lse_at(b, h, i)]);
-          judge_attention_row<T>(id, ex, out.o.data() + s.o_at(b, i, h), s.dv, out.lse.empty() ? nullptr : &lse,
+          judge_attention_row<T>(id, ex, out.o.data() + s.o_at(b, i, h), s.dv, out.lse.empty() ? nullptr : &lse, ks.attention_fp8kv_masked,
                                  "attention_fp8kv<" + dt + ">, row (b " + std::to_string(b) + ", h " + std::to_string(h) + ", i " +
                                      std::to_string(i) + "), " + fc.describe(),
                                  "", [&](Report<T>& r) { r.input("q", fc.c.q).line("k codes: " + codes_text(fc.k8)).line("v codes: " + codes_text(fc.v8)); });
@@ -68,11 +70,41 @@ struct Fp8001 {
 };
 
 // ---- FP8-RND-001 and FP8-OVF-001: the cache write ------------------------------------------------
-// The kernel forms y = x / scale in its arithmetic (relative error <= γ₂: the scale rounded into it,
-// then the quotient; plus the subnormal granule) and rounds y to the format. Rounding is monotone,
-// so the code must lie between the codes of the smallest and largest y that error admits (the
-// correctly rounded code of x / scale itself when no tie or boundary is that close); at ±inf and NaN
-// the code is the declared rule's exactly; ±0 are not told apart (a zero of either sign passes).
+// Whether v is a value of the arithmetic the kernel at T computes in (T's own, or f32 for 16-bit
+// storage with f32 arithmetic), exactly.
+template <class T>
+bool in_arithmetic(double v) {
+  if constexpr (std::is_same_v<T, double>) {
+    return true;
+  } else {
+    if (std::is_same_v<T, float> || current_arithmetic() == Arithmetic::f32) return static_cast<double>(static_cast<float>(v)) == v;
+    return to_double(lit<T>(v)) == v;
+  }
+}
+
+// Whether the kernel's quotient is x / scale itself, however it forms it: the scale a power of two
+// whose reciprocal is a value of the arithmetic too, and y = x / scale one (exact: y · scale gives x
+// back, and y is neither rounded into the arithmetic nor a double subnormal). Then dividing, and
+// multiplying by 1 / scale (vLLM's inverted scale), both give y with no rounding. At any other scale
+// a kernel that multiplies by the rounded reciprocal legitimately differs from the division by one
+// rounding, which the allowance below admits.
+template <class T>
+bool quotient_exact(double x, float scale, double y) {
+  int e = 0;
+  const double s = scale;
+  if (!std::isfinite(y) || std::frexp(s, &e) != 0.5) return false;
+  if (y == 0 ? x != 0 : std::fpclassify(y) != FP_NORMAL) return false;
+  return std::fma(y, s, -x) == 0 && in_arithmetic<T>(s) && in_arithmetic<T>(1 / s) && in_arithmetic<T>(y);
+}
+
+// The kernel forms y = x / scale in its arithmetic and rounds y to the format. Where that quotient
+// is exact (quotient_exact), the code must be the correctly rounded code of y, ties to even, with
+// no slack: at an exact midpoint between two codes only the even one. Elsewhere the quotient has
+// relative error <= γ₂ (the scale rounded into the arithmetic, then the quotient; or the
+// reciprocal, then the product) plus the subnormal granule; rounding is monotone, so the code must
+// lie between the codes of the smallest and largest y that error admits (the correctly rounded
+// code of x / scale itself when no tie or boundary is that close). At ±inf and NaN the code is the
+// declared rule's exactly; ±0 are not told apart (a zero of either sign passes).
 template <class T>
 void judge_write(const char* id, const gen::Fp8WriteCase<T>& wc, const std::vector<std::uint8_t>& codes) {
   const auto md = bounds::model_of<T>().arithmetic();
@@ -88,6 +120,15 @@ void judge_write(const char* id, const gen::Fp8WriteCase<T>& wc, const std::vect
       const double w = kernels::fp8_decode(f, want);
       ok = std::isnan(w) ? std::isnan(got) : got == w;
       expected = "code " + codes_text({want}) + " = " + decimal(w);
+    } else if (quotient_exact<T>(x, wc.scale, y)) {
+      const std::uint8_t want = kernels::fp8_encode(wc.spec, y);
+      const double w = kernels::fp8_decode(f, want);
+      ok = std::isnan(w) ? std::isnan(got) : got == w;
+      // A boundary between two codes (an exact midpoint: the scale is a power of two) is a tie.
+      const bool tie = y != 0 && kernels::fp8_encode(wc.spec, std::nextafter(y, 0.0)) !=
+                                     kernels::fp8_encode(wc.spec, std::nextafter(y, std::copysign(INFINITY, y)));
+      expected = "code " + codes_text({want}) + " = " + decimal(w) + " exactly (x / scale is exact in the arithmetic" +
+                 (tie ? ", and a tie between two codes: to even" : "") + ")";
     } else {
       const double slack = rho * std::fabs(y) + static_cast<double>(md.eta);
       const std::uint8_t lo = kernels::fp8_encode(wc.spec, y - slack), hi = kernels::fp8_encode(wc.spec, y + slack);

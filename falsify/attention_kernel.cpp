@@ -47,6 +47,7 @@ void each_row(const gen::BatchedCase<T>& c, F&& f) {
 // ---- ATTK-BND-001: O within the derived allowance of the exact attention ----------------------------
 struct Attk001 {
   static constexpr const char* id = "FALSIFY-ATTK-001";
+  static constexpr bool judges_masked_policy = true;  // rows that see no key
   static constexpr const char* title = "every attention output is within the derived allowance of the exact attention (plain and tiled)";
   template <class T>
   static void check(const KernelSet<T>& ks) {
@@ -58,9 +59,12 @@ struct Attk001 {
       const auto ex = bounds::attention_row_allowance(c.p, c.q, c.k, c.v, b, h, i, kb, md);
       const T* o = out.o.data() + c.p.shape.o_at(b, i, h);
       if (ex.keys.empty()) {
-        if (!follows_masked_policy(o, c.p.shape.dv, MaskedPolicy::either)) {
+        if (!follows_masked_policy(o, c.p.shape.dv, ks.attention_batched_masked)) {
           Report<T> r(id, where(c, b, h, i) + ": the row sees no key");
-          with_inputs(r, c).line("output row: " + row_values(std::vector<T>(o, o + c.p.shape.dv)) + " (must be all 0 or all NaN)").raise();
+          with_inputs(r, c).line("output row: " + row_values(std::vector<T>(o, o + c.p.shape.dv)) + " (must be " +
+                                 masked_policy_demand(ks.attention_batched_masked) + ")");
+          if (ks.attention_batched_masked != MaskedPolicy::either) r.line("Policy: " + masked_policy_declared(ks.attention_batched_masked) + ".");
+          r.raise();
         }
         return;
       }
@@ -127,6 +131,7 @@ struct Attk002 {
 // values are unchanged: both runs are within the allowance of the same exact row).
 struct Attk003 {
   static constexpr const char* id = "FALSIFY-ATTK-003";
+  static constexpr bool judges_masked_policy = true;  // rows that see no key
   static constexpr const char* title = "the keys a query's mask hides (causal alignment, window) do not change its output or LSE";
   template <class T>
   static void check(const KernelSet<T>& ks) {
@@ -156,9 +161,12 @@ struct Attk003 {
     const T* o1 = after.o.data() + s.o_at(b, i, h);
     for (std::size_t col = 0; col < s.dv; ++col) {
       if (vis.empty()) {
-        if (!follows_masked_policy(o1, s.dv, MaskedPolicy::either)) {
+        if (!follows_masked_policy(o1, s.dv, ks.attention_batched_masked)) {
           Report<T> r(id, where(hidden, b, h, i) + ": the row sees no key, and its output changed");
-          with_inputs(r, hidden).line("output row: " + row_values(std::vector<T>(o1, o1 + s.dv)) + " (must be all 0 or all NaN)").raise();
+          with_inputs(r, hidden).line("output row: " + row_values(std::vector<T>(o1, o1 + s.dv)) + " (must be " +
+                                      masked_policy_demand(ks.attention_batched_masked) + ")");
+          if (ks.attention_batched_masked != MaskedPolicy::either) r.line("Policy: " + masked_policy_declared(ks.attention_batched_masked) + ".");
+          r.raise();
         }
         break;
       }

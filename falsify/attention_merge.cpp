@@ -84,6 +84,7 @@ struct Merge001 {
 // ---- MERGE-INV-001: a row with no visible key ------------------------------------------------------
 struct Merge002 {
   static constexpr const char* id = "FALSIFY-MERGE-002";
+  static constexpr bool judges_masked_policy = true;  // rows that see no key
   static constexpr const char* title = "a row that no split saw a key of gives all 0 or all NaN and an LSE of exactly −inf";
   template <class T>
   static void check(const KernelSet<T>& ks) {
@@ -98,11 +99,12 @@ struct Merge002 {
     const auto ex = mc.exact();
     for (std::size_t row = 0; row < mc.rows; ++row) {
       if (!ex.empty[row]) continue;
-      if (!follows_masked_policy(got.o.data() + row * mc.dv, mc.dv, MaskedPolicy::either)) {
+      if (!follows_masked_policy(got.o.data() + row * mc.dv, mc.dv, ks.attention_merge_masked)) {
         Report<T> rep(id, where(mc, "o of row " + std::to_string(row) + ", which no split saw a key of"));
         with_inputs(rep, mc).input("o (kernel)", std::vector<T>(got.o.begin() + static_cast<std::ptrdiff_t>(row * mc.dv),
                                                                   got.o.begin() + static_cast<std::ptrdiff_t>((row + 1) * mc.dv)))
-            .line("expected all 0 or all NaN (the masked-row policy)")
+            .line("expected " + masked_policy_demand(ks.attention_merge_masked) + " (the masked-row policy" +
+                  (ks.attention_merge_masked == MaskedPolicy::either ? std::string() : ": " + masked_policy_declared(ks.attention_merge_masked)) + ")")
             .raise();
       }
       if (got.lse.empty()) continue;
@@ -168,6 +170,7 @@ struct Merge003 {
 // allowance and Lemma "split-KV error"'s, uniform over the kernel's choice of parts.
 struct Merge004 {
   static constexpr const char* id = "FALSIFY-MERGE-004";
+  static constexpr bool judges_masked_policy = true;  // rows that see no key
   static constexpr const char* title =
       "split-KV decoding: attention told to split the keys into at most S parts is within the derived bound, with and without splitting";
   template <class T>
@@ -187,7 +190,7 @@ struct Merge004 {
         for (std::size_t i = 0; i < sh.n; ++i) {
           const auto ex = bounds::attention_row_allowance(c.p, c.q, c.k, c.v, b, h, i, kb, md);
           const double lse = out.lse.empty() ? 0 : static_cast<double>(out.lse[sh.lse_at(b, h, i)]);
-          judge_attention_row<T>(id, ex, out.o.data() + sh.o_at(b, i, h), sh.dv, out.lse.empty() ? nullptr : &lse,
+          judge_attention_row<T>(id, ex, out.o.data() + sh.o_at(b, i, h), sh.dv, out.lse.empty() ? nullptr : &lse, ks.attention_batched_masked,
                                  "attention_batched<" + dt + ">, row (b " + std::to_string(b) + ", h " + std::to_string(h) + ", i " +
                                      std::to_string(i) + "), " + c.describe(),
                                  series, [&](Report<T>& r) { r.input("q", c.q).input("k", c.k).input("v", c.v); });

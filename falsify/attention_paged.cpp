@@ -48,12 +48,13 @@ std::function<void(Report<T>&)> with_inputs(const PagedCase<T>& pc) {
 // ---- PAGED-BND-001: each sequence within the allowance of its exact dense attention -------------
 struct Paged001 {
   static constexpr const char* id = "FALSIFY-PAGED-001";
+  static constexpr bool judges_masked_policy = true;  // rows that see no key
   static constexpr const char* title =
       "every output and LSE of a paged batch is within the derived allowance of its sequence's exact attention";
   template <class T>
   static void check(const KernelSet<T>& ks) {
     const auto pc = gen::paged_case<T>();
-    judge_packed_accuracy<T>(id, pc.vc, pc.run(ks), blocks_of(ks, pc.vc.c.tiling), where(pc), with_inputs(pc));
+    judge_packed_accuracy<T>(id, pc.vc, pc.run(ks), blocks_of(ks, pc.vc.c.tiling), ks.attention_paged_masked, where(pc), with_inputs(pc));
   }
   static inline const bool registered = property::register_property<Paged001>();
 };
@@ -121,6 +122,7 @@ struct Paged004 {
 // are NaN in half the cases.
 struct Paged005 {
   static constexpr const char* id = "FALSIFY-PAGED-005";
+  static constexpr bool judges_masked_policy = true;  // rows that see no key
   static constexpr const char* title =
       "split-KV decoding over a paged cache: told to split each sequence's keys into at most S parts, every output is within the derived bound";
   template <class T>
@@ -129,7 +131,7 @@ struct Paged005 {
     // at weight 0 (0 · NaN) shows only then, and the unsplit checks never run it split.
     auto pc = gen::paged_case<T>(*rc::gen::arbitrary<bool>() ? Stale::nan : Stale::finite);
     pc.vc.c.p.num_splits = *rc::gen::weightedElement<std::size_t>({{1, 1}, {3, 2}, {3, 3}, {2, 4}, {1, 5}, {2, 6}});
-    judge_packed_accuracy<T>(id, pc.vc, pc.run(ks), blocks_of(ks, pc.vc.c.tiling), where(pc), with_inputs(pc));
+    judge_packed_accuracy<T>(id, pc.vc, pc.run(ks), blocks_of(ks, pc.vc.c.tiling), ks.attention_paged_masked, where(pc), with_inputs(pc));
   }
   static inline const bool registered = property::register_property<Paged005>();
 };

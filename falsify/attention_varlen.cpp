@@ -41,13 +41,14 @@ Report<T>& with_inputs(Report<T>& r, const VarlenCase<T>& vc) {
 // ---- VARLEN-BND-001: each sequence within the allowance of its exact dense attention -------------
 struct Varlen001 {
   static constexpr const char* id = "FALSIFY-VARLEN-001";
+  static constexpr bool judges_masked_policy = true;  // rows that see no key
   static constexpr const char* title =
       "every output and LSE of a packed batch is within the derived allowance of its sequence's exact attention";
   template <class T>
   static void check(const KernelSet<T>& ks) {
     const auto vc = gen::varlen_case<T>();
     judge_packed_accuracy<T>(
-        id, vc, vc.run(ks), blocks_of(ks, vc.c.tiling), [&](std::size_t b, std::size_t h, std::size_t i) { return where(vc, b, h, i); },
+        id, vc, vc.run(ks), blocks_of(ks, vc.c.tiling), ks.attention_varlen_masked, [&](std::size_t b, std::size_t h, std::size_t i) { return where(vc, b, h, i); },
         [&](Report<T>& r) { with_inputs(r, vc); });
   }
   static inline const bool registered = property::register_property<Varlen001>();

@@ -66,6 +66,9 @@ ATTNCHECK_FP8_MUTANT(OverflowLate, broken::Fp8QuantizeOverflowLate, true, "fp8_q
                      "FALSIFY-FP8-003")
 ATTNCHECK_FP8_MUTANT(Truncates, broken::Fp8QuantizeTruncates, true, "fp8_quantize_truncates",
                      "truncation toward zero instead of rounding to nearest even", "FALSIFY-FP8-002")
+ATTNCHECK_FP8_MUTANT(TiesAway, broken::Fp8QuantizeTiesAway, true, "fp8_quantize_ties_away",
+                     "ties rounded away from zero (C's round()) instead of to even: wrong only at an exact midpoint between two codes",
+                     "FALSIFY-FP8-002")
 ATTNCHECK_FP8_MUTANT(E4m3Max240, broken::Fp8QuantizeE4m3Max240, true, "fp8_quantize_e4m3_max_240",
                      "E4M3 saturated at ±240 (the IEEE-like variant's largest finite) instead of ±448", "FALSIFY-FP8-002")
 ATTNCHECK_FP8_MUTANT(NanClamped, broken::Fp8QuantizeNanClamped, true, "fp8_quantize_nan_clamped",

@@ -450,13 +450,23 @@ int list_audit_checks(const audit::KernelSource& src, audit::AuditRequest& req) 
     std::cerr << "note: --list loads no library, so `attention` is listed as ABI version 1's; for a library exporting "
                  "version 2 (ATTNCHECK_EXPORT_ABI_VERSION) or a program serving kind 8, add --abi 2 (ABI 2 in attncheck_add_audit)\n";
   req.plan_only = true;
-  std::vector<std::string> seen;
+  std::vector<std::string> seen, masked;
   for (const auto& r : audit::run_audit(backend, req, {})) {
     if (r.state != audit::RowState::ran) continue;
     const std::string line = r.outcome.test_id + " " + std::string(dtype_name(r.outcome.dtype));
+    if (!r.masked_policy.empty()) {
+      const std::string m = "  " + line + " " + (r.kinds.empty() ? std::string() : join(r.kinds, ",") + " ") + r.masked_policy;
+      if (std::find(masked.begin(), masked.end(), m) == masked.end()) masked.push_back(m);
+    }
     if (std::find(seen.begin(), seen.end(), line) != seen.end()) continue;
     seen.push_back(line);
     std::cout << line << "\n";
+  }
+  // Which checks judge the masked-row policy, and the policy each applies: on stderr, so that the
+  // lines above stay "TEST_ID DTYPE" for the build systems that read them.
+  if (!masked.empty()) {
+    std::cerr << "the masked-row policy (--masked, masked:) is judged by (check, format, kinds, policy):\n";
+    for (const auto& m : masked) std::cerr << m << "\n";
   }
   return exit_pass;
 }
@@ -590,7 +600,8 @@ Command setup_audit(CLI::App& parent, const Global& global) {
   app->add_option("--masked", o->masked,
                   "What a fully masked row (all -inf) must give, for every kernel: zeros (log_softmax: all -inf), nan or "
                   "either (default either); replaces the bindings file's masked: policies (per kernel there). For "
-                  "attention of ABI version 2: the output of a row with no visible key");
+                  "the attention kinds of ABI version 2 (dense, split or not, merge, varlen, paged, FP8): the output of a "
+                  "row with no visible key, in every check that meets one (--list names them)");
   app->add_option("--abi", o->abi,
                   "ABI version of the kernels (include/attncheck/abi.h): 2 makes `attention` the batched attention of "
                   "version 2. For --exec it selects (default 1); for --lib the library's exported "
@@ -645,7 +656,8 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                 "every element of a faulting input");
   app->add_flag("--list", o->list,
                 "Print the checks the audit would run, one 'TEST_ID DTYPE' line each, and run none: no kernel is "
-                "loaded or called, so --lib and --exec may be left out and --kernel may be KIND:DTYPE");
+                "loaded or called, so --lib and --exec may be left out and --kernel may be KIND:DTYPE. The checks "
+                "that judge the masked-row policy, with the kinds and the policy each applies, follow on stderr");
   app->footer("Reports are written atomically once the audit has finished. SIGINT/SIGTERM stops after the checks in\n"
               "progress (which are discarded), prints what finished and writes no report (exit 128+signal).\n"
               "Exit status: 0 every applicable check passed (or was NOT-JUDGED: the kernel declined every input), 1 a check\n"

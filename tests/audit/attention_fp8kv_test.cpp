@@ -33,6 +33,7 @@ using namespace attncheck::audit;
 
 namespace {
 
+using attncheck_tests::audit_cli::check_masked_policy;
 using attncheck_tests::audit_cli::check_verdict_table;
 using attncheck_tests::audit_cli::contains;
 using attncheck_tests::audit_cli::Run;
@@ -86,6 +87,11 @@ const VerdictTable kExpectedWrite = {
       {"bug_kvq_truncates_bf16", "FAIL"},
       {"bug_kvq_e4m3_max_240_f32", "FAIL"},
       {"bug_kvq_multiplies_f32", "FAIL"},
+      // Wrong only at an exact midpoint, which x / scale is exactly (a power-of-two scale): judged there
+      // with no slack.
+      {"bug_kvq_ties_away_f32", "FAIL"},
+      {"bug_kvq_ties_away_bf16", "FAIL"},
+      {"bug_kvq_ties_away_f16", "FAIL"},
       {"bug_kvq_never_saturates_f32", "PASS"},
       {"bug_kvq_always_saturates_f32", "PASS"},
       {"bug_kvq_nan_clamped_f32", "PASS"}}},
@@ -93,7 +99,9 @@ const VerdictTable kExpectedWrite = {
      {{"bug_kvq_never_saturates_f32", "FAIL"},
       {"bug_kvq_always_saturates_f32", "FAIL"},
       {"bug_kvq_nan_clamped_f32", "FAIL"},
-      {"bug_kvq_multiplies_f32", "FAIL"}}},
+      {"bug_kvq_multiplies_f32", "FAIL"},
+      // E4M3FN 464 = 448 + 16 exactly (a power-of-two scale): 448 to even, NaN away without saturation.
+      {"bug_kvq_ties_away_f32", "FAIL"}}},
 };
 
 // ---- in process: the reader ---------------------------------------------------------------------
@@ -354,6 +362,16 @@ TEST_CASE("kv_quantize in process: each writing bug gives a wrong code where it 
   CHECK(first_wrong<float>("bug_kvq_e4m3_max_240_f32", e5sat) == "");
   CHECK(first_wrong<float>("bug_kvq_e4m3_max_240_f32", e4) == "");
   CHECK(first_wrong<float>("bug_kvq_e4m3_max_240_f32", e4sat) != "");
+  // Ties away from zero: only at a midpoint whose even neighbour is the one nearer zero. E4M3FN 9
+  // (between 8 = 1.000·2³ and 10 = 1.010·2³) is 8 to even, 10 away; 11 is 12 either way; 9.5 is no tie.
+  for (const auto& s : {e4sat, e4}) {
+    CHECK(write_via<float>("bug_kvq_ties_away_f32", s, {9.0f, 11.0f, 9.5f, -9.0f}) ==
+          write_via<float>("kvq_plain_f32", s, {10.0f, 11.0f, 9.5f, -10.0f}));
+    CHECK(write_via<float>("kvq_plain_f32", s, {9.0f})[0] == write_via<float>("kvq_plain_f32", s, {8.0f})[0]);
+  }
+  // E4M3FN 464 (between 448 and the first value past the range): 448 to even, the overflow rule away.
+  CHECK(write_via<float>("bug_kvq_ties_away_f32", e4, {464.0f})[0] == 0x7f);
+  CHECK(write_via<float>("kvq_plain_f32", e4, {464.0f})[0] == 0x7e);
 }
 
 TEST_CASE("attention fp8kv and kv_quantize in process: a version-1 library binding them is refused with the ABI's message") {
@@ -438,6 +456,10 @@ TEST_CASE("exec protocol kinds 13 and 14: FP8 CALLs and their RESULTs round-trip
 
 TEST_CASE("attention fp8kv: each reader gives the verdict its row in kExpectedRead says for each obligation") {
   check_verdict_table(lib_fp8, "attention_fp8kv", kExpectedRead, kCorrectRead, {"fp8kv_plain_f32", "fp8kv_plain_bf16", "bug_fp8kv_o_overrun_f32"});
+}
+
+TEST_CASE("attention fp8kv: the declared masked-row policy holds: NaN rows pass undeclared and fail under --masked zeros, zeros pass it") {
+  check_masked_policy(lib_fp8, "attention_fp8kv", {"FALSIFY-FP8-001"}, "fp8kv_nan_rows_f32", "fp8kv_plain_f32");
 }
 
 TEST_CASE("kv_quantize: each writer gives the verdict its row in kExpectedWrite says for each obligation") {

@@ -36,6 +36,7 @@ namespace {
 
 using attncheck_tests::audit_cli::contains;
 using attncheck_tests::audit_cli::Run;
+using attncheck_tests::audit_cli::check_masked_policy;
 using attncheck_tests::audit_cli::check_verdict_table;
 using attncheck_tests::audit_cli::packed_exact;
 using attncheck_tests::audit_cli::sanitized_run;
@@ -330,6 +331,12 @@ TEST_CASE("exec protocol kind 12: a paged CALL and its RESULT round-trip every b
 
 TEST_CASE("attention paged: each kernel gives the verdict its row in kExpected says for each obligation") {
   check_verdict_table(lib_paged, "attention_paged", kExpected, kCorrect, {"paged_plain_f32", "paged_plain_bf16", "bug_paged_o_overrun_f32"});
+}
+
+TEST_CASE("attention paged: the declared masked-row policy holds, split or not: NaN rows pass undeclared and fail under --masked zeros") {
+  // FALSIFY-PAGED-005 tells the kernel to split (--splits): it may compute unsplit, as these do.
+  check_masked_policy(lib_paged + "--splits 4 ", "attention_paged", {"FALSIFY-PAGED-001", "FALSIFY-PAGED-005"}, "paged_nan_rows_bf16",
+                      "paged_plain_bf16");
 }
 
 TEST_CASE("attention paged: stray writes fail AUDIT-SAFE-001 with where they landed, and under --no-lse lse is NULL") {

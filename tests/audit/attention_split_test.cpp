@@ -22,6 +22,7 @@ using namespace attncheck::audit;
 
 namespace {
 
+using attncheck_tests::audit_cli::check_masked_policy;
 using attncheck_tests::audit_cli::check_verdict_table;
 using attncheck_tests::audit_cli::contains;
 using attncheck_tests::audit_cli::Run;
@@ -41,6 +42,12 @@ const VerdictTable kExpected = {
 
 TEST_CASE("split-KV decoding: each split kernel told --splits 4 gives the verdict its row says") {
   check_verdict_table(lib_v2 + "--splits 4 ", "attention", kExpected, kCorrect, {"v2_split_f32", "bug_v2_split_empty_nan_f32"});
+}
+
+TEST_CASE("split-KV decoding: the declared masked-row policy holds: NaN rows pass undeclared and fail under --masked zeros, zeros pass it") {
+  // FALSIFY-MERGE-004's decode-like cases (n <= 3) see a row with no key in few cases: 300 reach one.
+  check_masked_policy(std::string("--lib '") + ATTNCHECK_AUDIT_TESTLIB_V2 + "' --splits 4 ", "attention", {"FALSIFY-MERGE-004"},
+                      "v2_split_nan_rows_f32", "v2_split_f32", 300);
 }
 
 TEST_CASE("split-KV decoding: without --splits the split check is not applicable and a split bug stays unseen") {

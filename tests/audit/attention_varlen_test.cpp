@@ -34,6 +34,7 @@ namespace {
 
 using attncheck_tests::audit_cli::contains;
 using attncheck_tests::audit_cli::Run;
+using attncheck_tests::audit_cli::check_masked_policy;
 using attncheck_tests::audit_cli::check_verdict_table;
 using attncheck_tests::audit_cli::packed_exact;
 using attncheck_tests::audit_cli::sanitized_run;
@@ -284,6 +285,10 @@ TEST_CASE("exec protocol kind 11: a varlen CALL and its RESULT round-trip every 
 
 TEST_CASE("attention varlen: each kernel gives the verdict its row in kExpected says for each obligation") {
   check_verdict_table(lib_varlen, "attention_varlen", kExpected, kCorrect, {"varlen_plain_f32", "varlen_plain_bf16", "bug_varlen_o_overrun_f32"});
+}
+
+TEST_CASE("attention varlen: the declared masked-row policy holds: NaN rows pass undeclared and fail under --masked zeros, zeros pass it") {
+  check_masked_policy(lib_varlen, "attention_varlen", {"FALSIFY-VARLEN-001"}, "varlen_nan_rows_f32", "varlen_plain_f32");
 }
 
 TEST_CASE("attention varlen: stray writes fail AUDIT-SAFE-001 with where they landed, and under --no-lse lse is NULL") {

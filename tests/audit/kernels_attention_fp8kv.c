@@ -43,6 +43,11 @@
  *   bug_kvq_e4m3_max_240_f32            E4M3FN saturated at +-240 (the IEEE-like E4M3's largest
  *                                       finite) instead of +-448
  *   bug_kvq_multiplies_f32              x * scale instead of x / scale
+ *   bug_kvq_ties_away_{f32,bf16,f16}    |x / scale| rounded to nearest with ties away from zero
+ *                                       (C's round()) instead of to even: wrong only at an exact
+ *                                       midpoint between two codes
+ * The nan policy of the reader: fp8kv_nan_rows_{f32,bf16} give all NaN in a row that sees no key (the
+ * others give zeros): right undeclared or declared --masked nan, wrong under --masked zeros.
  * and stray writes: bug_fp8kv_o_overrun_f32 (one element past o), bug_fp8kv_writes_v_scale_f32
  * (v_scale[0] doubled after the call: into its input), bug_kvq_codes_overrun_f32 (one code past
  * codes).
@@ -77,7 +82,10 @@ enum fp8_bug {
   BUG_FP8_TRUNCATES,
   BUG_FP8_NAN_CLAMPED,
   BUG_FP8_E4M3_MAX_240,
-  BUG_FP8_MULTIPLIES
+  BUG_FP8_MULTIPLIES,
+  BUG_FP8_TIES_AWAY,
+  /* not a bug: the nan policy of the reader (a row that sees no key gives all NaN) */
+  FP8_NAN_ROWS
 };
 
 /* The fields of a format: mantissa bits, exponent bias, largest finite value. */
@@ -126,7 +134,8 @@ static uint8_t fp8_encode(int format, int saturating, double y, enum fp8_bug bug
   e -= 1;
   if (e < emin) e = emin;
   const double quantum = ldexp(1.0, e - f.mbits);
-  const double r = bug == BUG_FP8_TRUNCATES ? trunc(a / quantum) : nearbyint(a / quantum); /* a / quantum is exact */
+  /* a / quantum is exact; round() takes halves away from zero (BUG_FP8_TIES_AWAY) */
+  const double r = bug == BUG_FP8_TRUNCATES ? trunc(a / quantum) : bug == BUG_FP8_TIES_AWAY ? round(a / quantum) : nearbyint(a / quantum);
   const double v = r * quantum;
   if (v > f.top) return sign | overflow;
   if (v == 0) return sign;
@@ -273,6 +282,14 @@ BROKEN_WRITE(nan_clamped, BUG_FP8_NAN_CLAMPED)
 BROKEN_WRITE(e4m3_max_240, BUG_FP8_E4M3_MAX_240)
 BROKEN_WRITE(multiplies, BUG_FP8_MULTIPLIES)
 int bug_kvq_truncates_bf16(KVQ_ARGS(uint16_t)) { return kvq_16bit(KVQ_PASS, from_bf16, BUG_FP8_TRUNCATES); }
+BROKEN_WRITE(ties_away, BUG_FP8_TIES_AWAY)
+int bug_kvq_ties_away_bf16(KVQ_ARGS(uint16_t)) { return kvq_16bit(KVQ_PASS, from_bf16, BUG_FP8_TIES_AWAY); }
+int bug_kvq_ties_away_f16(KVQ_ARGS(uint16_t)) { return kvq_16bit(KVQ_PASS, from_f16, BUG_FP8_TIES_AWAY); }
+
+/* The nan policy of the reader: a row that sees no key gives all NaN; right undeclared (either) and
+ * declared --masked nan, wrong under --masked zeros. */
+int fp8kv_nan_rows_f32(FK_ARGS(float, float)) { return fp8kv_f32(FK_PASS, FP8_NAN_ROWS); }
+int fp8kv_nan_rows_bf16(FK_ARGS(uint16_t, float)) { return fp8kv_16bit(FK_PASS, from_bf16, to_bf16, FP8_NAN_ROWS); }
 
 /* ---- stray writes the library backend must see (AUDIT-SAFE-001) ------------------------------- */
 int bug_fp8kv_o_overrun_f32(FK_ARGS(float, float)) {
@@ -338,8 +355,8 @@ static int FK_FN(fp8kv)(const attncheck_attention_problem *p, int format, size_t
         if (p->window_right >= 0 && c + p->window_right + 1 < hi) hi = c + p->window_right + 1;
         FK_F *oi = o + ((b * n + i) * H + h) * dv;
         FK_F *li = lse ? lse + (b * H + h) * n + i : NULL;
-        if (hi <= lo) { /* a row that sees no key: zeros, lse -inf */
-          for (size_t cc = 0; cc < dv; ++cc) oi[cc] = 0;
+        if (hi <= lo) { /* a row that sees no key: zeros (FP8_NAN_ROWS: NaN, 0/0), lse -inf */
+          for (size_t cc = 0; cc < dv; ++cc) oi[cc] = bug == FP8_NAN_ROWS ? (FK_F)NAN : 0;
           if (li) *li = neg_inf;
           continue;
         }

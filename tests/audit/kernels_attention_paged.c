@@ -54,6 +54,8 @@
  *   bug_paged_split_empty_nan_f32       a partition with no visible key returns O_s = 0/0 = NaN,
  *                                       which the merge's weight 0 keeps (a sequence shorter than
  *                                       S pages has such partitions)
+ * The nan policy: paged_nan_rows_{f32,bf16} give all NaN in a row that sees no key (the others give
+ * zeros): right undeclared or declared --masked nan, wrong under --masked zeros.
  * and stray writes: bug_paged_o_overrun_{f32,bf16} (one element past the end of o),
  * bug_paged_writes_block_table_f32 (the table's last entry incremented after the call: into its
  * input).
@@ -88,7 +90,8 @@ enum paged_bug {
   BUG_PG_ACC16,
   PG_SPLIT,              /* not a bug: the split-KV kernel (reads num_splits) */
   BUG_PG_SPLIT_EMPTY_NAN, /* the split-KV kernel, an empty part's partial 0/0 = NaN */
-  BUG_PG_PARTITION_FLOOR  /* partitions of 512 tokens, floor(m_b / 512) of them */
+  BUG_PG_PARTITION_FLOOR, /* partitions of 512 tokens, floor(m_b / 512) of them */
+  PG_NAN_ROWS             /* not a bug: the nan policy (a row that sees no key gives all NaN) */
 };
 
 /* The page table as the kernel is given it. */
@@ -201,6 +204,10 @@ int paged_split_bf16(PG_ARGS(uint16_t, float)) { return paged_16bit(PG_PASS, fro
 int bug_paged_split_empty_nan_f32(PG_ARGS(float, float)) {
   return paged_rows_f32(p, PG_TABLE(p), q, k_cache, v_cache, o, lse, BUG_PG_SPLIT_EMPTY_NAN);
 }
+/* The nan policy: a row that sees no key gives all NaN; right undeclared (either) and declared
+ * --masked nan, wrong under --masked zeros. */
+int paged_nan_rows_f32(PG_ARGS(float, float)) { return paged_rows_f32(p, PG_TABLE(p), q, k_cache, v_cache, o, lse, PG_NAN_ROWS); }
+int paged_nan_rows_bf16(PG_ARGS(uint16_t, float)) { return paged_16bit(PG_PASS, from_bf16, to_bf16, PG_NAN_ROWS); }
 
 /* The signatures are abi.h's. */
 _Static_assert(_Generic(&paged_plain_f32, attncheck_attention_paged_v2_f32_fn: 1, default: 0), "paged f32 signature");
@@ -282,8 +289,8 @@ static int PG_FN(paged_rows)(const attncheck_attention_problem *p, struct paged_
         if (p->window_right >= 0 && c + p->window_right + 1 < hi) hi = c + p->window_right + 1;
         PG_F *oi = o + ((q0 + i) * H + h) * dv;
         PG_F *li = lse ? lse + h * total_q + q0 + i : NULL;
-        if (hi <= lo) { /* a row that sees no key: zeros, lse -inf */
-          for (size_t cc = 0; cc < dv; ++cc) oi[cc] = 0;
+        if (hi <= lo) { /* a row that sees no key: zeros (PG_NAN_ROWS: NaN, 0/0), lse -inf */
+          for (size_t cc = 0; cc < dv; ++cc) oi[cc] = bug == PG_NAN_ROWS ? (PG_F)NAN : 0;
           if (li) *li = neg_inf;
           continue;
         }

@@ -240,8 +240,10 @@ int bug_v2_writes_problem_f32(const attncheck_attention_problem* p, const float*
  *   v2_split_f32, v2_split_bf16       correct (bf16: widened, O rounded once)
  *   bug_v2_split_empty_nan_f32        a split with no visible key of a row returns O_s = 0/0 = NaN
  *   bug_v2_split_rounded_down_f32     floor(m / S) keys per split: the last keys are in no split
- *   bug_v2_split_unnormalised_f32     O = sum exp(LSE_s - M) O_s, the division by the sum forgotten */
-enum split_bug { SPLIT_OK, SPLIT_EMPTY_NAN, SPLIT_ROUNDED_DOWN, SPLIT_UNNORMALISED };
+ *   bug_v2_split_unnormalised_f32     O = sum exp(LSE_s - M) O_s, the division by the sum forgotten
+ *   v2_split_nan_rows_f32             correct under the nan policy: a row no split saw a key of gives all
+ *                                     NaN (the others give zeros); wrong under --masked zeros */
+enum split_bug { SPLIT_OK, SPLIT_EMPTY_NAN, SPLIT_ROUNDED_DOWN, SPLIT_UNNORMALISED, SPLIT_NAN_ROWS };
 static int v2_split(const attncheck_attention_problem* p, const float* q, const float* k, const float* v, float* o, float* lse,
                     enum split_bug bug) {
   if (p->struct_size < sizeof(attncheck_attention_problem)) return 1;
@@ -266,8 +268,8 @@ static int v2_split(const attncheck_attention_problem* p, const float* q, const 
         float M = -INFINITY;
         for (size_t s = 0; s < S; ++s) M = isnan(pl[s * rows + li]) || pl[s * rows + li] > M ? pl[s * rows + li] : M; /* NaN stays */
         float* oi = o + r * dv;
-        if (M == -INFINITY) { /* no split saw a key: the masked-row policy */
-          for (size_t c = 0; c < dv; ++c) oi[c] = 0;
+        if (M == -INFINITY) { /* no split saw a key: the masked-row policy (zeros; SPLIT_NAN_ROWS: nan) */
+          for (size_t c = 0; c < dv; ++c) oi[c] = bug == SPLIT_NAN_ROWS ? NAN : 0;
           if (lse) lse[li] = -INFINITY;
           continue;
         }
@@ -313,6 +315,9 @@ int bug_v2_split_rounded_down_f32(const attncheck_attention_problem* p, const fl
 int bug_v2_split_unnormalised_f32(const attncheck_attention_problem* p, const float* q, const float* k, const float* v, float* o,
                                   float* lse) {
   return v2_split(p, q, k, v, o, lse, SPLIT_UNNORMALISED);
+}
+int v2_split_nan_rows_f32(const attncheck_attention_problem* p, const float* q, const float* k, const float* v, float* o, float* lse) {
+  return v2_split(p, q, k, v, o, lse, SPLIT_NAN_ROWS);
 }
 
 /* ABI checks at compile time: each kernel has the version-2 signature of its dtype. */

@@ -35,6 +35,8 @@
  *   bug_varlen_reversed_order_f32       each row's sums from its last key to its first: correct within
  *                                       the bound, but not the dense kernel's bits, so wrong only when
  *                                       declared --packing-invariant
+ *   varlen_nan_rows_{f32,bf16}          a row that sees no key gives all NaN (the nan policy): right
+ *                                       undeclared or declared --masked nan, wrong under --masked zeros
  * The dense kernel of the library, dense_plain_{f32,bf16} (attention of ABI 2), is the varlen kernel
  * on equal-length sequences (FALSIFY-VARLEN-003 needs both kinds).
  * and stray writes: bug_varlen_o_overrun_{f32,bf16} (one element past the end of o),
@@ -62,7 +64,8 @@ enum varlen_bug {
   BUG_VL_LSE_DENSE,
   BUG_VL_LAST_SKIPPED,
   BUG_VL_KV_AT_Q_OFFSET,
-  BUG_VL_REVERSED_ORDER
+  BUG_VL_REVERSED_ORDER,
+  BUG_VL_NAN_ROWS
 };
 
 #define VL_F float
@@ -135,6 +138,11 @@ BROKEN_F32(lse_dense, BUG_VL_LSE_DENSE)
 BROKEN_F32(last_skipped, BUG_VL_LAST_SKIPPED)
 BROKEN_F32(kv_at_q_offset, BUG_VL_KV_AT_Q_OFFSET)
 BROKEN_F32(reversed_order, BUG_VL_REVERSED_ORDER)
+
+/* The nan policy: a row that sees no key gives all NaN (the plain formula's 0/0), lse -inf; right
+ * undeclared (either) and declared --masked nan, wrong declared --masked zeros. */
+int varlen_nan_rows_f32(VL_ARGS(float, float)) { return varlen_rows_f32(VL_PASS, q, k, v, o, lse, BUG_VL_NAN_ROWS); }
+int varlen_nan_rows_bf16(VL_ARGS(uint16_t, float)) { return varlen_16bit(VL_PASS, q, k, v, o, lse, from_bf16, to_bf16, BUG_VL_NAN_ROWS); }
 
 /* ---- this library's dense kernel (attention of ABI 2) ------------------------------------------
  * The varlen kernel on B sequences of n queries and m keys each, whose packed layout is the dense
@@ -235,8 +243,8 @@ static int VL_FN(varlen_rows)(const attncheck_attention_problem* p, const int32_
         if (p->window_right >= 0 && c + p->window_right + 1 < hi) hi = c + p->window_right + 1;
         VL_F* oi = o + ((q0 + i) * H + h) * dv;
         VL_F* li = !lse ? NULL : bug == BUG_VL_LSE_DENSE ? lse + (b * H + h) * p->n + i : lse + h * total_q + q0 + i;
-        if (hi <= lo) { /* a row that sees no key: zeros, lse -inf */
-          for (size_t cc = 0; cc < dv; ++cc) oi[cc] = 0;
+        if (hi <= lo) { /* a row that sees no key: zeros (BUG_VL_NAN_ROWS: NaN, 0/0), lse -inf */
+          for (size_t cc = 0; cc < dv; ++cc) oi[cc] = bug == BUG_VL_NAN_ROWS ? (VL_F)NAN : 0;
           if (li) *li = neg_inf;
           continue;
         }

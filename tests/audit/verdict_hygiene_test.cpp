@@ -73,6 +73,28 @@ TEST_CASE("--no-lse: FALSIFY-ATTK-002 (the LSE's check) is N/A, not GAVE-UP, and
   CHECK(!contains(listed.output, "FALSIFY-ATTK-002"));
 }
 
+TEST_CASE("--list says on stderr which checks judge the masked-row policy and the policy each applies; stdout keeps TEST_ID DTYPE") {
+  const std::string args = "--abi 2 --kernel attention_varlen:f32 --kernel attention_fp8kv:f32 --kernel attention_paged:f32 --masked zeros";
+  const CommandOutput l = list(args);
+  INFO(l.output);
+  CHECK(l.status == 0);
+  CHECK(contains(l.output, "the masked-row policy (--masked, masked:) is judged by (check, format, kinds, policy):\n"));
+  for (const char* m : {"  FALSIFY-VARLEN-001 f32 attention_varlen zeros\n", "  FALSIFY-PAGED-001 f32 attention_paged zeros\n",
+                        "  FALSIFY-FP8-001 f32 attention_fp8kv zeros\n"}) {
+    INFO(m);
+    CHECK(contains(l.output, m));
+  }
+  // Checks that never see a row without a key are not named: the NaN and safety checks, the paged sizes.
+  for (const char* m : {"  AUDIT-NAN-001", "  AUDIT-SAFE-001", "  AUDIT-PAGED-001", "  FALSIFY-VARLEN-002"}) {
+    INFO(m);
+    CHECK(!contains(l.output, m));
+  }
+  const CommandOutput out = run_command(std::string("'") + ATTNCHECK_CLI_PATH + "' --contracts '" + ATTNCHECK_SOURCE_DIR +
+                                        "/contracts' audit --list " + args + " 2>/dev/null");
+  CHECK(contains(out.output, "FALSIFY-VARLEN-001 f32\n"));
+  CHECK(!contains(out.output, "masked"));
+}
+
 TEST_CASE("--list --abi 2 lists version 2's attention checks, not version 1's") {
   const CommandOutput v2 = list("--abi 2 --kernel attention:f32");
   INFO(v2.output);

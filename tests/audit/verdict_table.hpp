@@ -57,4 +57,27 @@ inline void check_verdict_table(const std::string& lib, const std::string& kind,
   }
 }
 
+// The declared masked-row policy reaches every check of `tests` (those of kind KIND that judge a row
+// that sees no key): nan_kernel, which gives all NaN there, PASSes undeclared (either) and FAILs
+// under --masked zeros, naming the policy; zeros_kernel, which gives zeros, PASSes under --masked
+// zeros. Each result of the JSON names the policy it judged. cases: enough for the default seed to
+// draw a row with no key in every check (the same under the sanitizers: fewer would not see one).
+inline void check_masked_policy(const std::string& lib, const std::string& kind, const std::vector<std::string>& tests,
+                                const std::string& nan_kernel, const std::string& zeros_kernel, int cases = 60) {
+  struct Case {
+    std::string symbol, masked, verdict;
+  };
+  for (const Case& c : {Case{nan_kernel, "", "PASS"}, Case{nan_kernel, "zeros", "FAIL"}, Case{zeros_kernel, "zeros", "PASS"}}) {
+    std::string args = lib + "--kernel " + kind + ":" + c.symbol.substr(c.symbol.rfind('_') + 1) + ":" + c.symbol;
+    for (const auto& id : tests) args += " --test " + id;
+    if (!c.masked.empty()) args += " --masked " + c.masked;
+    Run r = audit(args + " --cases " + std::to_string(cases));
+    INFO(c.symbol << " --masked " << (c.masked.empty() ? "(none)" : c.masked) << "\n" << r.output);
+    for (const auto& id : tests) CHECK_MESSAGE(r.verdicts[id + " " + kind + " [" + shown_dtype(c.symbol) + "]"] == c.verdict, id);
+    CHECK(r.status == (c.verdict == "FAIL" ? 1 : 0));
+    CHECK(contains(r.json, ", \"masked_policy\": \"" + (c.masked.empty() ? std::string("either") : c.masked) + "\""));  // a result's
+    if (c.verdict == "FAIL") CHECK(contains(r.output, "the declared masked-row policy 'zeros'"));
+  }
+}
+
 }  // namespace attncheck_tests::audit_cli

@@ -101,7 +101,7 @@ void audit_paged_at_size(const KernelSet<T>& ks, const SizedPagedBatch& s, std::
                            pc.vc.pk.describe() + ", pages of " + std::to_string(s.page_size) + " tokens, " +
                            std::to_string(pc.pt.num_pages) + " in the cache (shuffled)";
   property::judge_packed_accuracy<T>(
-      "AUDIT-PAGED-001", pc.vc, pc.run(ks), bounds::KeyBlocks::any(),
+      "AUDIT-PAGED-001", pc.vc, pc.run(ks), bounds::KeyBlocks::any(), ks.attention_paged_masked,
       [&](std::size_t b, std::size_t h, std::size_t i) {
         return what + ", sequence " + std::to_string(b) + " (" + std::to_string(pc.vc.pk.m_of(b)) + " keys), row (h " + std::to_string(h) +
                ", i " + std::to_string(i) + ")";

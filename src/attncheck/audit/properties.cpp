@@ -28,6 +28,7 @@ namespace {
 using property::draw_row;
 using property::draw_vector;
 using property::Report;
+using property::follows_masked_policy;
 using oracle::real;
 
 template <class T>

@@ -131,6 +131,13 @@ KernelSet<T> audited_set(Backend& b, const AuditRequest& req, CallStats& st) {
                                       req.policy_for(Kind::attention_fp8kv, d).returns_lse, req.policy_for(Kind::attention_v2, d).splits);
   k.attention_paged_page_size_invariant = req.policy_for(Kind::attention_paged, d).page_size_invariant;
   k.attention_varlen_packing_invariant = req.policy_for(Kind::attention_varlen, d).packing_invariant;
+  // The masked-row policy of each attention kind (--masked, masked:), which every judge of a row
+  // with no key applies (property/attention_row_judge.hpp): the dense kernel's also split.
+  k.attention_batched_masked = req.policy_for(Kind::attention_v2, d).masked;
+  k.attention_merge_masked = req.policy_for(Kind::attention_merge, d).masked;
+  k.attention_varlen_masked = req.policy_for(Kind::attention_varlen, d).masked;
+  k.attention_paged_masked = req.policy_for(Kind::attention_paged, d).masked;
+  k.attention_fp8kv_masked = req.policy_for(Kind::attention_fp8kv, d).masked;
   return k;
 }
 
@@ -164,6 +171,15 @@ void run_contract_test(Backend& b, const property::PropertyInfo& p, const AuditR
                            : std::string(missing.size() > 1 ? "needs kinds " : "needs kind ") + names + " at " +
                                  std::string(dtype_name(dtype_of<T>()));
     return;
+  }
+  if (p.judges_masked_policy) {
+    // The policy it judges: that of the attention kind it calls (the split dense kernel's is the
+    // dense kernel's).
+    for (Kind k : {Kind::attention_varlen, Kind::attention_paged, Kind::attention_fp8kv, Kind::attention_merge, Kind::attention_v2})
+      if (used & bit(k)) {
+        row.masked_policy = std::string(masked_policy_name(req.policy_for(k, dtype_of<T>()).masked));
+        break;
+      }
   }
   if (req.plan_only) return;
   if (req.full_inputs) row.stats.shown_elements = static_cast<std::size_t>(-1);

@@ -63,7 +63,7 @@ struct AuditRow {
   std::string reason;                   // why not applicable, or why not judged
   property::Outcome outcome;               // test_id and dtype are set for every row
   CallStats stats;
-  std::string masked_policy;            // the policy judged (rows of AUDIT-MASK-001), else ""
+  std::string masked_policy;            // the masked-row policy judged (rows of a check that judges it), else ""
 };
 
 // The verdict of a check that ran, from what the kernel did (CallStats): the kernel answered none of

@@ -2,7 +2,7 @@
 // kernels::Fp8Steps (attention_fp8kv.hpp) with a bug class of shipped FP8 paths: a scale not
 // applied or applied twice, per-head scales read as one per-tensor scale,
 // the V scale used for K, E4M3 codes decoded as E5M2; and in the cache write: saturation and NaN
-// confused either way, truncation instead of rounding, E4M3's range taken as the IEEE-like
+// confused either way, truncation instead of rounding, ties rounded away from zero, E4M3's range taken as the IEEE-like
 // variant's (±240), a NaN clamped into range by fmax/fmin, the scale multiplied instead of divided.
 // The tests that must catch each are named in falsify/mutants/attention_fp8kv.cpp.
 #pragma once
@@ -84,6 +84,20 @@ struct Fp8QuantizeOverflowLate : Fp8Steps {
   }
 };
 
+// Round to nearest with ties away from zero (C's round(), or adding half a quantum and truncating)
+// instead of to even: wrong only at an exact midpoint between two codes whose even neighbour is the
+// one nearer zero (at the top of E4M3FN, 464 = 448 + 16: 448 to even, the overflow rule away).
+struct Fp8QuantizeTiesAway : Fp8Steps {
+  template <Scalar T>
+  static std::uint8_t quantize(Fp8Spec s, T x, float scale) {
+    const double y = to_double(x / lit<T>(static_cast<double>(scale)));
+    if (!std::isfinite(y) || y == 0) return fp8_encode(s, y);
+    // y a boundary between two codes (the codes of the doubles beside it differ): the one away from zero.
+    const double away = std::nextafter(y, std::copysign(std::numeric_limits<double>::infinity(), y));
+    if (fp8_encode(s, std::nextafter(y, 0.0)) != fp8_encode(s, away)) return fp8_encode(s, away);
+    return fp8_encode(s, y);
+  }
+};
 // Truncation toward zero instead of round-to-nearest-even (a mantissa shift without rounding).
 struct Fp8QuantizeTruncates : Fp8Steps {
   template <Scalar T>

@@ -21,6 +21,7 @@
 #include "attncheck/kernels/attention_varlen.hpp"
 #include "attncheck/kernels/entropy.hpp"
 #include "attncheck/kernels/log_softmax.hpp"
+#include "attncheck/kernels/masked_policy.hpp"
 #include "attncheck/kernels/position_encoding.hpp"
 #include "attncheck/kernels/rmsnorm.hpp"
 #include "attncheck/kernels/scores.hpp"
@@ -104,6 +105,15 @@ struct KernelSet {
   // --packing-invariant for an audited kernel): FALSIFY-VARLEN-003 then demands the same bits.
   // false: within twice the derived allowance.
   bool attention_varlen_packing_invariant = false;
+  // The masked-row policy of each attention kind (kernels/masked_policy.hpp): what O must be in a
+  // row that sees no key (the merge: a row no split saw a key of). either for the reference and
+  // its mutants and for an audited kernel that declares none; an audited kernel's --masked or
+  // masked: otherwise. attention_batched's covers the dense kernel split or not (FALSIFY-MERGE-004).
+  MaskedPolicy attention_batched_masked = MaskedPolicy::either;
+  MaskedPolicy attention_merge_masked = MaskedPolicy::either;
+  MaskedPolicy attention_varlen_masked = MaskedPolicy::either;
+  MaskedPolicy attention_paged_masked = MaskedPolicy::either;
+  MaskedPolicy attention_fp8kv_masked = MaskedPolicy::either;
 };
 
 namespace detail {
@@ -254,6 +264,11 @@ KernelSet<S> computed_in(const KernelSet<C>& k) {
   r.attention_batched_follows_tiling = k.attention_batched_follows_tiling;
   r.attention_paged_page_size_invariant = k.attention_paged_page_size_invariant;
   r.attention_varlen_packing_invariant = k.attention_varlen_packing_invariant;
+  r.attention_batched_masked = k.attention_batched_masked;
+  r.attention_merge_masked = k.attention_merge_masked;
+  r.attention_varlen_masked = k.attention_varlen_masked;
+  r.attention_paged_masked = k.attention_paged_masked;
+  r.attention_fp8kv_masked = k.attention_fp8kv_masked;
   return r;
 }
 

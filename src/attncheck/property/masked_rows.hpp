@@ -6,11 +6,14 @@
 
 #include <cstddef>
 
+#include <string>
+
+#include "attncheck/kernels/masked_policy.hpp"
 #include "attncheck/scalar/traits.hpp"
 
 namespace attncheck::property {
 
-enum class MaskedPolicy { zeros, nan, either };
+using attncheck::MaskedPolicy;  // kernels/masked_policy.hpp
 
 // Whether the n outputs at row follow policy p.
 template <class T>
@@ -22,6 +25,18 @@ bool follows_masked_policy(const T* row, std::size_t n, MaskedPolicy p) {
     nans = nans && x != x;
   }
   return p == MaskedPolicy::zeros ? zeros : p == MaskedPolicy::nan ? nans : (zeros || nans);
+}
+
+// What policy p demands of such a row, for a report: "all 0", "all NaN" or "all 0 or all NaN".
+inline std::string masked_policy_demand(MaskedPolicy p) {
+  return p == MaskedPolicy::zeros ? "all 0" : p == MaskedPolicy::nan ? "all NaN" : "all 0 or all NaN";
+}
+
+// The words a report adds when a row broke a declared policy (zeros or nan): where it was declared.
+inline std::string masked_policy_declared(MaskedPolicy p) {
+  if (p == MaskedPolicy::either) return "";
+  return std::string("the declared masked-row policy '") + (p == MaskedPolicy::zeros ? "zeros" : "nan") +
+         "' (--masked, or masked: in the bindings file)";
 }
 
 }  // namespace attncheck::property

@@ -22,11 +22,12 @@ namespace attncheck::property {
 using PackedWhere = std::function<std::string(std::size_t b, std::size_t h, std::size_t i)>;
 
 // Every output and LSE of every sequence within the derived allowance of the sequence's exact
-// dense attention (the masked-row policy, and an LSE of −inf, where a row sees no key). out.lse
-// empty: the kernel returned none.
+// dense attention (the masked-row policy `masked`, and an LSE of −inf, where a row sees no key).
+// out.lse empty: the kernel returned none.
 template <class T>
 void judge_packed_accuracy(const char* id, const gen::VarlenCase<T>& vc, const typename gen::VarlenCase<T>::Output& out,
-                           const bounds::KeyBlocks& kb, const PackedWhere& where, const std::function<void(Report<T>&)>& inputs) {
+                           const bounds::KeyBlocks& kb, MaskedPolicy masked, const PackedWhere& where,
+                           const std::function<void(Report<T>&)>& inputs) {
   const auto md = bounds::model_of<T>();
   const auto& s = vc.c.p.shape;
   const std::size_t total_q = vc.pk.total_q();
@@ -37,7 +38,7 @@ void judge_packed_accuracy(const char* id, const gen::VarlenCase<T>& vc, const t
       for (std::size_t i = 0; i < seq.p.shape.n; ++i) {
         const auto ex = bounds::attention_row_allowance(seq.p, seq.q, seq.k, seq.v, 0, h, i, kb, md);
         const double lse = out.lse.empty() ? 0 : static_cast<double>(out.lse[h * total_q + q0 + i]);
-        judge_attention_row<T>(id, ex, out.o.data() + ((q0 + i) * s.heads + h) * s.dv, s.dv, out.lse.empty() ? nullptr : &lse, where(b, h, i), "",
+        judge_attention_row<T>(id, ex, out.o.data() + ((q0 + i) * s.heads + h) * s.dv, s.dv, out.lse.empty() ? nullptr : &lse, masked, where(b, h, i), "",
                                inputs);
       }
   }

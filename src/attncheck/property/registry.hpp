@@ -86,6 +86,10 @@ struct PropertyInfo {
   std::vector<Dtype> dtypes;
   std::function<void(Dtype, const RunParams&, Outcome&)> run;  // filled by register_property
   std::source_location where;  // the registration, inside the property's struct (`attncheck show`)
+  // It judges rows that see no key by the kernel set's masked-row policy (KernelSet::
+  // attention_*_masked): `static constexpr bool judges_masked_policy = true;` in the struct. The
+  // audit names the policy on its rows and in `audit --list`.
+  bool judges_masked_policy = false;
 };
 
 struct MutantInfo {
@@ -180,6 +184,7 @@ bool register_property(std::vector<Dtype> dtypes = {all_dtypes.begin(), all_dtyp
   info.id = P::id;
   info.title = P::title;
   info.dtypes = std::move(dtypes);
+  if constexpr (requires { P::judges_masked_policy; }) info.judges_masked_policy = P::judges_masked_policy;
   info.run = [](Dtype d, const RunParams& params, Outcome& out) {
     visit_dtype(d, [&]<class T>() {
       const KernelSet<T> ks = kernels_under_test<T>(params);
