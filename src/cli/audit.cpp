@@ -465,6 +465,7 @@ int list_audit_checks(const audit::KernelSource& src, audit::AuditRequest& req) 
   // Which checks judge the masked-row policy, and the policy each applies: on stderr, so that the
   // lines above stay "TEST_ID DTYPE" for the build systems that read them.
   if (!masked.empty()) {
+    std::cout.flush();  // the list first where both streams go to one pipe
     std::cerr << "the masked-row policy (--masked, masked:) is judged by (check, format, kinds, policy):\n";
     for (const auto& m : masked) std::cerr << m << "\n";
   }

@@ -362,12 +362,13 @@ TEST_CASE("kv_quantize in process: each writing bug gives a wrong code where it 
   CHECK(first_wrong<float>("bug_kvq_e4m3_max_240_f32", e5sat) == "");
   CHECK(first_wrong<float>("bug_kvq_e4m3_max_240_f32", e4) == "");
   CHECK(first_wrong<float>("bug_kvq_e4m3_max_240_f32", e4sat) != "");
-  // Ties away from zero: only at a midpoint whose even neighbour is the one nearer zero. E4M3FN 9
-  // (between 8 = 1.000·2³ and 10 = 1.010·2³) is 8 to even, 10 away; 11 is 12 either way; 9.5 is no tie.
+  // Ties away from zero: only at a midpoint whose even neighbour is the one nearer zero. E4M3FN has
+  // spacing 1 in [8, 16): 8.5 (between 8 = 1.000·2³ and 9 = 1.001·2³) is 8 to even, 9 away; 10.5 is 10
+  // or 11; 9.5 is 10 either way; 9.25 is no tie.
   for (const auto& s : {e4sat, e4}) {
-    CHECK(write_via<float>("bug_kvq_ties_away_f32", s, {9.0f, 11.0f, 9.5f, -9.0f}) ==
-          write_via<float>("kvq_plain_f32", s, {10.0f, 11.0f, 9.5f, -10.0f}));
-    CHECK(write_via<float>("kvq_plain_f32", s, {9.0f})[0] == write_via<float>("kvq_plain_f32", s, {8.0f})[0]);
+    CHECK(write_via<float>("bug_kvq_ties_away_f32", s, {8.5f, 10.5f, 9.5f, 9.25f, -8.5f}) ==
+          write_via<float>("kvq_plain_f32", s, {9.0f, 11.0f, 10.0f, 9.0f, -9.0f}));
+    CHECK(write_via<float>("kvq_plain_f32", s, {8.5f})[0] == write_via<float>("kvq_plain_f32", s, {8.0f})[0]);
   }
   // E4M3FN 464 (between 448 and the first value past the range): 448 to even, the overflow rule away.
   CHECK(write_via<float>("bug_kvq_ties_away_f32", e4, {464.0f})[0] == 0x7f);

@@ -73,7 +73,7 @@ TEST_CASE("--no-lse: FALSIFY-ATTK-002 (the LSE's check) is N/A, not GAVE-UP, and
   CHECK(!contains(listed.output, "FALSIFY-ATTK-002"));
 }
 
-TEST_CASE("--list says on stderr which checks judge the masked-row policy and the policy each applies; stdout keeps TEST_ID DTYPE") {
+TEST_CASE("--list says on stderr which checks judge the masked-row policy and the policy each applies, stdout keeps TEST_ID DTYPE") {
   const std::string args = "--abi 2 --kernel attention_varlen:f32 --kernel attention_fp8kv:f32 --kernel attention_paged:f32 --masked zeros";
   const CommandOutput l = list(args);
   INFO(l.output);

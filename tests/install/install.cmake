@@ -52,7 +52,7 @@ set_tests_properties("docs: the README's examples are the files CI runs" "docs: 
 # loads no kernel (the library named does not exist), `gate --list` runs nothing.
 set(ATTNCHECK_LIST_EXPECT bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/docs/expect.sh)
 add_test(NAME cli.audit.list COMMAND ${ATTNCHECK_LIST_EXPECT} 0
-         "^FALSIFY-SM-001 f32\nFALSIFY-SM-004 f32\nAUDIT-MASK-001 f32\nFALSIFY-SM-001 bf16@f32\nFALSIFY-SM-004 bf16@f32\nAUDIT-MASK-001 bf16@f32$"
+         "^FALSIFY-SM-001 f32\nFALSIFY-SM-004 f32\nAUDIT-MASK-001 f32\nFALSIFY-SM-001 bf16@f32\nFALSIFY-SM-004 bf16@f32\nAUDIT-MASK-001 bf16@f32\nthe masked-row policy [^\n]*\n  AUDIT-MASK-001 f32 softmax either\n  AUDIT-MASK-001 bf16@f32 softmax either$"
          -- $<TARGET_FILE:attncheck_cli> --contracts ${CMAKE_CURRENT_SOURCE_DIR}/contracts audit --list
             --lib /nonexistent/libkernels.so --kernel softmax:f32:a --kernel softmax:bf16:b
             --test FALSIFY-SM-001 --test FALSIFY-SM-004 --test AUDIT-MASK-001)
