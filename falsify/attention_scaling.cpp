@@ -289,11 +289,17 @@ struct Ascl004 {
   static constexpr const char* title = "softmax with max subtraction matches the exact softmax, also where exp(max) overflows or underflows";
   template <class T>
   static void check(const KernelSet<T>& k) {
-    // Half the rows are rows where the formula without max subtraction breaks: exp(max x)
+    // A third of the rows are rows where the formula without max subtraction breaks: exp(max x)
     // overflows or underflows unshifted, with |max x| from every decade of the format, not only
-    // near overflow (gen::max_subtraction_row); the other half any row (gen::row).
-    const auto x = *rc::gen::arbitrary<bool>() ? gen::to_row<T>(*gen::max_subtraction_row(format_of<T>, gen::arithmetic_format<T>())) : draw_row<T>();
+    // near overflow (gen::max_subtraction_row); a third where the shift matters at a moderate
+    // maximum (gen::shift_region_row: entries whose exp is subnormal unshifted); a third any row
+    // (gen::row).
+    const int pick = *rc::gen::noShrink(gen::uniform_int(0, 2));
+    const auto x = pick == 0   ? gen::to_row<T>(*gen::max_subtraction_row(format_of<T>, gen::arithmetic_format<T>()))
+                   : pick == 1 ? gen::to_row<T>(*gen::shift_region_row(gen::arithmetic_format<T>()))
+                               : draw_row<T>();
     property::cover("max subtraction", gen::max_subtraction_regions(x));
+    property::cover("max subtraction at a moderate max", gen::shift_regions(x));
     expect_softmax_accurate(id, k, x);
   }
   static inline const bool registered = property::register_property<Ascl004>();

@@ -467,6 +467,48 @@ void expect_max_subtraction_rows() {
   CHECK(std::abs(over / static_cast<double>(n) - 0.5) <= bernstein_tolerance(n, 0.5, checks));
 }
 
+template <class T>
+void expect_shift_rows() {
+  const format_info& a = arithmetic_format<T>();
+  const double ln_mn = std::log(std::ldexp(1.0, a.min_exponent));
+  rc::Random random(0x5eed6001u);
+  int reached = 0;
+  constexpr int n = 2000;
+  for (int i = 0; i < n; ++i) {
+    const auto x = to_row<T>(shift_region_row(a)(random.split(), large_size).value());
+    REQUIRE(x.size() >= 2);
+    const double top = to_double(x[0]);
+    REQUIRE(top >= -60);
+    REQUIRE(top <= -4);
+    for (const T& e : x) {
+      REQUIRE(std::isfinite(to_double(e)));
+      REQUIRE(to_double(e) <= top);
+    }
+    // Every entry but the maximum below exp's normal range unshifted, within it shifted, once rounded
+    // into T (where the maximum itself is below it, as at f16, every row is one of the underflow side).
+    for (std::size_t k = 1; k < x.size(); ++k) {
+      CHECK(to_double(x[k]) < ln_mn);
+      CHECK(to_double(x[k]) - top >= ln_mn);
+    }
+    reached += shift_regions(x)[0].reached;
+  }
+  CHECK(reached == n);
+}
+
+TEST_CASE("generators: shift_region_row draws moderate maxima with entries whose exp is subnormal only unshifted, in every format") {
+  SUBCASE("f32") { expect_shift_rows<float>(); }
+  SUBCASE("f16@f16") { expect_shift_rows<f16>(); }
+  SUBCASE("bf16@bf16") { expect_shift_rows<bf16>(); }
+  SUBCASE("f16@f32") {
+    arithmetic_scope a(Arithmetic::f32);
+    expect_shift_rows<f16>();
+  }
+  SUBCASE("bf16@f32") {
+    arithmetic_scope a(Arithmetic::f32);
+    expect_shift_rows<bf16>();
+  }
+}
+
 TEST_CASE("generators: max_subtraction_row draws rows where max subtraction matters, from every decade of the maximum, finite in every format") {
   SUBCASE("f32") { expect_max_subtraction_rows<float>(); }
   SUBCASE("f64") { expect_max_subtraction_rows<double>(); }

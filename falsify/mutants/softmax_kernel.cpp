@@ -21,6 +21,18 @@ struct NoMaxSubtraction {
   }
 };
 
+// The shift skipped while |max| < 50, where exp(max) stays in range: wrong only where an entry's exp
+// is subnormal unshifted at a moderate maximum (gen::shift_region_row; issue 49).
+struct ShiftOnlyBeyond50 {
+  static constexpr const char* name = "softmax_shift_only_beyond_50";
+  static constexpr const char* description = "max subtracted only when |max| >= 50 (exp(max) in range otherwise)";
+  static std::vector<std::string> caught_by() { return {"FALSIFY-ASCL-004"}; }
+  template <class T>
+  static void apply(KernelSet<T>& k) {
+    k.softmax = kernels::broken::softmax_shift_only_beyond_50<T>;
+  }
+};
+
 // Off-by-one in the normalising sum: the last term is left out.
 struct SumSkipsLast {
   static constexpr const char* name = "softmax_sum_skips_last";
@@ -134,7 +146,7 @@ struct LogOfSoftmax {
   }
 };
 
-const bool registered = register_mutant<NoMaxSubtraction>() && register_mutant<SumSkipsLast>() &&
+const bool registered = register_mutant<NoMaxSubtraction>() && register_mutant<ShiftOnlyBeyond50>() && register_mutant<SumSkipsLast>() &&
                         register_mutant<FlushTiny>() && register_mutant<Negated>() &&
                         register_mutant<SumStartsAtOne>() && register_mutant<MaxClampedAtZero>() &&
                         register_mutant<NanToMinusInf>() && register_mutant<LogOfSoftmax>();

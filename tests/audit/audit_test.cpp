@@ -164,6 +164,18 @@ TEST_CASE("softmax without max subtraction fails normalisation and accuracy, and
   CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "PASS");
 }
 
+TEST_CASE("softmax skipping the shift while |max| < 50 fails max subtraction (FALSIFY-ASCL-004's moderate-maximum rows) and nothing else is blamed on it") {
+  Run r = audit(lib + "--kernel softmax:f32:bug_softmax_shift_beyond_50_f32 --cases 100 --test FALSIFY-ASCL-004,AUDIT-SAFE-001,AUDIT-DET-001");
+  INFO(r.output);
+  CHECK(r.status == 1);
+  CHECK(r.verdicts["FALSIFY-ASCL-004 [f32]"] == "FAIL");
+  CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "PASS");
+  CHECK(r.verdicts["AUDIT-DET-001 [f32]"] == "PASS");
+  Run ok = audit(lib + "--kernel softmax:f32:ok_softmax_f32 --cases 100 --test FALSIFY-ASCL-004");
+  INFO(ok.output);
+  CHECK(ok.status == 0);
+}
+
 TEST_CASE("scores with a wrong scale (1/d, 1/floor(sqrt d)) or a transposed output fail the scale and shape obligations") {
   Run r = audit(lib + "--kernel scores:f32:bug_scores_inv_d_f32 --cases 100");
   INFO(r.output);

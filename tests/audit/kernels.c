@@ -116,6 +116,18 @@ int bug_softmax_no_max_f32(const float* x, float* y, size_t n) {
   return 0;
 }
 
+/* The max subtracted only when |max| >= 50 (exp(max) in range otherwise): entries whose exp is
+   subnormal unshifted lose their bits at a moderate negative maximum (issue 49). */
+int bug_softmax_shift_beyond_50_f32(const float* x, float* y, size_t n) {
+  float m = n ? x[0] : 0;
+  for (size_t i = 1; i < n; ++i) m = x[i] > m ? x[i] : m;
+  const float shift = (m > -50 && m < 50) ? 0.0f : m;
+  float s = 0;
+  for (size_t i = 0; i < n; ++i) { y[i] = expf(x[i] - shift); s += y[i]; }
+  for (size_t i = 0; i < n; ++i) y[i] = y[i] / s;
+  return 0;
+}
+
 /* Scores scaled by 1/d instead of 1/sqrt(d). */
 int bug_scores_inv_d_f32(const float* q, const float* k, size_t n, size_t m, size_t d, float* s) {
   for (size_t i = 0; i < n; ++i)

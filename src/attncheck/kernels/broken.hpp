@@ -26,6 +26,18 @@ void softmax_no_max_subtraction(const T* x, T* y, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) y[i] = y[i] / s;
 }
 
+// softmax that subtracts the maximum only where exp(max) would leave the range (|max| >= 50): right
+// on every row but those whose entries' exps are subnormal unshifted at a moderate negative maximum
+// (gen::shift_region_row), where exp(x_i) keeps a few bits and exp(x_i - max) all of them.
+template <class T>
+void softmax_shift_only_beyond_50(const T* x, T* y, std::size_t n) {
+  const double m = n ? to_double(row_max(x, n)) : 0;
+  if (m > -50 && m < 50)
+    softmax_no_max_subtraction(x, y, n);
+  else
+    softmax(x, y, n);
+}
+
 // Scores without the 1/sqrt(d) scaling: |q.k| reaches d > sqrt(d).
 template <class T>
 void scores_unscaled(const T* q, const T* k, std::size_t n, std::size_t m, std::size_t d, T* s) {

@@ -110,6 +110,21 @@ std::vector<property::Region> max_subtraction_regions(const std::vector<T>& x) {
   return r;
 }
 
+// The region of gen::shift_region_row: some finite entry whose exp is below the arithmetic
+// format's normal range unshifted (x_i < ln min_normal) and within it shifted (x_i - max >= ln
+// min_normal), at a maximum in [-60, 0).
+template <class T>
+std::vector<property::Region> shift_regions(const std::vector<T>& x) {
+  const double ln_mn = std::log(std::ldexp(1.0, arithmetic_format<T>().min_exponent));
+  double top = -std::numeric_limits<double>::infinity();
+  for (const T& t : x)
+    if (std::isfinite(to_double(t))) top = std::max(top, to_double(t));
+  bool reached = false;
+  if (top >= -60 && top < 0)
+    for (const T& t : x) reached |= std::isfinite(to_double(t)) && to_double(t) < ln_mn && to_double(t) - top >= ln_mn;
+  return {{"shift matters at a moderate max (max in [-60,0), an exp subnormal unshifted, normal shifted)", reached}};
+}
+
 // Records the regions of row x for the generator coverage of the running check.
 template <class T>
 void cover_row(std::string_view generator, const std::vector<T>& x, RowCan can = {}) {

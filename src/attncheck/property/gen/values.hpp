@@ -182,6 +182,27 @@ inline rc::Gen<std::vector<double>> max_subtraction_row(const format_info& f, co
   });
 }
 
+// Rows where the shift matters at a moderate maximum (FALSIFY-ASCL-004, the third of its rows): the
+// maximum uniform in [-60, -4], the other entries (1 to 31) uniform in [max + ln min_normal + 1,
+// min(max, ln min_normal - 1)], ln min_normal of the arithmetic format a (-87.3 for f32 and
+// bf16@f32, -9.7 for f16). exp(x_i) unshifted is subnormal there (a few significant bits, or 0)
+// while exp(x_i - max) is normal: only the shifted formula gets these entries right, and their
+// weights are normal numbers in f32 and bf16. max_subtraction_row's maxima sit beyond exp's range
+// and row()'s negative rows spread by about 17, so neither catches a kernel that skips the shift
+// while |max| is moderate (below 50, say; issue 49). The margins of 1 keep each entry on its side
+// when rounded into a 16-bit format (spacing at most 1 below 256).
+inline rc::Gen<std::vector<double>> shift_region_row(const format_info& a) {
+  const double ln_mn = std::log(std::ldexp(1.0, a.min_exponent));
+  return rc::gen::mapcat(uniform_real(-60, -4), [ln_mn](double top) {
+    const double lo = top + ln_mn + 1, hi = std::min(top, ln_mn - 1);
+    return rc::gen::map(sized_row(1, 31, rc::gen::map(unit(), [lo, hi](double u) { return lo + (hi - lo) * std::abs(u); })),
+                        [top](std::vector<double> rest) {
+                          rest.insert(rest.begin(), top);
+                          return rest;
+                        });
+  });
+}
+
 // One kind of score row that row() draws, with its weight.
 struct RowBucket {
   std::string_view name;
