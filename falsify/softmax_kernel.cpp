@@ -57,9 +57,13 @@ struct Sm002 {
       const std::string what = "softmax<" + scalar_name<T>() + ">, element " + std::to_string(i) + " of " + std::to_string(y.size());
       if (!(v >= 0 && v <= 1))
         Report<T>(id, what).input("Input", x).kernel(y[i]).exact(ex.p[i]).line("Outside [0, 1].").raise();
-      if (v == 0 && b.lo[i] > 0)
-        Report<T>(id, what).input("Input", x).kernel(y[i]).exact(ex.p[i])
-            .line("Zero, but the derived lower bound " + decimal(b.lo[i], 6) + " is positive: the exact value cannot round to 0.").raise();
+      if (v == 0 && b.lo[i] > 0) {
+        Report<T> rep(id, what);
+        rep.input("Input", x).kernel(y[i]).exact(ex.p[i])
+            .line("Zero, but the derived lower bound " + decimal(b.lo[i], 6) + " is positive: the exact value cannot round to 0.");
+        flush_to_zero_hint(rep, y[i], ex.p[i]);
+        rep.raise();
+      }
     }
   }
   static inline const bool registered = property::register_property<Sm002>();

@@ -178,3 +178,18 @@ export function castToFp8Model({ fp8Type, saturate }) {
   ];
   return model(graph);
 }
+
+/**
+ * A model of one Softmax node (opset 21, axis -1) over a row: input x (1, N) float32, output y
+ * (1, N). ONNX Runtime's CPU provider computes it with MLAS (max subtraction, a vectorised exp).
+ */
+export function softmaxModel() {
+  const sm = node({ inputs: ["x"], outputs: ["y"], name: "softmax", opType: "Softmax", domain: "", attributes: [intAttribute("axis", -1)] });
+  const graph = [
+    ...bytesField(1, sm),
+    ...bytesField(2, "softmax_graph"),
+    ...bytesField(11, valueInfo("x", DataType.FLOAT, [1, "N"])),
+    ...bytesField(12, valueInfo("y", DataType.FLOAT, [1, "N"])),
+  ];
+  return model(graph);
+}

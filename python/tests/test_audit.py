@@ -492,3 +492,21 @@ def test_fp8(cli):
 
     bad = attncheck.audit(truncating, kind="kv_quantize", dtype="f32", cases=40, tests=["FALSIFY-FP8-002"])
     assert not bad.passed and bad.check("FALSIFY-FP8-002").verdict == "FAIL"
+
+
+def softmax_flushing(x):
+    """A correct softmax in float32 whose weights below the smallest normal are 0 (flush-to-zero)."""
+    x = np.asarray(x, dtype=np.float32)
+    e = np.exp(x - x.max(), dtype=np.float32)
+    y = (e / e.sum(dtype=np.float32)).astype(np.float32)
+    y[np.abs(y) < np.finfo(np.float32).tiny] = 0
+    return y
+
+
+def test_flush_to_zero_is_declared_with_subnormals(cli):
+    tests = ["FALSIFY-SM-004", "AUDIT-MASK-002"]
+    ieee = attncheck.audit(softmax_flushing, kind="softmax", dtype="f32", cases=200, tests=tests)
+    assert not ieee.passed
+    assert "Flushes subnormal results to zero" in ieee.summary() + str(ieee.report)
+    flush = attncheck.audit(softmax_flushing, kind="softmax", dtype="f32", cases=200, tests=tests, subnormals="flush")
+    assert flush.passed, flush.summary()

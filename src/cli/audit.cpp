@@ -39,6 +39,7 @@ struct AuditOptions : ReportFileOptions, CheckSelectionOptions {
   bool no_lse = false;
   bool nondeterministic = false;
   std::string stores;  // --stores: "" = not given
+  std::string subnormals;  // --subnormals: "" = not given
   std::vector<std::string> attention_shapes;  // --attention-shape, as given
   std::size_t splits = 0;                     // --splits S
   bool page_size_invariant = false;           // --page-size-invariant
@@ -64,7 +65,8 @@ std::string source_args(const AuditOptions& o) {
   std::string s;
   if (!o.bindings.empty())
     return " --bindings " + shell_quoted(o.bindings) + (o.abi ? " --abi " + std::to_string(o.abi) : "") + (o.no_lse ? " --no-lse" : "") +
-           (o.stores.empty() ? "" : " --stores " + o.stores) + (o.nondeterministic ? " --nondeterministic" : "") +
+           (o.stores.empty() ? "" : " --stores " + o.stores) + (o.subnormals.empty() ? "" : " --subnormals " + o.subnormals) +
+           (o.nondeterministic ? " --nondeterministic" : "") +
            (o.splits ? " --splits " + std::to_string(o.splits) : "") + (o.page_size_invariant ? " --page-size-invariant" : "") +
            (o.packing_invariant ? " --packing-invariant" : "");
   if (!o.lib.empty()) s += " --lib " + shell_quoted(o.lib);
@@ -73,6 +75,7 @@ std::string source_args(const AuditOptions& o) {
   if (o.abi) s += " --abi " + std::to_string(o.abi);
   if (o.no_lse) s += " --no-lse";
   if (!o.stores.empty()) s += " --stores " + o.stores;
+  if (!o.subnormals.empty()) s += " --subnormals " + o.subnormals;
   if (o.nondeterministic) s += " --nondeterministic";
   if (o.splits) s += " --splits " + std::to_string(o.splits);
   if (o.page_size_invariant) s += " --page-size-invariant";
@@ -159,6 +162,11 @@ bool resolve_source(const AuditOptions& o, audit::KernelSource& src) {
     }
     src.kernel_stores.clear();
   }
+  if (!o.subnormals.empty())  // over the bindings file's subnormals:
+    if (auto e = audit::parse_subnormals(o.subnormals, src.subnormals); !e.empty()) {
+      std::cerr << "error: --" << e << "\n";
+      return false;
+    }
   if (o.splits) src.splits = o.splits;  // likewise over the bindings file's splits:
   if (o.page_size_invariant) src.page_size_invariant = true;  // and its page_size_invariant:
   if (o.packing_invariant) src.packing_invariant = true;      // and its packing_invariant:
@@ -259,6 +267,7 @@ bool plan_audit(const AuditOptions& o, const contract::LoadResult& loaded, const
   req.policy.masked = src.masked;
   req.policy.returns_lse = src.lse;
   req.policy.stores = src.stores;
+  req.policy.subnormals = src.subnormals;
   req.policy.deterministic = src.deterministic;
   req.policy.splits = src.splits;
   req.policy.page_size_invariant = src.page_size_invariant;
@@ -385,7 +394,8 @@ int report_audit(const AuditOptions& o, const audit::KernelSource& src, const au
     masked_text += std::string(", ") + std::string(audit::kind_name(kernel.first)) + ":" + std::string(dtype_name(kernel.second)) + " " +
                    std::string(audit::masked_policy_name(p));
   std::cout << "audit of " << backend.describe() << "  timeout " << decimal(o.timeout, 6) << " s  masked rows: " << masked_text
-            << "  tolerance " << req.params.tolerance.text() << "\n";
+            << "  tolerance " << req.params.tolerance.text()
+            << (src.subnormals == Subnormals::flush ? "  subnormals: flush (declared flush-to-zero)" : "") << "\n";
   if (report.rows.empty() && interrupted()) {
     std::cerr << "attncheck: interrupted by signal " << interrupted() << " before any check finished; no report file was written\n";
     return interrupted_exit_status();
@@ -621,6 +631,11 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                   "the way, the error model they are judged by: p (fused, the default: scores and O in f32, the weights "
                   "P rounded for P.V, as FlashAttention) or scores,p (unfused: q @ k^T stored too, as a graph of "
                   "separate ops); replaces the bindings file's stores: entries (docs/formats.md)");
+  app->add_option("--subnormals", o->subnormals,
+                  "What the kernels' arithmetic does below the smallest normal number: ieee (gradual underflow, the "
+                  "default) or flush (flush-to-zero: results below the smallest normal may be 0, as most "
+                  "vectorised exp implementations and GPU kernels built with FTZ give); every allowance gains the absolute "
+                  "term that implies; for every kernel of the run, replaces the bindings file's subnormals: (docs/formats.md)");
   app->add_option("--splits", o->splits,
                   "Attention of ABI version 2, dense or paged: the kernel reads attncheck_attention_problem's num_splits "
                   "(split-KV decoding): it is told to split each row's keys into at most S parts (FALSIFY-MERGE-004 and, "

@@ -176,6 +176,42 @@ TEST_CASE("softmax skipping the shift while |max| < 50 fails max subtraction (FA
   CHECK(ok.status == 0);
 }
 
+TEST_CASE("a flush-to-zero softmax fails the IEEE model with the flush-to-zero hint, passes declared --subnormals flush, and a real bug still fails declared") {
+  const std::string checks = " --cases 200 --test FALSIFY-SM-001,FALSIFY-SM-002,FALSIFY-SM-004,FALSIFY-ASCL-004,AUDIT-MASK-002";
+  Run ieee = audit(lib + "--kernel softmax:f32:ftz_softmax_f32" + checks);
+  INFO(ieee.output);
+  CHECK(ieee.status == 1);
+  CHECK(ieee.verdicts["FALSIFY-SM-004 [f32]"] == "FAIL");
+  CHECK(contains(ieee.output, "Flushes subnormal results to zero"));
+  CHECK(contains(ieee.output, "passes if declared flush-to-zero (--subnormals flush"));
+  Run flush = audit(lib + "--kernel softmax:f32:ftz_softmax_f32 --subnormals flush" + checks);
+  INFO(flush.output);
+  CHECK(flush.status == 0);
+  CHECK(contains(flush.output, "subnormals: flush"));
+  CHECK(!contains(flush.output, "Flushes subnormal results to zero"));
+  // Declared, the replay line keeps the declaration; a kernel far off still fails.
+  Run bug = audit(lib + "--kernel softmax:f32:bug_softmax_shift_beyond_50_f32 --subnormals flush --cases 100 --test FALSIFY-ASCL-004");
+  INFO(bug.output);
+  CHECK(bug.status == 1);
+  CHECK(contains(bug.output, "--subnormals flush"));
+  // The correct IEEE kernel passes either way.
+  CHECK(audit(lib + "--kernel softmax:f32:ok_softmax_f32 --subnormals flush" + checks).status == 0);
+  // A word the model does not know is a usage error.
+  CHECK(audit(lib + "--kernel softmax:f32:ok_softmax_f32 --subnormals daz --cases 10").status == 2);
+  // The bindings file's subnormals: declares the same, and --subnormals replaces it.
+  const std::string path = (fs::temp_directory_path() / ("attncheck-ftz-" + std::to_string(::getpid()) + ".yaml")).string();
+  std::ofstream(path) << "library: " << ATTNCHECK_AUDIT_TESTLIB << "\nsubnormals: flush\nkernels:\n  - {kind: softmax, dtype: f32, symbol: ftz_softmax_f32}\n";
+  Run bound = audit("--bindings '" + path + "'" + checks);
+  INFO(bound.output);
+  CHECK(bound.status == 0);
+  CHECK(audit("--bindings '" + path + "' --subnormals ieee" + checks).status == 1);
+  std::ofstream(path) << "library: " << ATTNCHECK_AUDIT_TESTLIB << "\nsubnormals: sometimes\nkernels:\n  - {kind: softmax, dtype: f32, symbol: ftz_softmax_f32}\n";
+  Run bad = audit("--bindings '" + path + "' --cases 5");
+  CHECK(bad.status == 2);
+  CHECK(contains(bad.output, "subnormals: 'sometimes' is not a subnormal arithmetic"));
+  fs::remove(path);
+}
+
 TEST_CASE("scores with a wrong scale (1/d, 1/floor(sqrt d)) or a transposed output fail the scale and shape obligations") {
   Run r = audit(lib + "--kernel scores:f32:bug_scores_inv_d_f32 --cases 100");
   INFO(r.output);

@@ -2,6 +2,7 @@
  * the test library libattncheck_audit_testkernels.so. The correct ones follow the reference
  * kernels' operation order (src/attncheck/kernels/), so the derived bounds apply to them; each
  * wrong one carries one bug of a class the audit must report (tests/audit/audit_test.cpp). */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -105,6 +106,19 @@ CORRECT_KERNELS(double, f64, exp, log, sqrt)
   }
 WIDE_LOG_SOFTMAX(float, double, f32, exp, log)
 WIDE_LOG_SOFTMAX(double, long double, f64, expl, logl)
+
+/* Flush-to-zero arithmetic (issue 49): a correct softmax whose exps and quotients below FLT_MIN
+   are 0, as ONNX Runtime's MLAS and GPU kernels built with FTZ give. Fails the IEEE model where an
+   exact weight is subnormal; passes declared --subnormals flush. */
+static float ftz(float v) { return fabsf(v) < FLT_MIN ? 0.0f : v; }
+int ftz_softmax_f32(const float* x, float* y, size_t n) {
+  float m = n ? x[0] : 0;
+  for (size_t i = 1; i < n; ++i) m = x[i] > m ? x[i] : m;
+  float s = 0;
+  for (size_t i = 0; i < n; ++i) { y[i] = ftz(expf(ftz(x[i] - m))); s = ftz(s + y[i]); }
+  for (size_t i = 0; i < n; ++i) y[i] = ftz(y[i] / s);
+  return 0;
+}
 
 /* ---- wrong kernels (f32), one bug each --------------------------------------------------------- */
 

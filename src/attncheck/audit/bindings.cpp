@@ -65,6 +65,22 @@ std::string parse_stores(const std::string& s, Intermediates& out) {
 
 std::string_view stores_name(Intermediates s) { return s == Intermediates::unfused ? "scores,p" : "p"; }
 
+std::string parse_subnormals(const std::string& s, Subnormals& out) {
+  if (s == "ieee") {
+    out = Subnormals::ieee;
+    return "";
+  }
+  if (s == "flush") {
+    out = Subnormals::flush;
+    return "";
+  }
+  return "subnormals: '" + s +
+         "' is not a subnormal arithmetic this attncheck knows: 'ieee' (gradual underflow, the default) or 'flush' (results below "
+         "the smallest normal may be 0: flush-to-zero; docs/formats.md)";
+}
+
+std::string_view subnormals_name(Subnormals s) { return s == Subnormals::flush ? "flush" : "ieee"; }
+
 namespace {
 
 std::string parse_masked(const std::string& s, MaskedPolicy& out) {
@@ -142,14 +158,15 @@ std::string read_bindings_text(const std::string& text, const std::string& path,
 
 static std::string parse_bindings(const YAML::Node& root, const std::string& path, KernelSource& out) {
   if (!root.IsMap())
-    return path + ": expected a map with keys library, kernels (and optionally masked, tolerance, abi, lse, stores, deterministic, splits, "
-                  "page_size_invariant, packing_invariant)";
+    return path + ": expected a map with keys library, kernels (and optionally masked, tolerance, abi, lse, stores, subnormals, deterministic, "
+                  "splits, page_size_invariant, packing_invariant)";
   for (const auto& kv : root) {
     const auto key = kv.first.as<std::string>();
     if (key != "library" && key != "kernels" && key != "masked" && key != "tolerance" && key != "abi" && key != "lse" &&
-        key != "stores" && key != "deterministic" && key != "splits" && key != "page_size_invariant" && key != "packing_invariant")
+        key != "stores" && key != "subnormals" && key != "deterministic" && key != "splits" && key != "page_size_invariant" &&
+        key != "packing_invariant")
       return path + ":" + std::to_string(kv.first.Mark().line + 1) + ": unknown key '" + key +
-             "' (known: library, kernels, masked, tolerance, abi, lse, stores, deterministic, splits, page_size_invariant, "
+             "' (known: library, kernels, masked, tolerance, abi, lse, stores, subnormals, deterministic, splits, page_size_invariant, "
              "packing_invariant)";
   }
   if (root["abi"]) {
@@ -166,6 +183,9 @@ static std::string parse_bindings(const YAML::Node& root, const std::string& pat
   if (root["stores"])
     if (auto e = parse_stores(root["stores"].as<std::string>(), out.stores); !e.empty())
       return path + ":" + std::to_string(root["stores"].Mark().line + 1) + ": " + e;
+  if (root["subnormals"])
+    if (auto e = parse_subnormals(root["subnormals"].as<std::string>(), out.subnormals); !e.empty())
+      return path + ":" + std::to_string(root["subnormals"].Mark().line + 1) + ": " + e;
   if (root["deterministic"])
     if (auto e = parse_deterministic(root["deterministic"].as<std::string>(), out.deterministic); !e.empty())
       return path + ":" + std::to_string(root["deterministic"].Mark().line + 1) + ": " + e;

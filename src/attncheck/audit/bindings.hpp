@@ -31,6 +31,9 @@ struct KernelSource {
   // default) or "scores,p" (unfused): scalar/arithmetic.hpp, Intermediates.
   Intermediates stores = Intermediates::fused;
   std::map<std::pair<Kind, Dtype>, Intermediates> kernel_stores;
+  // What the kernels' arithmetic does below the smallest normal (subnormals: at the top, for every
+  // kernel; --subnormals replaces it): ieee (gradual underflow, the default) or flush.
+  Subnormals subnormals = Subnormals::ieee;
   // Whether the kernels give the same bits for the same input (deterministic: at the top, per
   // kernel below it; --nondeterministic replaces them all): false for atomics or split-K sums.
   bool deterministic = true;
@@ -50,6 +53,10 @@ struct KernelSource {
 // text or "".
 std::string parse_stores(const std::string& s, Intermediates& out);
 std::string_view stores_name(Intermediates s);
+
+// Parses a subnormals declaration: "ieee" or "flush"; returns an error text or "".
+std::string parse_subnormals(const std::string& s, Subnormals& out);
+std::string_view subnormals_name(Subnormals s);
 
 // Parses KIND:DTYPE:SYMBOL (library) or KIND:DTYPE (exec); returns an error text or "".
 std::string parse_kernel_spec(const std::string& spec, bool with_symbol, Binding& out);

@@ -32,6 +32,9 @@ struct Policy {
   // attention_v2 with 16-bit storage: what it stores in the storage format (the error model its
   // allowances are derived for; scalar/arithmetic.hpp).
   Intermediates stores = Intermediates::fused;
+  // Every kernel of the run: its subnormal arithmetic (--subnormals, bindings subnormals:), the
+  // error model's η (bounds/error_model.hpp: model_of; scalar/arithmetic.hpp).
+  Subnormals subnormals = Subnormals::ieee;
   // attention_v2: the shapes AUDIT-ATTB-002 audits (--attention-shape), each with the magnitudes
   // of its inputs; empty: default_sized_problems().
   std::vector<SizedProblem> attention_shapes;

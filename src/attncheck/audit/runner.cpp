@@ -185,6 +185,7 @@ void run_contract_test(Backend& b, const property::PropertyInfo& p, const AuditR
   if (req.full_inputs) row.stats.shown_elements = static_cast<std::size_t>(-1);
   const Policy att = req.policy_for(Kind::attention_v2, dtype_of<T>());
   const intermediates_scope stores(att.stores);
+  const subnormals_scope subnormals(req.policy.subnormals);
   const KernelSet<T> ks = audited_set<T>(b, req, row.stats);
   row.outcome = run_with<T>(p, ks, req.params);
   if (row.outcome.verdict != property::Verdict::pass && mentions_absent(row.outcome)) {
@@ -207,6 +208,7 @@ void run_audit_property(Backend& b, const AuditProperty& ap, Kind kind, const Au
   if (req.full_inputs) row.stats.shown_elements = static_cast<std::size_t>(-1);
   const Policy att = req.policy_for(Kind::attention_v2, dtype_of<T>());
   const intermediates_scope stores(att.stores);
+  const subnormals_scope subnormals(req.policy.subnormals);
   const KernelSet<T> ks = audited_set<T>(b, req, row.stats);
   const auto& body = [&]() -> const std::function<void(Kind, const KernelSet<T>&, const Policy&)>& {
     if constexpr (std::is_same_v<T, f16>) return ap.f16;

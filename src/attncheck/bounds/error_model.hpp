@@ -59,18 +59,29 @@ constexpr Model plain_model() {
 
 // The error model of kernels whose values are stored in T, under the current arithmetic: T's
 // own, or for 16-bit T with f32 arithmetic, f32's with a final rounding to T.
+// Flush to zero (Subnormals::flush, proofs/bounds/flush_to_zero.md): a result z below the smallest
+// normal N may be 0, |fl(z) - z| <= max(u|z|, N) <= u|z| + N. The standard model holds with the
+// subnormal granule η replaced by 2N: each place η/2 (or η) bounds one operation's absolute error,
+// N does. So the model's η, and for mixed precision the storage rounding's η_S, become twice the
+// smallest normal of their formats. Inputs are read as given (no denormals-are-zero).
+inline real flushed_eta(const format_info& f) { return 2 * static_cast<real>(std::ldexp(1.0, f.min_exponent)); }
+
 template <class T>
 Model model_of() {
+  const bool flush = current_subnormals() == Subnormals::flush;
   if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>) {
     if (current_arithmetic() == Arithmetic::f32) {
       Model m = detail::plain_model<float>();
       m.out_u = format_of<T>.unit_roundoff;
-      m.out_eta = format_of<T>.denorm_min;
+      m.out_eta = flush ? flushed_eta(format_of<T>) : static_cast<real>(format_of<T>.denorm_min);
+      if (flush) m.eta = flushed_eta(format_of<float>);
       m.scores_stored = current_intermediates() == Intermediates::unfused;
       return m;
     }
   }
-  return detail::plain_model<T>();
+  Model m = detail::plain_model<T>();
+  if (flush) m.eta = flushed_eta(format_of<T>);
+  return m;
 }
 
 // γ_k = k u / (1 - k u) (Higham Lemma 3.1): the relative error of k chained roundings.

@@ -189,6 +189,18 @@ long double mode_allowance(long double derived, long double exact, long double b
 // mode decides the allowance (baseline_err: see baseline_error) and the report shows the
 // correctly rounded value. Without ref (structural identities) the derived bound always applies.
 // inputs: every input of the call, by name (a failure shows them all, so it can be replayed).
+// A 0 where the exact value lies below the smallest normal N of T is what flush-to-zero
+// arithmetic gives, and its error (below N) is within every allowance of the flush model
+// (bounds/error_model.hpp: model_of, η = 2N): under the IEEE model (the default) the failure
+// says so and names the declaration that judges the kernel by that model.
+template <class T>
+void flush_to_zero_hint(Report<T>& rep, T got, long double exact) {
+  const long double n = std::ldexp(1.0L, format_of<T>.min_exponent);
+  if (current_subnormals() == Subnormals::ieee && to_double(got) == 0 && exact != 0 && std::abs(exact) < n)
+    rep.line("Flushes subnormal results to zero (0 where the exact value is below the smallest normal, " + decimal(static_cast<double>(n), 3) +
+             "): passes if declared flush-to-zero (--subnormals flush, bindings subnormals: flush), if every failure is one.");
+}
+
 template <class T>
 void expect_close(const std::string& id, const std::string& what,
                   const std::vector<std::pair<std::string, const std::vector<T>*>>& inputs, T got, long double exact,
@@ -219,7 +231,9 @@ void expect_close(const std::string& id, const std::string& what,
     rep.exact(exact, "tiered oracle, enclosure half-width " + decimal(ref->radius, 2)).rounded(*ref, got);
   else
     rep.exact(exact);
-  rep.error(err, allowed, ref ? property::current_tolerance().text() : "derived").raise();
+  rep.error(err, allowed, ref ? property::current_tolerance().text() : "derived");
+  flush_to_zero_hint(rep, got, exact);
+  rep.raise();
 }
 
 // The same for a call with one input row.

@@ -27,6 +27,16 @@ enum class Arithmetic : unsigned char {
 // normaliser or P·V in 16 bits passes neither.
 enum class Intermediates : unsigned char { fused, unfused };
 
+// What the kernel's arithmetic does with results below the smallest normal number (docs/formats.md,
+// "Flush to zero"). Declared for a whole audit (audit --subnormals, bindings `subnormals:`),
+// carried per thread like the arithmetic.
+//   ieee:  gradual underflow (IEEE 754's default): a subnormal result is rounded to the subnormal
+//          grid, absolute error at most half its spacing. The default.
+//   flush: a result below the smallest normal may be 0 (flush-to-zero, as most vectorised exp
+//          implementations and GPU kernels built with FTZ give), absolute error below the smallest
+//          normal. Inputs are read as they are (denormals-are-zero is not modelled).
+enum class Subnormals : unsigned char { ieee, flush };
+
 namespace detail {
 // One per-thread value of a run property V (its default outside any scope: V's first
 // enumerator, storage and fused).
@@ -57,5 +67,9 @@ using arithmetic_scope = thread_scope<Arithmetic>;
 // The stored intermediates of attention on this thread (fused outside any scope).
 inline Intermediates current_intermediates() { return detail::thread_slot<Intermediates>(); }
 using intermediates_scope = thread_scope<Intermediates>;
+
+// The subnormal arithmetic of the audited kernels on this thread (ieee outside any scope).
+inline Subnormals current_subnormals() { return detail::thread_slot<Subnormals>(); }
+using subnormals_scope = thread_scope<Subnormals>;
 
 }  // namespace attncheck
