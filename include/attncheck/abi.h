@@ -67,6 +67,17 @@ typedef uint16_t attncheck_bf16_bits;
  * entry is masked (softmax 0, log_softmax -inf, exactly); a fully masked row gives all 0 (log_softmax
  * all -inf) or all NaN, as the audit's masked-row policy for the kernel says; a row with k entries
  * +inf gives all NaN or the limit (1/k there and 0 elsewhere; log_softmax -ln k and -inf).
+ *
+ * What every kernel of every kind must also do (docs/audit.md, "What is checked"):
+ *   - a NaN input reaches every output that depends on it (AUDIT-NAN-001): all of the row for
+ *     softmax, log_softmax, rmsnorm, entropy and softmax_jvp (through the row's sum or mean); a
+ *     NaN must not be skipped, clamped or compared away (fmax drops NaN: test for it);
+ *   - write only its outputs, only within their extents, and leave the inputs unchanged
+ *     (AUDIT-SAFE-001); return within the timeout, without crashing (ditto);
+ *   - give the same bits for the same input (AUDIT-DET-001), unless declared --nondeterministic;
+ *   - return 0, or a nonzero status to decline an input it does not handle (it is then not judged);
+ *   - meet the derived allowance of each contract check against the exact value (docs/formats.md
+ *     for the arithmetic a 16-bit kernel may use; declare what differs: --stores, --subnormals).
  */
 #define ATTNCHECK_ABI_DECLARE(T, S, SFX)                                                          \
   typedef int (*attncheck_softmax_##SFX##_fn)(const T* x, T* y, size_t n);                        \

@@ -678,7 +678,26 @@ TEST_CASE("an exec peer that breaks the protocol is a clear error, never a crash
   // A program that exits at once: no HELLO.
   r = audit("--exec 'exit 0' --kernel softmax:f32");
   CHECK(r.status == 2);
-  CHECK(contains(r.output, "closed its output before HELLO"));
+  CHECK(contains(r.output, "exited with status 0 before HELLO"));
+  // A program that does not exist, or is not executable, cannot start: said so, not memory.
+  r = audit("--exec '/nonexistent/attncheck-kernel-program' --kernel softmax:f32");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "could not be started: command not found"));
+  CHECK(!contains(r.output, "address-space limit"));
+  const fs::path plain = fs::temp_directory_path() / ("attncheck-not-executable-" + std::to_string(::getpid()));
+  std::ofstream(plain) << "exit 0\n";
+  fs::permissions(plain, fs::perms::owner_read | fs::perms::owner_write);
+  r = audit("--exec '" + plain.string() + "' --kernel softmax:f32");
+  fs::remove(plain);
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "could not be started: not executable"));
+}
+
+TEST_CASE("a library named without '/' that dlopen cannot find says how to name a file in this folder") {
+  Run r = audit("--lib libattncheck-no-such-kernels.so --kernel softmax:f32:ok_softmax_f32 --cases 5");
+  INFO(r.output);
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "say ./libattncheck-no-such-kernels.so for a file in this folder"));
 }
 
 TEST_CASE("an exec peer that hangs is killed after the timeout, one that exits is reported, and each is restarted") {

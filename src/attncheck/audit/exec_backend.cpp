@@ -111,8 +111,7 @@ void ExecBackend::start() {
     if (io != Io::timeout) io = read_frame(from_peer_, deadline, h, payload);
     if (io == Io::timeout) why = "sent no HELLO within " + std::to_string(static_cast<int>(startup_seconds)) + " s";
     else if (io != Io::ok)
-      why = "closed its output before HELLO (it runs under an address-space limit of --memory " + std::to_string(limits_.memory_bytes >> 20) +
-            " MiB; an interpreter that reserves more at start needs a larger --memory)";
+      why = "closed";  // said below, from how the program ended
     else if (h.type == protocol::Type::error) why = "reported an error: " + peer_error_text(payload);
     else if (h.type != protocol::Type::hello || payload.size() != 4) why = "answered HELLO with a frame of another type or size";
     else if (payload[0] != protocol::version || payload[1] || payload[2] || payload[3])
@@ -127,7 +126,23 @@ void ExecBackend::start() {
     ::waitpid(child_, &st, 0);
     child_ = -1;
     stop();
-    throw LoadError("program '" + command_ + "' " + why + (WIFEXITED(st) && WEXITSTATUS(st) == 127 ? " (command not found?)" : ""));
+    if (why == "closed") {
+      // How it ended says why: the shell's 127 and 126 are a program that could not start at all
+      // (its own message is on stderr above); anything else may be the address-space limit.
+      const std::string memory = " (it runs under an address-space limit of --memory " + std::to_string(limits_.memory_bytes >> 20) +
+                                 " MiB; an interpreter that reserves more at start needs a larger --memory)";
+      if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+        why = "could not be started: command not found (the shell exited with status 127; its message is above)";
+      else if (WIFEXITED(st) && WEXITSTATUS(st) == 126)
+        why = "could not be started: not executable (the shell exited with status 126; its message is above)";
+      else if (WIFEXITED(st))
+        why = "exited with status " + std::to_string(WEXITSTATUS(st)) + " before HELLO" + memory;
+      else if (WIFSIGNALED(st) && WTERMSIG(st) != SIGKILL)
+        why = "was killed by signal " + std::to_string(WTERMSIG(st)) + " before HELLO" + memory;
+      else
+        why = "closed its output before HELLO" + memory;
+    }
+    throw LoadError("program '" + command_ + "' " + why);
   }
 }
 

@@ -259,7 +259,10 @@ void send_startup(int fd, const std::string& msg) {
   void* lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     const char* e = ::dlerror();
-    send_startup(resp_fd, std::string("cannot load ") + path + ": " + (e ? e : "unknown error"));
+    // A name without a '/' is looked up on the library search path, not in the working directory.
+    const bool bare = path.find('/') == std::string::npos;
+    send_startup(resp_fd, std::string("cannot load ") + path + ": " + (e ? e : "unknown error") +
+                              (bare ? " (a name without '/' is searched for on the library path, not here: say ./" + path + " for a file in this folder)" : ""));
     ::_exit(0);
   }
   std::vector<void*> fns;
