@@ -674,8 +674,9 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                 "Print the checks the audit would run, one 'TEST_ID DTYPE' line each, and run none: no kernel is "
                 "loaded or called, so --lib and --exec may be left out and --kernel may be KIND:DTYPE. The checks "
                 "that judge the masked-row policy, with the kinds and the policy each applies, follow on stderr");
-  app->footer("Reports are written atomically once the audit has finished. SIGINT/SIGTERM stops after the checks in\n"
-              "progress (which are discarded), prints what finished and writes no report (exit 128+signal).\n"
+  app->footer("Reports are written atomically once the audit has finished. SIGINT stops after the checks in progress\n"
+              "(which are discarded), prints what finished and writes no report (exit 130; a second SIGINT quits at\n"
+              "once); SIGTERM stops at once, writing nothing (exit 143).\n"
               "Exit status: 0 every applicable check passed (or was NOT-JUDGED: the kernel declined every input), 1 a check\n"
               "failed (or ERROR/GAVE-UP), 2 usage or loading errors.");
   return {app, [o, &global] { return run_audit_command(*o, global); }};

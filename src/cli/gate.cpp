@@ -421,8 +421,9 @@ Command setup_gate(CLI::App& parent, const Global& global) {
   app->add_option("--shard", o->shard,
                   "Run only shard i of N (i/N, 1-based): every N-th check from the i-th, to split a gate across "
                   "CI machines; the N shards together run every check once");
-  app->footer("Reports are written atomically (temporary file + rename) once the run has finished. SIGINT/SIGTERM\n"
-              "stops after the checks in progress, prints what finished and writes no report (exit 128+signal).\n"
+  app->footer("Reports are written atomically (temporary file + rename) once the run has finished. SIGINT stops\n"
+              "after the checks in progress, prints what finished and writes no report (exit 130; a second SIGINT\n"
+              "quits at once); SIGTERM stops at once, writing nothing (exit 143).\n"
               "Colours only on a terminal, never with NO_COLOR set; the progress line only on a terminal, after\n"
               "a second (ATTNCHECK_PROGRESS_AFTER_MS=N: after N ms).\n"
               "Exit status: 0 all passed, 1 a check failed (or ERROR/GAVE-UP), 2 usage or contract errors.");

@@ -79,6 +79,7 @@ Command setup_list(CLI::App& parent, const Global& global) {
       "list", "List contracts, obligations, falsification tests (and whether each has a property), harnesses, gates");
   app->fallthrough();
   app->add_option("--contract", *wanted, "Only this contract (repeatable)")->delimiter(',');
+  app->footer("Exit status: 0 listed, 2 usage or contract errors (an unknown --contract among them).");
   return {app, [wanted, &global] { return run_list(*wanted, global); }};
 }
 

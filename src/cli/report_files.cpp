@@ -29,6 +29,18 @@ char pending_tmp[4096];
 std::atomic<bool> pending{false};
 
 extern "C" void on_signal(int sig) {
+  // SIGTERM (a CI job's timeout, kill) stops at once: no report, the temporary file removed, the
+  // kernel processes gone with us (they run with PR_SET_PDEATHSIG). SIGINT (Ctrl-C) finishes the
+  // check in progress and reports what finished; a second one quits at once.
+  if (sig == SIGTERM) {
+    if (pending.load()) ::unlink(pending_tmp);
+    static const char msg[] = "\nattncheck: terminated (SIGTERM); stopping now, no report written\n";
+    const ssize_t ignored = ::write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)ignored;
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+    return;
+  }
   if (stop_signal != 0) {  // second signal: the user insists
     if (pending.load()) ::unlink(pending_tmp);
     std::signal(sig, SIG_DFL);

@@ -472,6 +472,7 @@ Command setup_show(CLI::App& parent, const Global& global) {
   app->fallthrough();
   app->add_option("ID", *id, "e.g. attention-scaling-v1, ASCL-BND-001, FALSIFY-ASCL-004, KANI-ASCL-001, F-ASCL-001")
       ->required();
+  app->footer("Exit status: 0 shown, 2 usage or contract errors (an ID no contract has among them).");
   return {app, [id, &global] { return run_show(*id, global); }};
 }
 

@@ -9,7 +9,8 @@
                points at the line of the contract YAML that states each obligation
   terminal     colours only on a terminal and never with NO_COLOR, a progress line on a terminal
                (none with --quiet or into a pipe), an aligned table, the summary line last
-  sigint       SIGINT during a gate run: exit 130, a message, what finished, no report file
+  sigint       SIGINT during a gate run: exit 130, a message, what finished, no report file; SIGTERM
+               during an audit: stopped within seconds, nothing written
                and no temporary file left
 
 Usage: check_reports.py MODE --cli PATH --source DIR --testlib PATH
@@ -425,6 +426,24 @@ def mode_sigint(tmp):
     check(os.listdir(out) == [], "audit: no report file and no temporary file is left (found %s)" % os.listdir(out))
     stdout += a_out
     stderr += a_err
+
+    # SIGTERM (a CI job's timeout) stops at once: within seconds, exit 143, nothing written.
+    p = subprocess.Popen([ARGS.cli, "--contracts", os.path.join(ARGS.source, "contracts"), "audit", "--lib", ARGS.testlib,
+                          "--kernel", "softmax:f32:ok_softmax_f32", "--cases", "5000"] + reports,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)
+    check(p.poll() is None, "the audit is still running after 3 s")
+    p.send_signal(signal.SIGTERM)
+    try:
+        t_out, t_err = p.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        t_out, t_err = p.communicate()
+        check(False, "the audit stopped within 10 s of SIGTERM")
+    check(p.returncode == -signal.SIGTERM, "SIGTERM: killed by SIGTERM, shell status 143 (got %s)" % p.returncode)
+    check("terminated (SIGTERM)" in t_err, "SIGTERM: a message on stderr says so")
+    check(os.listdir(out) == [], "SIGTERM: no report file and no temporary file is left (found %s)" % os.listdir(out))
+    stderr += t_err
     if FAILURES:
         print(stdout[-3000:], stderr[-3000:], sep="\n", file=sys.stderr)
 
