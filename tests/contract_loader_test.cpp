@@ -2,6 +2,8 @@
 // own contracts, and one fixture per kind of damage, each giving a located error and no throw.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -423,4 +425,33 @@ TEST_CASE("catches:, LEM- harness IDs and audit_properties load, and an audit ID
   const auto sm1 = std::find_if(c.tests.begin(), c.tests.end(), [](const auto& t) { return t.id == "FALSIFY-SM-001"; });
   REQUIRE(sm1 != c.tests.end());
   CHECK(std::find(sm1->catches.begin(), sm1->catches.end(), "softmax_no_max_subtraction") != sm1->catches.end());
+}
+
+TEST_CASE("An unclosed quote is reported on its own line, and a depends_on naming the file that did not load says so") {
+  namespace fsys = std::filesystem;
+  const fsys::path dir = fsys::temp_directory_path() / ("attncheck-unclosed-" + std::to_string(::getpid()));
+  fsys::remove_all(dir);
+  fsys::create_directories(dir);
+  for (const auto& e : fsys::directory_iterator(std::string(ATTNCHECK_SOURCE_DIR) + "/contracts"))
+    if (e.path().extension() == ".yaml") fsys::copy_file(e.path(), dir / e.path().filename());
+  std::ifstream in(dir / "softmax-kernel-v1.yaml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.close();
+  const std::size_t at = text.find("prediction: \"");
+  REQUIRE(at != std::string::npos);
+  const std::size_t eol = text.find('\n', at);
+  REQUIRE(text[eol - 1] == '"');
+  text.erase(eol - 1, 1);  // the closing quote of that line
+  const std::size_t line = static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n')) + 1;
+  std::ofstream(dir / "softmax-kernel-v1.yaml") << text;
+  LoadResult r;
+  REQUIRE_NOTHROW(r = load_directory(dir.string()));
+  INFO(dump(r));
+  const auto* quote = find(r, Severity::error, "a quoted string probably opens on line " + std::to_string(line));
+  REQUIRE(quote != nullptr);
+  CHECK(quote->where.line == line);
+  CHECK(find(r, Severity::error, "indentation does not line up") == nullptr);
+  CHECK(find(r, Severity::error, "depends_on names softmax-kernel-v1, whose file softmax-kernel-v1.yaml did not load") != nullptr);
+  CHECK(find(r, Severity::error, "which is not in") == nullptr);
+  fsys::remove_all(dir);
 }

@@ -37,6 +37,38 @@ struct Loaded {
   Extras extras;
 };
 
+// The first line at or before `last` (1-based) with an odd number of unescaped double quotes
+// outside single-quoted text and comments: a quoted string opened there and not closed on its
+// line. yaml-cpp reports such a string where the parse finally fails, lines later, as an
+// indentation problem ("end of map not found"). 0 if there is none. A legal multi-line quoted
+// scalar matches too: the caller says "probably".
+std::size_t unclosed_quote_line(const std::string& bytes, std::size_t last) {
+  std::size_t line = 1, start = 0;
+  while (start <= bytes.size() && line <= last) {
+    const std::size_t end = std::min(bytes.find('\n', start), bytes.size());
+    bool in_double = false, in_single = false;
+    for (std::size_t i = start; i < end; ++i) {
+      const char c = bytes[i];
+      if (in_double) {
+        if (c == '\\') ++i;
+        else if (c == '"') in_double = false;
+      } else if (in_single) {
+        if (c == '\'') in_single = false;
+      } else if (c == '#' && (i == start || bytes[i - 1] == ' ')) {
+        break;
+      } else if (c == '"') {
+        in_double = true;
+      } else if (c == '\'' && (i == start || bytes[i - 1] == ' ' || bytes[i - 1] == '[')) {
+        in_single = true;
+      }
+    }
+    if (in_double) return line;
+    start = end + 1;
+    ++line;
+  }
+  return 0;
+}
+
 // Parses the bytes of one contract file (already read, or handed in by load_text) into result.
 void parse_bytes(const std::string& path, const std::string& bytes, Parser& parser, Loaded& result) {
   const auto fail = [&](Location where, std::string message) {
@@ -131,7 +163,23 @@ Loaded load_one(const std::string& path, std::vector<Diagnostic>& out,
   } catch (const YAML::ParserException& e) {
     const Location where = e.mark.is_null() ? Location{path, 1, 1}
                                             : Location{path, e.mark.line + 1, e.mark.column + 1};
-    fail(where, fmt::format("YAML syntax error ({}): {}", e.msg, syntax_hint(e.msg)));
+    // An unclosed quote is the likelier cause of a late "end of map not found": read the bytes again
+    // (the file was read whole above, or handed in) to look for one.
+    std::string bytes;
+    if (text) {
+      bytes = *text;
+    } else if (std::ifstream in(path, std::ios::binary); in) {
+      std::ostringstream b;
+      b << in.rdbuf();
+      bytes = b.str();
+    }
+    const std::size_t quote = unclosed_quote_line(bytes, static_cast<std::size_t>(std::max(where.line, 0)));
+    if (quote != 0)
+      fail({path, static_cast<int>(quote), 1}, fmt::format("YAML syntax error ({}, reported at line {}): a quoted string probably opens on line {} "
+                                         "and is not closed: add the closing '\"'",
+                                         e.msg, where.line, quote));
+    else
+      fail(where, fmt::format("YAML syntax error ({}): {}", e.msg, syntax_hint(e.msg)));
   } catch (const std::exception& e) {
     // Not expected; a diagnostic still beats an escaped exception in a linter.
     fail({path, 1, 1},
@@ -190,13 +238,17 @@ LoadResult load_directory(const std::string& dir) {
     if (files.empty() && !ec)
       whole_dir(Severity::warning, "holds no *.yaml contract files: nothing was checked");
     std::vector<Extras> extras;
+    std::vector<std::string> unloaded;  // stems of the files that did not load (their errors are above)
     for (const fs::path& f : files) {
       Loaded one = load_one(f.string(), r.diagnostics);
-      if (!one.contract) continue;
+      if (!one.contract) {
+        unloaded.push_back(f.stem().string());
+        continue;
+      }
       r.contracts.push_back(std::move(*one.contract));
       extras.push_back(std::move(one.extras));
     }
-    check_directory(dir, r.contracts, extras, r.diagnostics);
+    check_directory(dir, r.contracts, extras, r.diagnostics, unloaded);
   } catch (const std::exception& e) {
     whole_dir(Severity::error,
               fmt::format("internal error while loading ({}): please report it", e.what()));

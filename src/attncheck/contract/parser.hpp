@@ -130,7 +130,9 @@ class Parser {
 };
 
 // Checks across the files of a directory: contract and item IDs, depends_on, cycles (validate.cpp).
+// `unloaded`: the stems of the directory's files that did not load (a depends_on naming one is
+// reported as that file's failure, not as a missing contract).
 void check_directory(const std::string& dir, const std::vector<Contract>& cs, const std::vector<Extras>& extras,
-                     std::vector<Diagnostic>& out);
+                     std::vector<Diagnostic>& out, const std::vector<std::string>& unloaded = {});
 
 }  // namespace attncheck::contract::detail

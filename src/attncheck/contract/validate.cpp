@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "attncheck/contract/cycles.hpp"
@@ -105,7 +106,8 @@ void Parser::check_links() {
 
 // Checks across the files of a directory: contract and item IDs, depends_on, cycles.
 void check_directory(const std::string& dir, const std::vector<Contract>& cs,
-                     const std::vector<Extras>& extras, std::vector<Diagnostic>& out) {
+                     const std::vector<Extras>& extras, std::vector<Diagnostic>& out,
+                     const std::vector<std::string>& unloaded) {
   std::map<std::string, std::size_t> by_id;
   std::vector<std::string> ids;
   for (std::size_t i = 0; i < cs.size(); ++i) {
@@ -149,6 +151,10 @@ void check_directory(const std::string& dir, const std::vector<Contract>& cs,
                                                                    : extras[i].metadata_where;
       if (auto it = by_id.find(name); it != by_id.end())
         deps[i].push_back({it->second, where});
+      else if (std::find(unloaded.begin(), unloaded.end(), name) != unloaded.end())
+        add(out, where, Severity::error,
+            fmt::format("depends_on names {}, whose file {}.yaml did not load (its error is reported above): fix that file",
+                        name, name));
       else
         // Legacy files come from a larger collection: a missing neighbour is expected there.
         add(out, where, cs[i].legacy_dialect ? Severity::warning : Severity::error,
