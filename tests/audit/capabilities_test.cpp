@@ -80,6 +80,7 @@ TEST_CASE("capabilities: --supports words parse, and wrong ones say what is know
   CHECK(contains(parse_supports("alibi=2", s), "takes yes or no"));
   CHECK(contains(parse_supports("group=two", s), "list of whole numbers"));
   CHECK(contains(parse_supports("softmax:alibi=no", s), "not a kind that declares capabilities"));
+  CHECK(contains(parse_supports("attention_varlen:page_size=16", s), "attention_varlen problems have no feature page_size"));
 }
 
 TEST_CASE("capabilities: the features of a packed call, and which a declaration excludes") {

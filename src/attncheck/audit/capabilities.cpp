@@ -193,6 +193,11 @@ std::string parse_supports(const std::string& word, Supports& out) {
     for (const auto& x : all_features()) known += (known.empty() ? "" : ", ") + std::string(x.name);
     return "supports '" + word + "': unknown feature '" + name + "' (known: " + known + ")";
   }
+  if (out.kind) {
+    const auto own = features_of(*out.kind == Kind::attention ? Kind::attention_v2 : *out.kind);
+    if (std::find(own.begin(), own.end(), name) == own.end())
+      return "supports '" + word + "': " + std::string(kind_name(*out.kind)) + " problems have no feature " + name;
+  }
   out.feature = name;
   if (!f->valued) {
     if (value == "yes" || value == "true") out.values = {1};
