@@ -3,7 +3,7 @@
 // excludes, and the decline hint. Through the CLI, the kernels of tests/audit/kernels_capabilities.c
 // (ONNX Runtime GroupQueryAttention's limits over the correct varlen and paged kernels): undeclared,
 // a check ends GAVE-UP with the features of the declined calls and the declaration that excludes
-// them; declared, every check passes or, with no input inside the declaration, is N/A (exit 0);
+// them; declared, every check passes (exit 0), and with no input inside the declaration it is N/A;
 // a kernel that declines an input inside its declaration fails.
 #include <cstdint>
 #include <cstring>
@@ -109,7 +109,8 @@ TEST_CASE("capabilities: the decline hint names the features no accepted call ha
 
 // GroupQueryAttention's limits as attention_varlen: undeclared, FALSIFY-VARLEN-002 gives up on its
 // declines (exit 1) naming the declaration that excludes them, and AUDIT-NAN-001 (whose inputs are all
-// non-causal) is NOT-JUDGED; declared, every check passes and AUDIT-NAN-001 is N/A (exit 0).
+// non-causal) is NOT-JUDGED; declared, every check passes (AUDIT-NAN-001 on causal masks, the
+// alignment declared) with exit 0.
 TEST_CASE("capabilities: a GQA-like varlen kernel gives up undeclared and passes declared") {
   const std::map<std::string, std::string> undeclared = {{"FALSIFY-VARLEN-001", "PASS"}, {"FALSIFY-VARLEN-002", "GAVE-UP"},
                                                          {"AUDIT-SAFE-001", "PASS"},     {"AUDIT-DET-001", "PASS"},
@@ -121,16 +122,24 @@ TEST_CASE("capabilities: a GQA-like varlen kernel gives up undeclared and passes
   CHECK(contains(r.output, "each had what --supports non_causal=no declares unsupported"));  // AUDIT-NAN-001's
   std::map<std::string, std::string> declared = undeclared;
   declared["FALSIFY-VARLEN-002"] = "PASS";
-  declared["AUDIT-NAN-001"] = "N/A";
+  declared["AUDIT-NAN-001"] = "PASS";
   for (const char* symbol : {"gqa_like_varlen_f32", "gqa_like_varlen_f16"}) {
     r = check_verdicts(ATTNCHECK_AUDIT_TESTLIB_VARLEN, "attention_varlen", symbol, gqa_declaration, declared, 0);
     CHECK(contains(r.output, "attention_varlen:" + std::string(contains(symbol, "f16") ? "f16@f32" : "f32") +
                                  " supports only alibi=no non_causal=no top_left=no n_gt_m=no"));
     CHECK(contains(r.output, "not drawn (outside the declared capabilities"));
-    CHECK(contains(r.output, "AUDIT-NAN-001 [" + std::string(contains(symbol, "f16") ? "f16@f32" : "f32") +
-                                 "]: no input inside the declared capabilities"));
     CHECK(contains(r.json, "\"not_drawn\": "));
   }
+  // A declaration nothing drawn is inside (no key head size of 99): every check is N/A, never
+  // GAVE-UP, each saying why; nothing applicable is a usage error (exit 2).
+  r = cli_audit(std::string("--lib '") + ATTNCHECK_AUDIT_TESTLIB_VARLEN + "' --abi 2 --kernel attention_varlen:f32:gqa_like_varlen_f32" +
+                gqa_declaration + " --supports d=99 --test FALSIFY-VARLEN-002 --test AUDIT-NAN-001");
+  INFO(r.output);
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "FALSIFY-VARLEN-002 [f32]: no input inside the declared capabilities: "));
+  CHECK(contains(r.output, "AUDIT-NAN-001 [f32]: no input inside the declared capabilities: "));
+  CHECK(contains(r.output, "d=1 "));  // the features that excluded them, counted
+  CHECK(!contains(r.output, "GAVE-UP"));
 }
 
 TEST_CASE("capabilities: a GQA-like paged kernel gives up undeclared, without blaming the page size, and passes declared") {
@@ -142,15 +151,15 @@ TEST_CASE("capabilities: a GQA-like paged kernel gives up undeclared, without bl
   CHECK(!contains(r.output, "the first declined call names its page size"));
   std::map<std::string, std::string> declared = undeclared;
   declared["FALSIFY-PAGED-004"] = "PASS";
-  declared["AUDIT-NAN-001"] = "N/A";
+  declared["AUDIT-NAN-001"] = "PASS";
   check_verdicts(ATTNCHECK_AUDIT_TESTLIB_PAGED, "attention_paged", "gqa_like_paged_f32", gqa_declaration, declared, 0);
 }
 
 // A declaration is a promise: the kernel that also declines soft-capped inputs, declared as the one
-// that does not, fails every check that sends it one (AUDIT-NAN-001 draws none inside: N/A).
+// that does not, fails every check that sends it one (AUDIT-NAN-001 draws no soft-cap: PASS).
 TEST_CASE("capabilities: a kernel that declines an input inside its declaration fails") {
   const std::map<std::string, std::string> want = {{"FALSIFY-VARLEN-001", "FAIL"}, {"FALSIFY-VARLEN-002", "FAIL"}, {"AUDIT-SAFE-001", "FAIL"},
-                                                   {"AUDIT-DET-001", "FAIL"},      {"AUDIT-NAN-001", "N/A"}};
+                                                   {"AUDIT-DET-001", "FAIL"},      {"AUDIT-NAN-001", "PASS"}};
   Run r = check_verdicts(ATTNCHECK_AUDIT_TESTLIB_VARLEN, "attention_varlen", "gqa_like_no_softcap_varlen_f32", gqa_declaration, want, 1);
   CHECK(contains(r.output, "The input is inside the declared capabilities (alibi=no non_causal=no top_left=no n_gt_m=no; it has "));
   CHECK(contains(r.output, "softcap"));
@@ -167,7 +176,7 @@ TEST_CASE("capabilities: the bindings file's supports: declares as --supports do
   Run r = cli_audit("--bindings '" + yaml.string() + "' --test FALSIFY-VARLEN-002 --test AUDIT-NAN-001");
   INFO(r.output);
   CHECK(r.verdicts["FALSIFY-VARLEN-002 attention_varlen [f32]"] == "PASS");
-  CHECK(r.verdicts["AUDIT-NAN-001 attention_varlen [f32]"] == "N/A");
+  CHECK(r.verdicts["AUDIT-NAN-001 attention_varlen [f32]"] == "PASS");
   CHECK(r.status == 0);
   {
     std::ofstream out(yaml);

@@ -267,6 +267,12 @@ const DeclaredKinds*& declared_kinds_slot() {
   return d;
 }
 
+bool declared_unsupported(Kind k, std::string_view f) {
+  const DeclaredKinds* d = declared_kinds_slot();
+  const auto it = d ? d->find(k) : DeclaredKinds::const_iterator{};
+  return d && it != d->end() && !outside(it->second, {std::string(f)}).empty();
+}
+
 namespace {
 std::vector<std::string> words(const std::string& s) {
   std::vector<std::string> v;

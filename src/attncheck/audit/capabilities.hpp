@@ -69,6 +69,10 @@ class declared_scope {
   const DeclaredKinds* outer_;
 };
 
+// Whether the kernel of kind k on this thread declared flag feature f unsupported (f=no): for the
+// few draws that aim inside a declaration (AUDIT-NAN-001's causal masks).
+bool declared_unsupported(Kind k, std::string_view f);
+
 // Of the calls a check made: the features the declined ones had (each with its count) and the
 // declaration that would exclude them (the features no accepted call used), with how many of the
 // declined calls it excludes. accepted, declined: per signature (features_used joined by ' '),
