@@ -38,7 +38,7 @@ target_link_libraries(fuzz_protocol PRIVATE attncheck::kernels)
 # The bindings parser with the two small files it calls (kind and policy names), not the audit
 # library: CI builds only what its bounded run fuzzes (tools/fuzz.sh).
 attncheck_fuzzer(fuzz_bindings fuzz/bindings_fuzz.cpp src/attncheck/audit/bindings.cpp src/attncheck/audit/call.cpp
-  src/attncheck/audit/masked_policy.cpp)
+  src/attncheck/audit/masked_policy.cpp src/attncheck/audit/capabilities.cpp)
 target_link_libraries(fuzz_bindings PRIVATE attncheck::property attncheck::abi)
 
 # The command line needs every subcommand's option set: the CLI sources (not main.cpp) and the core.

@@ -2,7 +2,8 @@
 // the frames, the CALL decoding and the RESULT encoding. It mirrors the Python package's
 // attncheck.serve (python/src/attncheck/protocol.py) for the kinds a Node program here serves:
 // attention over a packed variable-length batch (CALL kind 11, `--kernel attention_varlen:DTYPE
-// --abi 2`) and the FP8 cache write (CALL kind 14, `--kernel kv_quantize:DTYPE`). Other kinds are
+// --abi 2`), attention over a paged KV cache (CALL kind 12, `--kernel attention_paged:DTYPE`) and
+// the FP8 cache write (CALL kind 14, `--kernel kv_quantize:DTYPE`). Other kinds are
 // answered with an ERROR saying they are not served.
 //
 //   import { serve, Declined } from "./attncheck_exec.mjs";
@@ -94,10 +95,11 @@ const ELEMENT_TYPES = { f16: Uint16Array, bf16: Uint16Array, f32: Float32Array, 
 
 /**
  * One CALL payload, decoded: { kind, storage, dtype (canonical), causal, n, m, d, dv, eps,
- * outCount, inputs: [typed arrays] } and, for the attention kinds (8, 9, 11): batch, heads,
+ * outCount, inputs: [typed arrays] } and, for the attention kinds (8, 9, 11, 12): batch, heads,
  * kvHeads, scale, alignment ("top_left" | "bottom_right"), windowLeft, windowRight (-1
  * unbounded), softcap (0 off), alibiSlopes (null or Float64Array), lseCount, wantLse; for kind 11
- * also cuSeqlensQ, cuSeqlensK (Int32Array of B + 1).
+ * also cuSeqlensQ, cuSeqlensK (Int32Array of B + 1); for kind 12 cuSeqlensQ, sequsedK, blockTable
+ * (Int32Array) and pageSize, numPages, pagesPerSequence.
  */
 export function decodeCall(payload) {
   const r = new Reader(payload);
@@ -116,7 +118,7 @@ export function decodeCall(payload) {
   c.eps = r.f64();
   c.outCount = r.u64();
   c.lseCount = 0;
-  if (kindCode === 8 || kindCode === 9 || kindCode === 11) {
+  if (kindCode === 8 || kindCode === 9 || kindCode === 11 || kindCode === 12) {
     // The attention block: batch heads kv_heads scale alignment (3 reserved) slope_count
     // window_left window_right softcap, the slopes, then the LSE count.
     c.batch = r.u64(); c.heads = r.u64(); c.kvHeads = r.u64();
@@ -152,10 +154,20 @@ export function decodeCall(payload) {
     c.format = FP8_FORMATS[format];
     c.saturating = saturating === 1;
     c.fp8Scale = r.elements(1, 4, Float32Array)[0];
-  } else if (kindCode === 12 || kindCode === 13) {
+  } else if (kindCode === 12) {
+    // The paged block: page_size num_pages pages_per_sequence, then cu_seqlens_q (B + 1),
+    // seqused_k (B) and block_table (B x pages_per_sequence), each after its count.
+    c.pageSize = r.u64(); c.numPages = r.u64(); c.pagesPerSequence = r.u64();
+    const counts = [c.batch + 1, c.batch, c.batch * c.pagesPerSequence];
+    [c.cuSeqlensQ, c.sequsedK, c.blockTable] = counts.map((want, i) => {
+      const count = r.u64();
+      if (count !== want) throw new ProtocolError(`paged block array ${i} holds ${count} entries, expected ${want}`);
+      return r.elements(count, 4, Int32Array);
+    });
+  } else if (kindCode === 13) {
     throw new ProtocolError(`this program serves no ${KINDS[kindCode]} kernel (its CALL blocks are not decoded here)`);
   }
-  c.wantLse = c.lseCount > 0 && (kindCode === 8 || kindCode === 10 || kindCode === 11);
+  c.wantLse = c.lseCount > 0 && (kindCode === 8 || kindCode === 10 || kindCode === 11 || kindCode === 12);
   c.inputs = [];
   for (let i = 0; i < inputs; i++) {
     const count = r.u64();
@@ -174,7 +186,7 @@ export function decodeCall(payload) {
 
 // ---- answering ----------------------------------------------------------------------------------------
 
-const LSE_KINDS = new Set(["attention_v2", "attention_merge", "attention_varlen"]); // RESULT with an LSE part
+const LSE_KINDS = new Set(["attention_v2", "attention_merge", "attention_varlen", "attention_paged"]); // RESULT with an LSE part
 
 function resultPayload(status, out, lse, withLsePart) {
   const outBytes = out ? new Uint8Array(out.buffer, out.byteOffset, out.byteLength) : new Uint8Array(0);

@@ -5,6 +5,10 @@
 //   attncheck audit --exec 'node examples/node/ort_gqa_varlen.mjs' --abi 2 --no-lse \
 //       --kernel attention_varlen:f32 --kernel attention_varlen:f16
 //
+// and as attention over a paged KV cache (CALL kind 12, --kernel attention_paged:DTYPE; gqaPaged at
+// the end). What it declines is declared with --supports alibi=no --supports n_gt_m=no
+// --supports top_left=no --supports window=no (examples/node/README.md).
+//
 // f32 computes in f32; f16 (= f16@f32) computes in f32 too: ORT's CPU kernel converts f16 Q, K and
 // V to f32, keeps the scores and softmax weights in f32 and rounds the output once to f16.
 // GroupQueryAttention returns no log-sum-exp: audit with --no-lse.
@@ -192,4 +196,25 @@ async function gqaVarlen(c) {
   return { o };
 }
 
-serve({ "attention_varlen:f32": gqaVarlen, "attention_varlen:f16@f32": gqaVarlen });
+// attention_paged (CALL kind 12): GQA's past_key/past_value are contiguous, so sequence b's m_b keys
+// and values are gathered from the pages the block table names, in logical order (exact copies;
+// no stale slot is read), and the packed batch is computed as above.
+async function gqaPaged(c) {
+  const [q, kCache, vCache] = c.inputs;
+  const { batch: B, kvHeads: Nkv, d, dv, pageSize: ps, pagesPerSequence: pps } = c;
+  const cuK = new Int32Array(B + 1);
+  for (let b = 0; b < B; b++) cuK[b + 1] = cuK[b] + c.sequsedK[b];
+  const k = new q.constructor(cuK[B] * Nkv * d), v = new q.constructor(cuK[B] * Nkv * dv);
+  for (let b = 0; b < B; b++)
+    for (let t = 0; t < c.sequsedK[b]; t++) {
+      const slot = c.blockTable[b * pps + Math.floor(t / ps)] * ps + (t % ps);
+      k.set(kCache.subarray(slot * Nkv * d, (slot + 1) * Nkv * d), (cuK[b] + t) * Nkv * d);
+      v.set(vCache.subarray(slot * Nkv * dv, (slot + 1) * Nkv * dv), (cuK[b] + t) * Nkv * dv);
+    }
+  return gqaVarlen({ ...c, cuSeqlensK: cuK, inputs: [q, k, v] });
+}
+
+serve({
+  "attention_varlen:f32": gqaVarlen, "attention_varlen:f16@f32": gqaVarlen,
+  "attention_paged:f32": gqaPaged, "attention_paged:f16@f32": gqaPaged,
+});

@@ -510,3 +510,22 @@ def test_flush_to_zero_is_declared_with_subnormals(cli):
     assert "Flushes subnormal results to zero" in ieee.summary() + str(ieee.report)
     flush = attncheck.audit(softmax_flushing, kind="softmax", dtype="f32", cases=200, tests=tests, subnormals="flush")
     assert flush.passed, flush.summary()
+
+
+def test_attention_varlen_supports(cli):
+    """supports= is the CLI's --supports: a kernel that declines ALiBi and non-causal problems (as
+    ONNX Runtime's GroupQueryAttention) is sent none of them when it declares so, as a dict or as
+    words, and every check passes (AUDIT-NAN-001 on causal masks)."""
+    attention_varlen = _varlen_example()
+
+    def causal_only(q, k, v, cq, ck, p):
+        if p.alibi_slopes is not None or not p.causal:
+            raise attncheck.Declined(3)
+        return attention_varlen(q, k, v, cq, ck, p)
+
+    tests = ["AUDIT-SAFE-001", "AUDIT-NAN-001"]
+    for supports in ({"alibi": False, "non_causal": False}, ["alibi=no", "non_causal=no"]):
+        result = attncheck.audit(causal_only, kind="attention_varlen", dtype="f32", cases=20, tests=tests, supports=supports)
+        assert result.exit_status == 0, result.output
+        assert "--supports" in result.command and "non_causal=no" in result.command
+        assert {(c.test, c.verdict) for c in result.checks if c.test in tests} == {("AUDIT-SAFE-001", "PASS"), ("AUDIT-NAN-001", "PASS")}

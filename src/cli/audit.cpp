@@ -44,6 +44,7 @@ struct AuditOptions : ReportFileOptions, CheckSelectionOptions {
   std::size_t splits = 0;                     // --splits S
   bool page_size_invariant = false;           // --page-size-invariant
   bool packing_invariant = false;             // --packing-invariant
+  std::vector<std::string> supports;          // --supports, as given
   bool replay = false;
   bool list = false;
 };
@@ -60,6 +61,12 @@ int memory_mib(const AuditOptions& o) {
   return o.exec.empty() ? default_lib_memory_mib : default_exec_memory_mib;
 }
 
+std::string supports_args(const AuditOptions& o) {
+  std::string s;
+  for (const auto& w : o.supports) s += " --supports " + shell_quoted(w);
+  return s;
+}
+
 // The options that select the kernels, as they must be repeated in a replay line.
 std::string source_args(const AuditOptions& o) {
   std::string s;
@@ -68,7 +75,7 @@ std::string source_args(const AuditOptions& o) {
            (o.stores.empty() ? "" : " --stores " + o.stores) + (o.subnormals.empty() ? "" : " --subnormals " + o.subnormals) +
            (o.nondeterministic ? " --nondeterministic" : "") +
            (o.splits ? " --splits " + std::to_string(o.splits) : "") + (o.page_size_invariant ? " --page-size-invariant" : "") +
-           (o.packing_invariant ? " --packing-invariant" : "");
+           (o.packing_invariant ? " --packing-invariant" : "") + supports_args(o);
   if (!o.lib.empty()) s += " --lib " + shell_quoted(o.lib);
   if (!o.exec.empty()) s += " --exec " + shell_quoted(o.exec);
   for (const auto& k : o.kernels) s += " --kernel " + shell_quoted(k);
@@ -80,7 +87,7 @@ std::string source_args(const AuditOptions& o) {
   if (o.splits) s += " --splits " + std::to_string(o.splits);
   if (o.page_size_invariant) s += " --page-size-invariant";
   if (o.packing_invariant) s += " --packing-invariant";
-  return s;
+  return s + supports_args(o);
 }
 
 // Reads the kernel source options; prints the problem and returns false on a usage error.
@@ -272,6 +279,7 @@ bool plan_audit(const AuditOptions& o, const contract::LoadResult& loaded, const
   req.policy.splits = src.splits;
   req.policy.page_size_invariant = src.page_size_invariant;
   req.policy.packing_invariant = src.packing_invariant;
+  req.policy.supports = src.supports;
   for (const auto& spec : o.attention_shapes) {
     audit::SizedProblem p;
     if (const std::string why = audit::parse_attention_shape(spec, p); !why.empty()) {
@@ -285,6 +293,22 @@ bool plan_audit(const AuditOptions& o, const contract::LoadResult& loaded, const
   for (const auto& [kernel, st] : src.kernel_stores) req.kernel_policies.emplace(kernel, req.policy).first->second.stores = st;
   for (const auto& [kernel, det] : src.kernel_deterministic)
     req.kernel_policies.emplace(kernel, req.policy).first->second.deterministic = det;
+  // Capabilities: the file's top level, a kernel's own, then --supports (the last of a feature wins).
+  std::vector<audit::Supports> cli_supports;
+  for (const auto& w : o.supports) {
+    audit::Supports s;
+    if (auto e = audit::parse_supports(w, s); !e.empty()) {
+      std::cerr << "error: --" << e << "\n";
+      return false;
+    }
+    cli_supports.push_back(s);
+  }
+  for (const auto& [kernel, own] : src.kernel_supports) {
+    auto& p = req.kernel_policies.emplace(kernel, req.policy).first->second;
+    p.supports.insert(p.supports.end(), own.begin(), own.end());
+  }
+  req.policy.supports.insert(req.policy.supports.end(), cli_supports.begin(), cli_supports.end());
+  for (auto& [kernel, p] : req.kernel_policies) p.supports.insert(p.supports.end(), cli_supports.begin(), cli_supports.end());
   req.full_inputs = o.replay;
   req.stop = [] { return interrupted() != 0; };
   return true;
@@ -330,7 +354,7 @@ void add_replay_lines(std::vector<audit::AuditRow>& rows, const AuditOptions& o,
 // The audit rows as the gate's rows, over the rows that ran; what did not run (not applicable,
 // declined inputs) and what --exec cannot observe are notes.
 void add_audit_rows(GateReport& report, const std::vector<audit::AuditRow>& rows, const audit::Backend& backend) {
-  std::vector<std::string> na, declined, not_judged;
+  std::vector<std::string> na, declined, not_judged, not_drawn;
   for (const auto& r : rows) {
     if (r.state == audit::RowState::not_judged) {
       // Ran, but the kernel answered none of its calls: a skipped row (JUnit <skipped/>), a note
@@ -362,6 +386,9 @@ void add_audit_rows(GateReport& report, const std::vector<audit::AuditRow>& rows
     g.obligations = r.obligations;
     g.outcome = r.outcome;
     report.rows.push_back(g);
+    if (r.stats.not_drawn > 0)
+      not_drawn.push_back("  " + r.outcome.test_id + " [" + std::string(dtype_name(r.outcome.dtype)) + "]: " + std::to_string(r.stats.not_drawn) +
+                          " drawn inputs not sent (" + audit::tally_text(r.stats.not_drawn_features) + ")");
     if (r.stats.declines > 0)
       declined.push_back("  " + r.outcome.test_id + " [" + std::string(dtype_name(r.outcome.dtype)) + "]: " +
                          std::to_string(r.stats.declines) + " inputs declined (not judged), the first: " + r.stats.first_decline);
@@ -369,6 +396,10 @@ void add_audit_rows(GateReport& report, const std::vector<audit::AuditRow>& rows
   if (!backend.sees_memory())
     report.notes.push_back("note: over --exec, writes outside the output and changes to inputs cannot be observed; "
                            "AUDIT-SAFE-001 checks time and answers only");
+  if (!not_drawn.empty()) {
+    report.notes.push_back("not drawn (outside the declared capabilities, --supports; each feature with its count):");
+    report.notes.insert(report.notes.end(), not_drawn.begin(), not_drawn.end());
+  }
   if (!declined.empty()) {
     report.notes.push_back("declined inputs (the kernel returned nonzero):");
     report.notes.insert(report.notes.end(), declined.begin(), declined.end());
@@ -396,6 +427,11 @@ int report_audit(const AuditOptions& o, const audit::KernelSource& src, const au
   std::cout << "audit of " << backend.describe() << "  timeout " << decimal(o.timeout, 6) << " s  masked rows: " << masked_text
             << "  tolerance " << req.params.tolerance.text()
             << (src.subnormals == Subnormals::flush ? "  subnormals: flush (declared flush-to-zero)" : "") << "\n";
+  for (const auto& b : src.bindings) {  // what each kernel declared it supports (--supports, supports:)
+    const audit::Kind k = audit::abi_kind(b.kind, src.abi != 0 ? src.abi : 1);
+    if (const auto caps = audit::capabilities_for(req.policy_for(k, b.dtype).supports, k); caps.any())
+      std::cout << "  " << audit::kind_name(k) << ":" << dtype_name(b.dtype) << " supports only " << caps.text() << "\n";
+  }
   if (report.rows.empty() && interrupted()) {
     std::cerr << "attncheck: interrupted by signal " << interrupted() << " before any check finished; no report file was written\n";
     return interrupted_exit_status();
@@ -654,6 +690,13 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                 "attention kernel computes that sequence alone (one code path and tiling for both entry points); "
                 "FALSIFY-VARLEN-003 then demands the dense kernel's bits (O and LSE), not twice the derived bound; makes the "
                 "bindings file's packing_invariant: true");
+  app->add_option("--supports", o->supports,
+                  "Attention (ABI 1 and 2), attention_varlen, attention_paged: what the kernel can compute, [KIND:]FEATURE=VALUE "
+                  "(repeatable): a flag feature yes or no (causal, non_causal, top_left, bottom_right, window, softcap, alibi, "
+                  "n_gt_m, keyless_rows, empty_sequences, dv_ne_d), a valued one the numbers it takes (group=1,2,4 for H/H_kv, "
+                  "d=64,128, page_size=16); default: everything. Inputs outside are not sent (the report counts them per "
+                  "feature), a check with none inside is N/A, and an input inside that the kernel declines FAILS. Adds to the "
+                  "bindings file's supports: (the last of a feature wins; docs/audit.md, \"Capabilities\")");
   app->add_option("--attention-shape", o->attention_shapes,
                   "Attention of ABI version 2: a shape AUDIT-ATTB-002 (and, for the backward pass, AUDIT-ATTBWD-001) audits instead of its three defaults (repeatable), "
                   "e.g. B=1,H=32,Hkv=8,n=4096,m=4096,d=128,causal=br; keys B H Hkv n m d dv scale causal=off|tl|br "

@@ -46,6 +46,8 @@ std::string result(const audit::AuditRow& r, const GateReport& report) {
   s += ", \"message\": " + json_quoted(o.message);
   s += ", \"replay\": " + json_quoted(o.replay);
   if (!r.masked_policy.empty()) s += ", \"masked_policy\": " + json_quoted(r.masked_policy);
+  if (r.stats.not_drawn > 0)
+    s += ", \"not_drawn\": " + std::to_string(r.stats.not_drawn) + ", \"not_drawn_features\": " + json_quoted(audit::tally_text(r.stats.not_drawn_features));
   GateRow g;
   g.contract = r.contract;
   g.obligations = r.obligations;

@@ -22,12 +22,16 @@ target_link_libraries(attncheck_audit_testkernels_merge PRIVATE attncheck::abi m
 set_target_properties(attncheck_audit_testkernels_merge PROPERTIES C_STANDARD 11 C_EXTENSIONS OFF)
 
 # ABI version 2's attention kernels over packed variable-length batches, with the version marker.
-add_library(attncheck_audit_testkernels_varlen SHARED ${CMAKE_CURRENT_LIST_DIR}/kernels_attention_varlen.c)
+add_library(attncheck_audit_testkernels_varlen SHARED ${CMAKE_CURRENT_LIST_DIR}/kernels_attention_varlen.c
+            ${CMAKE_CURRENT_LIST_DIR}/kernels_capabilities.c)
+target_compile_definitions(attncheck_audit_testkernels_varlen PRIVATE CAP_VARLEN)  # kernels_capabilities.c's varlen kernels
 target_link_libraries(attncheck_audit_testkernels_varlen PRIVATE attncheck::abi m)
 set_target_properties(attncheck_audit_testkernels_varlen PROPERTIES C_STANDARD 11 C_EXTENSIONS OFF)
 
 # ABI version 2's attention kernels over a paged KV cache, with the version marker.
-add_library(attncheck_audit_testkernels_paged SHARED ${CMAKE_CURRENT_LIST_DIR}/kernels_attention_paged.c)
+add_library(attncheck_audit_testkernels_paged SHARED ${CMAKE_CURRENT_LIST_DIR}/kernels_attention_paged.c
+            ${CMAKE_CURRENT_LIST_DIR}/kernels_capabilities.c)
+target_compile_definitions(attncheck_audit_testkernels_paged PRIVATE CAP_PAGED)  # kernels_capabilities.c's paged kernel
 target_link_libraries(attncheck_audit_testkernels_paged PRIVATE attncheck::abi m)
 set_target_properties(attncheck_audit_testkernels_paged PROPERTIES C_STANDARD 11 C_EXTENSIONS OFF)
 

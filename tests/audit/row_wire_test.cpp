@@ -29,6 +29,10 @@ TEST_CASE("an audit row round-trips through its wire form, every field, and a da
   r.stats.timeout_budget = 9;
   r.stats.shown_elements = static_cast<std::size_t>(-1);
   r.masked_policy = "zeros";
+  r.stats.not_drawn = 17;
+  r.stats.not_drawn_features = {{"alibi", 9}, {"page_size=3", 8}};
+  r.stats.accepted_uses = {{"causal group=1", 30}};
+  r.stats.declined_uses = {{"non_causal group=2", 3}};
   const std::string wire = encode_row(r);
   const auto back = decode_row(wire);
   REQUIRE(back.has_value());
@@ -49,6 +53,10 @@ TEST_CASE("an audit row round-trips through its wire form, every field, and a da
   CHECK(back->stats.timeout_budget == 9);
   CHECK(back->stats.shown_elements == r.stats.shown_elements);
   CHECK(back->masked_policy == "zeros");
+  CHECK(back->stats.not_drawn == 17);
+  CHECK(back->stats.not_drawn_features == r.stats.not_drawn_features);
+  CHECK(back->stats.accepted_uses == r.stats.accepted_uses);
+  CHECK(back->stats.declined_uses == r.stats.declined_uses);
   CHECK(!decode_row(wire.substr(0, wire.size() - 1)).has_value());
   CHECK(!decode_row(wire + "x").has_value());
   CHECK(!decode_row("").has_value());

@@ -232,7 +232,8 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
           timeout: Optional[float] = None, jobs: int = 1, cli: Optional[str] = None,
           contracts_dir: Optional[str] = None, attention_shapes: Optional[Iterable[str]] = None,
           no_lse: bool = False, splits: Optional[int] = None, page_size_invariant: bool = False,
-          packing_invariant: bool = False, subnormals: Optional[str] = None,
+          packing_invariant: bool = False, supports: Union[Mapping[str, Any], Iterable[str], None] = None,
+          subnormals: Optional[str] = None,
           extra_args: Sequence[str] = ()) -> AuditResult:
     """Audits fn as the kernel KIND:DTYPE (or every kernel of ``kernels={"softmax:f32": fn, ...}``)
     with ``attncheck audit --exec`` and returns the verdicts of its JSON report.
@@ -254,9 +255,12 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
     attention_paged kernel reads problem.num_splits: split-KV decoding) and page_size_invariant its
     ``--page-size-invariant`` (the attention_paged kernel's bits do not depend on the page size);
     packing_invariant is ``--packing-invariant`` (the attention_varlen kernel computes each sequence
-    as the attention_v2 kernel of the same table computes it alone: FALSIFY-VARLEN-003 bit for bit);
-    subnormals is ``--subnormals`` ("ieee", the default, or "flush": the kernel flushes results below
-    the smallest normal to zero, and is judged by that model). Raises CLINotFoundError without the CLI and AttncheckError
+    as the attention_v2 kernel of the same table computes it alone: FALSIFY-VARLEN-003 bit for bit).
+    supports declares what an attention kernel can compute, the CLI's ``--supports``: words such as
+    "alibi=no" and "attention_paged:page_size=16,32", or a dict {"alibi": False, "page_size": [16, 32]}
+    (inputs outside are not sent; docs/audit.md, "Capabilities"); subnormals is ``--subnormals``
+    ("ieee", the default, or "flush": the kernel flushes results below the smallest normal to zero,
+    and is judged by that model). Raises CLINotFoundError without the CLI and AttncheckError
     when attncheck refuses the run (exit status 2)."""
     if (fn is None) == (kernels is None):
         raise TypeError("audit() takes a kernel function or kernels={...}, not both or neither")
@@ -287,6 +291,8 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
             cmd += ["--page-size-invariant"]
         if packing_invariant:
             cmd += ["--packing-invariant"]
+        for word in supports_words(supports):
+            cmd += ["--supports", word]
         for flag, values in (("--test", tests), ("--contract", contracts), ("--dtype", dtypes)):
             for v in values or ():
                 cmd += [flag, str(v)]
@@ -314,6 +320,8 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
         extra += ", attention_shapes=%r" % [str(a) for a in attention_shapes]
     if no_lse:
         extra += ", no_lse=True"
+    if supports:
+        extra += ", supports=%r" % supports_words(supports)
     checks = []
     for row in report.get("results", []):
         values = {}
@@ -330,6 +338,24 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
                                   int(report.get("cases", cases or 200)), extra),
             values=values, row=row))
     return AuditResult(checks=checks, exit_status=proc.returncode, output=proc.stdout, command=cmd, report=report)
+
+
+def supports_words(supports: Union[Mapping[str, Any], Iterable[str], None]) -> List[str]:
+    """The --supports words of a declaration: a dict {FEATURE: bool or numbers} or words as they are."""
+    if supports is None:
+        return []
+    if isinstance(supports, Mapping):
+        words = []
+        for feature, value in supports.items():
+            if isinstance(value, bool):
+                value = "yes" if value else "no"
+            elif isinstance(value, (list, tuple, set)):
+                value = ",".join(str(int(v)) for v in value)
+            words.append("%s=%s" % (feature, value))
+        return words
+    if isinstance(supports, str):
+        return [supports]
+    return [str(w) for w in supports]
 
 
 def list_checks(kind: str, dtype: str, *, tests: Optional[Iterable[str]] = None, masked: Optional[str] = None,

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 
 #include "attncheck/audit/attention_shape.hpp"
 #include "attncheck/audit/call.hpp"
+#include "attncheck/audit/capabilities.hpp"
 #include "attncheck/scalar/dtype.hpp"
 #include "attncheck/text/numbers.hpp"
 #include "attncheck/kernels/kernel_set.hpp"
@@ -38,7 +40,18 @@ struct CallStats {
   // Elements of each input shown in a fault message (rows longer are cut in the middle);
   // a replay shows them all.
   std::size_t shown_elements = 48;
+  // Declared capabilities (capabilities.hpp): the draws not sent for being outside the
+  // declaration, in all and per feature that excluded them; and the features of the calls sent
+  // (features_used joined by ' '), per signature, that the kernel answered or declined.
+  int not_drawn = 0;
+  std::map<std::string, int> not_drawn_features;
+  std::map<std::string, int> accepted_uses, declined_uses;
 };
+
+// A declared kernel whose first this-many draws were all outside its declaration has no input
+// inside it for this check: the check ends N/A (runner.cpp), without drawing on to RapidCheck's
+// discard limit.
+inline constexpr int nothing_inside_after = 1000;
 
 namespace detail {
 
@@ -64,9 +77,28 @@ void perform_into(Backend& b, CallStats& st, Call& c, void* out, const std::stri
   if (!b.has(c.kind, c.dtype)) throw KindAbsent(kind_label(c.kind));
   if (st.timeouts >= st.timeout_budget) RC_DISCARD("timeout budget spent");
   if (!st.out_of_memory.empty()) RC_DISCARD("the kernel process ran out of memory under --memory");
+  const std::string what = std::string(kind_name(c.kind)) + "<" + std::string(dtype_name(c.dtype)) + ">";
+  // The features of the call; one outside the declared capabilities is not sent (capabilities.hpp).
+  const std::vector<std::string> used = features_used(c);
+  std::string signature;
+  for (const auto& u : used) signature += (signature.empty() ? "" : " ") + u;
+  const Capabilities* caps = nullptr;
+  if (const DeclaredKinds* declared = declared_kinds_slot())
+    if (const auto it = declared->find(c.kind); it != declared->end()) caps = &it->second;
+  if (caps) {
+    if (const auto out = outside(*caps, used); !out.empty()) {
+      ++st.not_drawn;
+      for (const auto& f : out) ++st.not_drawn_features[f];
+      if (st.calls == 0 && st.not_drawn == nothing_inside_after)
+        throw std::runtime_error(std::string(NothingDeclared::marker) + "the first " + std::to_string(nothing_inside_after) + " " + what +
+                                 " inputs drawn all had features declared unsupported (" + tally_text(st.not_drawn_features) + ")");
+      RC_DISCARD("outside the declared capabilities");
+    }
+  }
   ++st.calls;
   const Reply r = b.call(c);
-  const std::string what = std::string(kind_name(c.kind)) + "<" + std::string(dtype_name(c.dtype)) + ">";
+  if (!used.empty() && r.status == Status::done) ++st.accepted_uses[signature];
+  if (!used.empty() && r.status == Status::declined) ++st.declined_uses[signature];
   switch (r.status) {
     case Status::done:
       // (A packed batch without queries has no output: out may then be null, which memcpy may not get.)
@@ -74,6 +106,11 @@ void perform_into(Backend& b, CallStats& st, Call& c, void* out, const std::stri
       if (lse && !r.lse.empty()) std::memcpy(lse, r.lse.data(), r.lse.size());
       return;
     case Status::declined:
+      // A declaration is a promise: an input inside it that the kernel declines is a failure.
+      if (caps)
+        throw KernelFault(r.status, what + " " + r.detail + " on " + shape + "\nThe input is inside the declared capabilities (" + caps->text() +
+                                        "; it has " + (signature.empty() ? std::string("no feature") : signature) +
+                                        "): declare what the kernel cannot compute (--supports FEATURE=no, docs/audit.md) or fix it\n" + inputs());
       if (st.declines++ == 0) {
         st.first_decline = what + " " + r.detail + " on " + shape;
         if (takes_problem(c.kind)) st.first_decline_shape = attention_shape_spec(c.problem);

@@ -47,6 +47,32 @@ std::string parse_deterministic(const std::string& s, bool& out) {
   return parse_flag("deterministic", s, "whether the kernel gives the same bits for the same input", out);
 }
 
+// supports: a map {FEATURE: VALUE} (a list VALUE of numbers for a valued feature) or a list of
+// FEATURE=VALUE words (capabilities.hpp); appends to out.
+std::string parse_supports_node(const YAML::Node& n, std::vector<Supports>& out) {
+  std::vector<std::string> words;
+  if (n.IsMap()) {
+    for (const auto& kv : n) {
+      std::string v;
+      if (kv.second.IsSequence())
+        for (const auto& x : kv.second) v += (v.empty() ? "" : ",") + x.as<std::string>();
+      else
+        v = kv.second.as<std::string>();
+      words.push_back(kv.first.as<std::string>() + "=" + v);
+    }
+  } else if (n.IsSequence()) {
+    for (const auto& x : n) words.push_back(x.as<std::string>());
+  } else {
+    return "supports: must be a map {FEATURE: VALUE} or a list of FEATURE=VALUE (docs/audit.md)";
+  }
+  for (const auto& w : words) {
+    Supports s;
+    if (auto e = parse_supports(w, s); !e.empty()) return e;
+    out.push_back(s);
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string parse_stores(const std::string& s, Intermediates& out) {
@@ -159,15 +185,15 @@ std::string read_bindings_text(const std::string& text, const std::string& path,
 static std::string parse_bindings(const YAML::Node& root, const std::string& path, KernelSource& out) {
   if (!root.IsMap())
     return path + ": expected a map with keys library, kernels (and optionally masked, tolerance, abi, lse, stores, subnormals, deterministic, "
-                  "splits, page_size_invariant, packing_invariant)";
+                  "splits, page_size_invariant, packing_invariant, supports)";
   for (const auto& kv : root) {
     const auto key = kv.first.as<std::string>();
     if (key != "library" && key != "kernels" && key != "masked" && key != "tolerance" && key != "abi" && key != "lse" &&
         key != "stores" && key != "subnormals" && key != "deterministic" && key != "splits" && key != "page_size_invariant" &&
-        key != "packing_invariant")
+        key != "packing_invariant" && key != "supports")
       return path + ":" + std::to_string(kv.first.Mark().line + 1) + ": unknown key '" + key +
              "' (known: library, kernels, masked, tolerance, abi, lse, stores, subnormals, deterministic, splits, page_size_invariant, "
-             "packing_invariant)";
+             "packing_invariant, supports)";
   }
   if (root["abi"]) {
     const std::string a = root["abi"].as<std::string>();
@@ -189,6 +215,9 @@ static std::string parse_bindings(const YAML::Node& root, const std::string& pat
   if (root["deterministic"])
     if (auto e = parse_deterministic(root["deterministic"].as<std::string>(), out.deterministic); !e.empty())
       return path + ":" + std::to_string(root["deterministic"].Mark().line + 1) + ": " + e;
+  if (root["supports"])
+    if (auto e = parse_supports_node(root["supports"], out.supports); !e.empty())
+      return path + ":" + std::to_string(root["supports"].Mark().line + 1) + ": " + e;
   if (root["splits"]) {  // split-KV decoding (--splits S): the library's attention and paged kernels read num_splits
     const std::string t = root["splits"].as<std::string>();
     const std::string at = path + ":" + std::to_string(root["splits"].Mark().line + 1);
@@ -243,8 +272,8 @@ static std::string parse_bindings(const YAML::Node& root, const std::string& pat
       if (key == "tolerance") {
         if (auto e = take_tolerance(at, kv.second.as<std::string>()); !e.empty()) return e;
       } else if (key != "kind" && key != "dtype" && key != "symbol" && key != "masked" && key != "compute" && key != "lse" &&
-                 key != "stores" && key != "deterministic") {
-        return at + ": unknown key '" + key + "' (known: kind, dtype, compute, symbol, masked, lse, stores, deterministic, tolerance)";
+                 key != "stores" && key != "deterministic" && key != "supports") {
+        return at + ": unknown key '" + key + "' (known: kind, dtype, compute, symbol, masked, lse, stores, deterministic, supports, tolerance)";
       }
     }
     if (!k["kind"] || !k["dtype"] || !k["symbol"]) return at + ": a kernel entry needs kind, dtype and symbol";
@@ -280,6 +309,15 @@ static std::string parse_bindings(const YAML::Node& root, const std::string& pat
       Intermediates st{};
       if (auto e = parse_stores(k["stores"].as<std::string>(), st); !e.empty()) return at + ": " + e;
       out.kernel_stores[{b.kind, b.dtype}] = st;
+    }
+    if (k["supports"]) {
+      std::vector<Supports> own;
+      if (auto e = parse_supports_node(k["supports"], own); !e.empty()) return at + ": " + e;
+      for (Supports& s : own) {
+        if (s.kind && *s.kind != b.kind) return at + ": supports '" + s.text() + "' names another kind than the kernel's";
+        s.kind = b.kind;
+      }
+      out.kernel_supports[{b.kind, b.dtype}] = own;
     }
     out.bindings.push_back(b);
   }

@@ -47,6 +47,10 @@ struct KernelSource {
   // Attention over a packed batch: the kernels compute each sequence as the dense kernel does
   // (packing_invariant: at the top; --packing-invariant sets it).
   bool packing_invariant = false;
+  // The attention kinds: what the kernels support (capabilities.hpp): supports: at the top (each
+  // may name its kind, KIND:FEATURE), per kernel below it; --supports adds to them (last wins).
+  std::vector<Supports> supports;
+  std::map<std::pair<Kind, Dtype>, std::vector<Supports>> kernel_supports;
 };
 
 // Parses a stores declaration: "p" (fused) or "scores,p" / "p,scores" (unfused); returns an error

@@ -609,6 +609,14 @@ void nan_propagates(Kind k, const KernelSet<T>& ks, const Policy& pol) {
       // g. A sequence without queries or keys has no row to reach. attention_paged: the same batch
       // with the NaN in place, then scattered over pages (the key's page slot holds the NaN).
       auto c = draw_varlen<T>(true);
+      // A kernel declared without unmasked problems (--supports non_causal=no) is given a causal
+      // mask of an alignment it declared, so that it is judged here too: a NaN then reaches the rows
+      // that see its key (a row that sees none is the masked-row policy's, not demanded).
+      if (declared_unsupported(k, "non_causal")) {
+        c.p.mask.causal = true;
+        const bool br = declared_unsupported(k, "top_left") || (!declared_unsupported(k, "bottom_right") && *rc::gen::arbitrary<bool>());
+        c.p.mask.alignment = br ? kernels::Alignment::bottom_right : kernels::Alignment::top_left;
+      }
       const auto& sh = c.p.shape;
       std::vector<std::size_t> live;  // sequences with a query and a key
       for (std::size_t b = 0; b < c.pk.sequences(); ++b)
@@ -618,9 +626,14 @@ void nan_propagates(Kind k, const KernelSet<T>& ks, const Policy& pol) {
       const std::size_t q0 = static_cast<std::size_t>(c.pk.cu_q[b]), k0 = static_cast<std::size_t>(c.pk.cu_k[b]);
       std::vector<std::pair<std::size_t, std::size_t>> rows;  // (token, head) whose outputs must be NaN
       std::size_t nan_key = c.pk.m_of(b);                      // the NaN key's index within its sequence (none: m_b)
+      const auto sees = [&](std::size_t t, std::size_t j) { return c.p.mask.sees(t - q0, j, c.pk.n_of(b), c.pk.m_of(b)); };
+      std::vector<std::size_t> seeing;  // the queries of b that see a key (all of them, unmasked)
+      for (std::size_t t = q0; t < q0 + c.pk.n_of(b); ++t)
+        if (!c.p.mask.visible(t - q0, c.pk.n_of(b), c.pk.m_of(b)).empty()) seeing.push_back(t);
       if (*rc::gen::arbitrary<bool>()) {
-        const std::size_t t = q0 + *rc::gen::inRange<std::size_t>(0, c.pk.n_of(b)), h = *rc::gen::inRange<std::size_t>(0, sh.heads),
-                          e = *rc::gen::inRange<std::size_t>(0, sh.d);
+        RC_PRE(!seeing.empty());
+        const std::size_t t = c.p.mask.causal ? *rc::gen::elementOf(seeing) : q0 + *rc::gen::inRange<std::size_t>(0, c.pk.n_of(b)),
+                          h = *rc::gen::inRange<std::size_t>(0, sh.heads), e = *rc::gen::inRange<std::size_t>(0, sh.d);
         c.q[(t * sh.heads + h) * sh.d + e] = nan;
         why = "q[" + std::to_string(t) + "][" + std::to_string(h) + "][" + std::to_string(e) + "] is NaN (a query of sequence " +
               std::to_string(b) + "; " + c.shape() + ")";
@@ -634,7 +647,8 @@ void nan_propagates(Kind k, const KernelSet<T>& ks, const Policy& pol) {
               std::to_string(b) + "; " + c.shape() + ")";
         for (std::size_t t = q0; t < q0 + c.pk.n_of(b); ++t)
           for (std::size_t h = 0; h < sh.heads; ++h)
-            if (sh.kv_head(h) == g) rows.emplace_back(t, h);
+            if (sh.kv_head(h) == g && sees(t, j - k0)) rows.emplace_back(t, h);
+        RC_PRE(!rows.empty());  // a key no row sees (masked) reaches nothing: no case (never unmasked)
       }
       std::vector<lse_t<T>> l;
       if (k == Kind::attention_paged) {

@@ -9,6 +9,7 @@
 
 #include "attncheck/audit/attention_shape.hpp"
 #include "attncheck/audit/call.hpp"
+#include "attncheck/audit/capabilities.hpp"
 #include "attncheck/kernels/kernel_set.hpp"
 #include "attncheck/property/masked_rows.hpp"
 
@@ -50,6 +51,9 @@ struct Policy {
   // computes it alone (--packing-invariant): FALSIFY-VARLEN-003 then demands the same bits
   // (KernelSet::attention_varlen_packing_invariant).
   bool packing_invariant = false;
+  // The attention kinds: what the kernel declares it supports (--supports, supports:;
+  // capabilities.hpp); empty: everything. Problems outside are not sent.
+  std::vector<Supports> supports;
 };
 
 // One audit obligation, checked once per applicable kind: body(kind) draws an input for that

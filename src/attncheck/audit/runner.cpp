@@ -141,6 +141,21 @@ KernelSet<T> audited_set(Backend& b, const AuditRequest& req, CallStats& st) {
   return k;
 }
 
+// The capabilities each provided kind declared at T (capabilities.hpp); empty: nothing declared.
+template <class T>
+DeclaredKinds declared_at(const Backend& b, const AuditRequest& req) {
+  DeclaredKinds d;
+  for (Kind k : all_kinds)
+    if (b.has(k, dtype_of<T>()))
+      if (Capabilities c = capabilities_for(req.policy_for(k, dtype_of<T>()).supports, k); c.any()) d[k] = std::move(c);
+  return d;
+}
+
+// A declared kernel's draws outside its declaration are discarded, not sent: RapidCheck may then
+// discard this many per case asked before it gives up (a check with no input inside ends N/A at
+// nothing_inside_after draws, audited_kernels.hpp); undeclared, its own limit of 10.
+constexpr int declared_discard_ratio = 100;
+
 template <class T>
 void run_contract_test(Backend& b, const property::PropertyInfo& p, const AuditRequest& req, AuditRow& row) {
   const bool lse = batched_lse<T>(b, req);
@@ -187,7 +202,11 @@ void run_contract_test(Backend& b, const property::PropertyInfo& p, const AuditR
   const intermediates_scope stores(att.stores);
   const subnormals_scope subnormals(req.policy.subnormals);
   const KernelSet<T> ks = audited_set<T>(b, req, row.stats);
-  row.outcome = run_with<T>(p, ks, req.params);
+  const DeclaredKinds declared = declared_at<T>(b, req);
+  const declared_scope in_declaration(declared.empty() ? nullptr : &declared);
+  property::RunParams params = req.params;
+  if (!declared.empty()) params.max_discard_ratio = declared_discard_ratio;
+  row.outcome = run_with<T>(p, ks, params);
   if (row.outcome.verdict != property::Verdict::pass && mentions_absent(row.outcome)) {
     row.state = RowState::not_applicable;
     row.reason = "needs a kernel kind that was not provided (seen while running)";
@@ -217,7 +236,10 @@ void run_audit_property(Backend& b, const AuditProperty& ap, Kind kind, const Au
     else return ap.f64;
   }();
   const Policy policy = req.policy_for(kind, dtype_of<T>());
+  const DeclaredKinds declared = declared_at<T>(b, req);
+  const declared_scope in_declaration(declared.empty() ? nullptr : &declared);
   property::RunParams params = req.params;
+  if (!declared.empty()) params.max_discard_ratio = declared_discard_ratio;
   if (ap.one_shot) params.cases = 1;
   property::detail::run_rapidcheck([&] { body(kind, ks, policy); }, params, row.outcome);
   settle_row(kind, row);
@@ -245,10 +267,29 @@ void settle_row(Kind kind, AuditRow& row) {
     o.counterexample.clear();
     return;
   }
+  // Declared capabilities: a check none of whose draws was inside the declaration judged nothing
+  // and could not: N/A, with what was not drawn and why (never GAVE-UP).
+  const bool nothing_inside = o.message.find(NothingDeclared::marker) != std::string::npos ||
+                              o.counterexample.find(NothingDeclared::marker) != std::string::npos;
+  if (st.not_drawn > 0 && (st.calls == 0 || nothing_inside) && o.verdict != property::Verdict::pass) {
+    row.state = RowState::not_applicable;
+    row.reason = "no input inside the declared capabilities: " + std::to_string(st.not_drawn) +
+                 " drawn inputs not sent, each with a feature declared unsupported (" + tally_text(st.not_drawn_features) + ")";
+    return;
+  }
+  if (st.not_drawn > 0 && st.calls == 0) {  // passed on cases that call no kernel
+    row.state = RowState::not_applicable;
+    row.reason = "no input inside the declared capabilities reached the kernel: " + std::to_string(st.not_drawn) +
+                 " drawn inputs not sent (" + tally_text(st.not_drawn_features) + ")";
+    return;
+  }
   const bool answered_none = st.declines > 0 && st.declines == st.calls;
   const bool attention = takes_problem(kind);
+  // Which features the declined calls had, and the declaration that would exclude them.
+  const std::string hint = decline_hint(st.accepted_uses, st.declined_uses);
+  const bool suggests = hint.find("--supports") != std::string::npos;
   std::string aim;
-  if (kind == Kind::attention_paged && st.declines > 0) {
+  if (kind == Kind::attention_paged && st.declines > 0 && !suggests) {
     // A paged kernel commonly supports only some page sizes (FlashAttention's a multiple of 256,
     // many vLLM kernels 8, 16 or 32): the declined cases are not judged, the others are.
     aim = "the paged checks draw pages of 1, 2, 3, 4, 8 and 16 tokens (and their own small problems): a kernel that declines some "
@@ -266,12 +307,12 @@ void settle_row(Kind kind, AuditRow& row) {
     aim = "the FP8 write checks draw E4M3FN and E5M2, saturating and non-saturating, in equal shares: a kernel that declines a "
           "format or an overflow rule is judged on the calls it accepts (raise --cases to judge more), one that declines every "
           "call cannot be judged by these checks; the first declined call names its format and rule";
-  } else if (kind == Kind::attention_varlen && st.declines > 0) {
+  } else if (kind == Kind::attention_varlen && st.declines > 0 && !suggests) {
     // No sized check exists for packed batches: --attention-shape does not reach these checks.
     aim = "the varlen checks draw their own small packed batches (every mask, alignment, window, soft-cap and ALiBi, "
           "sequences with n_b > m_b and empty ones): a kernel that declines some of them is judged on the cases it accepts "
           "(raise --cases to judge more); one that declines nearly all cannot be judged by these checks";
-  } else if (attention && st.declines > 0) {
+  } else if (attention && st.declines > 0 && (!suggests || row.outcome.test_id == "AUDIT-ATTB-002")) {
     aim = row.outcome.test_id == "AUDIT-ATTB-002"
               ? "give the shapes the kernel supports with --attention-shape SPEC (repeatable; keys B H Hkv n m d dv scale "
                 "causal=off|tl|br align window=L:R softcap alibi, docs/audit.md); the first declined shape was --attention-shape " +
@@ -280,6 +321,7 @@ void settle_row(Kind kind, AuditRow& row) {
                 "kernel's limits cannot be aimed at here; AUDIT-ATTB-002 audits the shapes you give with --attention-shape "
                 "SPEC (docs/audit.md): give it the shapes the kernel supports";
   }
+  if (!hint.empty()) aim = aim.empty() ? hint : hint + "\n" + aim;
   if (answered_none && (o.verdict == property::Verdict::gave_up || o.verdict == property::Verdict::pass)) {
     row.state = RowState::not_judged;
     row.reason = "every input declined (" + std::to_string(st.declines) + "); the first: " + st.first_decline +
@@ -469,13 +511,26 @@ std::vector<std::string> get_strings(property::wire::Reader& r) {
   for (std::uint64_t i = 0; r.ok && i < n; ++i) v.push_back(r.str());
   return v;
 }
+void put_counts(std::string& s, const std::map<std::string, int>& m) {
+  property::wire::put_u64(s, m.size());
+  for (const auto& [k, n] : m) property::wire::put_string(s, k), property::wire::put_u64(s, static_cast<std::uint64_t>(n));
+}
+std::map<std::string, int> get_counts(property::wire::Reader& r) {
+  std::map<std::string, int> m;
+  const std::uint64_t n = r.u64();
+  for (std::uint64_t i = 0; r.ok && i < n; ++i) {
+    std::string k = r.str();
+    m[k] = static_cast<int>(r.u64());
+  }
+  return m;
+}
 }  // namespace
 
 // A field added to AuditRow or CallStats and forgotten here would vanish under -j N (while -j 1
 // kept it); property/parallel.cpp guards Outcome the same way. When this fires, put the new field on
 // the wire below and update the number.
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(AuditRow) == 648 && sizeof(CallStats) == 128,
+static_assert(sizeof(AuditRow) == 800 && sizeof(CallStats) == 280,
               "AuditRow or CallStats changed: put the new field on the wire (encode_row/decode_row)");
 #endif
 
@@ -497,6 +552,10 @@ std::string encode_row(const AuditRow& r) {
   put_u64(s, static_cast<std::uint64_t>(static_cast<std::int64_t>(r.stats.timeout_budget)));
   put_u64(s, r.stats.shown_elements);
   put_string(s, r.masked_policy);
+  put_u64(s, static_cast<std::uint64_t>(r.stats.not_drawn));
+  put_counts(s, r.stats.not_drawn_features);
+  put_counts(s, r.stats.accepted_uses);
+  put_counts(s, r.stats.declined_uses);
   return s;
 }
 
@@ -518,6 +577,10 @@ std::optional<AuditRow> decode_row(std::string_view bytes) {
   row.stats.timeout_budget = static_cast<int>(static_cast<std::int64_t>(r.u64()));
   row.stats.shown_elements = r.u64();
   row.masked_policy = r.str();
+  row.stats.not_drawn = static_cast<int>(r.u64());
+  row.stats.not_drawn_features = get_counts(r);
+  row.stats.accepted_uses = get_counts(r);
+  row.stats.declined_uses = get_counts(r);
   if (!r.ok || !r.b.empty() || !outcome) return std::nullopt;
   row.outcome = *outcome;
   return row;

@@ -246,7 +246,7 @@ void run_rapidcheck(const std::function<void()>& body, const RunParams& params, 
   tp.seed = out.seed;
   tp.maxSuccess = params.cases;
   tp.maxSize = 100;
-  tp.maxDiscardRatio = 10;
+  tp.maxDiscardRatio = params.max_discard_ratio;
   rc::detail::TestMetadata meta;
   meta.id = out.test_id;
   meta.description = out.test_id;

@@ -27,6 +27,7 @@ struct RunParams {
   // audit); a run at a dtype they do not cover is an error, never a silent run of the reference.
   std::shared_ptr<const KernelSets> kernels;
   Tolerance tolerance;              // how accuracy comparisons are judged (derived by default)
+  int max_discard_ratio = 10;       // RapidCheck gives up after this many discards per case asked
 };
 
 enum class Verdict { pass, fail, gave_up, error };
