@@ -232,7 +232,7 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
           timeout: Optional[float] = None, jobs: int = 1, cli: Optional[str] = None,
           contracts_dir: Optional[str] = None, attention_shapes: Optional[Iterable[str]] = None,
           no_lse: bool = False, splits: Optional[int] = None, page_size_invariant: bool = False,
-          packing_invariant: bool = False,
+          packing_invariant: bool = False, stores: Optional[str] = None,
           extra_args: Sequence[str] = ()) -> AuditResult:
     """Audits fn as the kernel KIND:DTYPE (or every kernel of ``kernels={"softmax:f32": fn, ...}``)
     with ``attncheck audit --exec`` and returns the verdicts of its JSON report.
@@ -254,7 +254,11 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
     attention_paged kernel reads problem.num_splits: split-KV decoding) and page_size_invariant its
     ``--page-size-invariant`` (the attention_paged kernel's bits do not depend on the page size);
     packing_invariant is ``--packing-invariant`` (the attention_varlen kernel computes each sequence
-    as the attention_v2 kernel of the same table computes it alone: FALSIFY-VARLEN-003 bit for bit). Raises CLINotFoundError without the CLI and AttncheckError
+    as the attention_v2 kernel of the same table computes it alone: FALSIFY-VARLEN-003 bit for bit).
+    stores is the CLI's ``--stores``: what a 16-bit attention kernel (or its backward pass) stores in
+    its storage format along the way, "p" (fused, the default: FlashAttention's recipe) or
+    "scores,p,dp,ds" (also "scores,p" or "unfused": a graph of separate ops, as PyTorch's math path
+    and its autograd on bf16 tensors; docs/formats.md). Raises CLINotFoundError without the CLI and AttncheckError
     when attncheck refuses the run (exit status 2)."""
     if (fn is None) == (kernels is None):
         raise TypeError("audit() takes a kernel function or kernels={...}, not both or neither")
@@ -289,7 +293,7 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
             for v in values or ():
                 cmd += [flag, str(v)]
         for flag, value in (("--cases", cases), ("--seed", seed), ("--masked", masked),
-                            ("--tolerance", tolerance), ("--timeout", timeout)):
+                            ("--tolerance", tolerance), ("--timeout", timeout), ("--stores", stores)):
             if value is not None:
                 cmd += [flag, str(value)]
         cmd += ["-j", str(jobs), "-q", "--json", report_path] + list(extra_args)
@@ -306,7 +310,8 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
     name = getattr(fn, "__name__", "fn") if fn is not None else "kernels"
     if not name.isidentifier():  # a lambda
         name = "fn"
-    extra = "".join(", %s=%r" % (k, v) for k, v in (("masked", masked), ("tolerance", tolerance)) if v is not None)
+    extra = "".join(", %s=%r" % (k, v) for k, v in (("masked", masked), ("tolerance", tolerance), ("stores", stores))
+                    if v is not None)
     if attention_shapes:
         extra += ", attention_shapes=%r" % [str(a) for a in attention_shapes]
     if no_lse:
