@@ -5,6 +5,7 @@
 // names the declaration; the declaration's spellings are checked.
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -75,7 +76,7 @@ TEST_CASE("a fused 16-bit backward kernel passes declared unfused too") {
   for (const char* id : {"FALSIFY-ATTBWD-001", "FALSIFY-ATTBWD-003", "FALSIFY-ATTBWD-004"}) CHECK_MESSAGE(r.verdicts[row(id, "bf16@f32")] == "PASS", id);
 }
 
-TEST_CASE("--stores spellings: p, p,ds and fused are the fused recipe; scores,p, scores,p,dp,ds and unfused the unfused one") {
+TEST_CASE("--stores spellings: p, p,ds and fused name the fused recipe, scores,p, scores,p,dp,ds and unfused the unfused one") {
   if (sanitized_run()) return;
   const std::string k = lib_bwd + "--kernel attention_backward:bf16:bwd_unfused_bf16 --cases 30 --test FALSIFY-ATTBWD-001 ";
   for (const char* s : {"p", "p,ds", "fused"}) {
@@ -112,4 +113,26 @@ TEST_CASE("stores: per attention_backward kernel in a bindings file") {
   CHECK(r.verdicts[row("AUDIT-ATTBWD-001", "bf16@f32")] == "PASS");
   CHECK(r.verdicts[row("FALSIFY-ATTBWD-001", "f16@f32")] == "FAIL");  // undeclared: fused
   std::filesystem::remove(path);
+}
+
+// A library no one here wrote: PyTorch's autograd on bf16 tensors
+// (examples/python/torch_attention_backward.py --bf16-tensors), each matmul on f32 copies rounded to
+// bf16 (--f32-matmul: torch 1.13's own bf16 matmul reads subnormal operands as 0 on AVX512-BF16).
+// Declared unfused it passes every backward check; declared fused it fails FALSIFY-ATTBWD-001 with
+// the line naming the declaration.
+TEST_CASE("python example: PyTorch autograd on bf16 tensors passes declared unfused, fails declared fused") {
+  if (sanitized_run()) return;  // the exec boundary of kind 9 is checked at f32 in attention_backward_test.cpp
+  const std::string probe = std::string("'") + ATTNCHECK_PYTHON3 + "' -c 'import torch' 2>/dev/null";
+  REQUIRE_MESSAGE(std::system(probe.c_str()) == 0, ATTNCHECK_PYTHON3 << " cannot import torch: install python3-torch (tools/install-deps.sh)");
+  const std::string py = std::string("--exec \"'") + ATTNCHECK_PYTHON3 + "' '" + ATTNCHECK_EXAMPLES_DIR +
+                         "/python/torch_attention_backward.py' --bf16-tensors --f32-matmul\" --kernel attention_backward:bf16 -j 1 ";
+  Run declared = audit(py + "--stores scores,p,dp,ds --cases 60" + kSmallShapes);
+  INFO(declared.output);
+  CHECK(declared.status == 0);
+  for (const auto& id : kChecks) CHECK_MESSAGE(declared.verdicts[row(id, "bf16@f32")] == "PASS", id);
+  Run fused = audit(py + "--cases 60 --test FALSIFY-ATTBWD-001");
+  INFO(fused.output);
+  CHECK(fused.status == 1);
+  CHECK(fused.verdicts[row("FALSIFY-ATTBWD-001", "bf16@f32")] == "FAIL");
+  CHECK(contains(fused.output + fused.json, "Passes if declared unfused"));
 }

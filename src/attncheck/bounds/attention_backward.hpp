@@ -222,8 +222,10 @@ AttentionBackwardExact attention_backward_exact(const kernels::AttentionProblem&
             const real c = static_cast<real>(p.softcap), tau = rs.tanh[jj], s1 = std::abs(rs.scaled[jj]);
             const real g1 = gamma(1, u);
             real dx = ((1 + g1) * rs.delta_scaled[jj] + 2 * g1 * s1) / c;
-            if (unfused)  // x = s₁/c with c rounded to S, the quotient stored
-              dx = (1 + uS) * ((1 + u) / (1 - uS) * rs.delta_scaled[jj] / c + ((1 + u) / (1 - uS) - 1) * s1 / c) + uS * s1 / c + etaS / 2;
+            if (unfused) {  // x = s₁/c with c rounded to S (and its reciprocal, to S: κ), the quotient stored
+              const real kappa = (1 + u) * (1 + uS) / (1 - uS);
+              dx = (1 + uS) * (kappa * rs.delta_scaled[jj] / c + (kappa - 1) * s1 / c) + uS * s1 / c + etaS / 2;
+            }
             const real rho = (1 + u) / ((1 - er - eta) * (1 - u)) - 1;
             real te = 2 * rho + u * (1 + 2 * rho) + std::min<real>(dx, 2);
             if (unfused) {
@@ -234,8 +236,8 @@ AttentionBackwardExact attention_backward_exact(const kernels::AttentionProblem&
             const real fe = (2 * std::abs(tau) + te) * te + gamma(2, u) * (1 + 2 * (std::abs(tau) + te) * (std::abs(tau) + te));
             dZ = dS * f;
             eZ = eS * f + (std::abs(dS) + eS) * fe + u * (std::abs(dS) + eS) * (f + fe) + eta;
-            if (unfused) {  // dS·ĉ, then ·(1 − τ̂²), then /ĉ, the first two stored: ν_c, and the stores' η_S/2
-              const real nu_c = std::pow(1 + uS, 3) * (1 + u) * (1 + u) / (1 - uS) - 1;
+            if (unfused) {  // dS·ĉ, then ·(1 − τ̂²), then /ĉ (or ·RN_S(1/ĉ)), the first two stored: ν_c, and the stores' η_S/2
+              const real nu_c = std::pow(1 + uS, 4) * (1 + u) * (1 + u) / (1 - uS) - 1;
               eZ = (1 + nu_c) * eZ + nu_c * std::abs(dZ) + etaS * (2 + fe) / c;
             }
           }
