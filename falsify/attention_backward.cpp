@@ -61,20 +61,23 @@ struct Attbwd001 {
     const auto g = bc.run(ks);
     const auto ex = exact_of(bc);
     const auto& s = bc.c.p.shape;
-    const auto judge = [&](const char* name, const std::vector<T>& got, const std::vector<real>& exact, const std::vector<real>& allowed,
+    const auto judge = [&](const char* name, int which, const std::vector<T>& got, const std::vector<real>& exact, const std::vector<real>& allowed,
                            std::size_t rows, std::size_t heads, std::size_t width) {
       for (std::size_t e = 0; e < got.size(); ++e) {
         const long double err = format_error(got[e], exact[e]);
         observe(ratio(err, allowed[e]), std::string(name) + ", " + std::string(dtype_name(dtype_of<T>())));
         if (!(err <= allowed[e])) {
           Report<T> r(id, where(bc, element_name(name, e, rows, heads, width)));
-          with_inputs(r, bc).input(std::string(name) + " (kernel)", got).kernel(got[e]).exact(exact[e]).error(err, allowed[e]).raise();
+          with_inputs(r, bc).input(std::string(name) + " (kernel)", got).kernel(got[e]).exact(exact[e]).error(err, allowed[e]);
+          if (bounds::unfused_admits(bc.c.p, bc.c.q, bc.c.k, bc.c.v, bc.dout, bc.o, bc.lse, bounds::model_of<T>(), which, e, err))
+            r.line(bounds::unfused_backward_note(format_of<T>.name));
+          r.raise();
         }
       }
     };
-    judge("dQ", g.dq, ex.dq, ex.dq_allowance, s.n, s.heads, s.d);
-    judge("dK", g.dk, ex.dk, ex.dk_allowance, s.m, s.kv_heads, s.d);
-    judge("dV", g.dv, ex.dv, ex.dv_allowance, s.m, s.kv_heads, s.dv);
+    judge("dQ", 0, g.dq, ex.dq, ex.dq_allowance, s.n, s.heads, s.d);
+    judge("dK", 1, g.dk, ex.dk, ex.dk_allowance, s.m, s.kv_heads, s.d);
+    judge("dV", 2, g.dv, ex.dv, ex.dv_allowance, s.m, s.kv_heads, s.dv);
   }
   static inline const bool registered = property::register_property<Attbwd001>();
 };

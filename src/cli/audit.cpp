@@ -663,10 +663,13 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                 "not demanded, every run is judged against the derived bounds on its own; replaces the bindings file's "
                 "deterministic: entries");
   app->add_option("--stores", o->stores,
-                  "Attention with 16-bit storage and f32 arithmetic: what the kernels store in the storage format along "
-                  "the way, the error model they are judged by: p (fused, the default: scores and O in f32, the weights "
-                  "P rounded for P.V, as FlashAttention) or scores,p (unfused: q @ k^T stored too, as a graph of "
-                  "separate ops); replaces the bindings file's stores: entries (docs/formats.md)");
+                  "Attention and its backward pass with 16-bit storage and f32 arithmetic: what the kernels store in "
+                  "the storage format along the way, the error model they are judged by: p (fused, the default: "
+                  "scores and O in f32, the weights P rounded for P.V, as FlashAttention; its backward stores P and dS "
+                  "for the products, as FlashAttention-2) or scores,p (also spelt scores,p,dp,ds or unfused: a graph "
+                  "of separate ops, every op's output stored: q @ k^T and the score steps, P, and in the backward dP, "
+                  "dS and each product, as PyTorch's autograd on bf16 tensors); replaces the bindings file's stores: "
+                  "entries (docs/formats.md)");
   app->add_option("--subnormals", o->subnormals,
                   "What the kernels' arithmetic does below the smallest normal number: ieee (gradual underflow, the "
                   "default) or flush (flush-to-zero: results below the smallest normal may be 0, as most "

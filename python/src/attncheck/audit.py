@@ -233,7 +233,7 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
           contracts_dir: Optional[str] = None, attention_shapes: Optional[Iterable[str]] = None,
           no_lse: bool = False, splits: Optional[int] = None, page_size_invariant: bool = False,
           packing_invariant: bool = False, supports: Union[Mapping[str, Any], Iterable[str], None] = None,
-          subnormals: Optional[str] = None,
+          subnormals: Optional[str] = None, stores: Optional[str] = None,
           extra_args: Sequence[str] = ()) -> AuditResult:
     """Audits fn as the kernel KIND:DTYPE (or every kernel of ``kernels={"softmax:f32": fn, ...}``)
     with ``attncheck audit --exec`` and returns the verdicts of its JSON report.
@@ -260,7 +260,11 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
     "alibi=no" and "attention_paged:page_size=16,32", or a dict {"alibi": False, "page_size": [16, 32]}
     (inputs outside are not sent; docs/audit.md, "Capabilities"); subnormals is ``--subnormals``
     ("ieee", the default, or "flush": the kernel flushes results below the smallest normal to zero,
-    and is judged by that model). Raises CLINotFoundError without the CLI and AttncheckError
+    and is judged by that model). stores is the CLI's ``--stores``: what a 16-bit attention kernel
+    (or its backward pass) stores in its storage format along the way, "p" (fused, the default:
+    FlashAttention's recipe) or "scores,p,dp,ds" (also "scores,p" or "unfused": a graph of separate
+    ops, as PyTorch's math path and its autograd on bf16 tensors; docs/formats.md). Raises
+    CLINotFoundError without the CLI and AttncheckError
     when attncheck refuses the run (exit status 2)."""
     if (fn is None) == (kernels is None):
         raise TypeError("audit() takes a kernel function or kernels={...}, not both or neither")
@@ -297,7 +301,8 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
             for v in values or ():
                 cmd += [flag, str(v)]
         for flag, value in (("--cases", cases), ("--seed", seed), ("--masked", masked),
-                            ("--tolerance", tolerance), ("--timeout", timeout), ("--subnormals", subnormals)):
+                            ("--tolerance", tolerance), ("--timeout", timeout), ("--subnormals", subnormals),
+                            ("--stores", stores)):
             if value is not None:
                 cmd += [flag, str(value)]
         cmd += ["-j", str(jobs), "-q", "--json", report_path] + list(extra_args)
@@ -314,7 +319,8 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
     name = getattr(fn, "__name__", "fn") if fn is not None else "kernels"
     if not name.isidentifier():  # a lambda
         name = "fn"
-    extra = "".join(", %s=%r" % (k, v) for k, v in (("masked", masked), ("tolerance", tolerance), ("subnormals", subnormals))
+    extra = "".join(", %s=%r" % (k, v) for k, v in (("masked", masked), ("tolerance", tolerance), ("subnormals", subnormals),
+                                                    ("stores", stores))
                     if v is not None)
     if attention_shapes:
         extra += ", attention_shapes=%r" % [str(a) for a in attention_shapes]

@@ -1,5 +1,6 @@
 // attncheck: the kernel specs of an audit (KIND:DTYPE[:SYMBOL], as `attncheck audit --kernel` takes
 // them) and the bindings YAML file (docs/audit.md).
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -76,20 +77,34 @@ std::string parse_supports_node(const YAML::Node& n, std::vector<Supports>& out)
 }  // namespace
 
 std::string parse_stores(const std::string& s, Intermediates& out) {
-  if (s == "p") {
-    out = Intermediates::fused;
+  // A named recipe, or the set of intermediates stored (any order): p (fused: P, and in the backward
+  // dS, as FlashAttention's tensor-core operands) or one with scores or dp (unfused: a graph of
+  // separate ops, every op's output stored; the backward's dP, dS and products too).
+  if (s == "fused" || s == "unfused") {
+    out = s == "fused" ? Intermediates::fused : Intermediates::unfused;
     return "";
   }
-  if (s == "scores,p" || s == "p,scores") {
-    out = Intermediates::unfused;
+  bool p = false, scores = false, dp = false, ds = false, known = !s.empty();
+  for (std::size_t at = 0; known && at <= s.size();) {
+    const std::size_t end = std::min(s.find(',', at), s.size());
+    const std::string w = s.substr(at, end - at);
+    bool* seen = w == "p" ? &p : w == "scores" ? &scores : w == "dp" ? &dp : w == "ds" ? &ds : nullptr;
+    known = seen != nullptr && !*seen;
+    if (known) *seen = true;
+    at = end + 1;
+  }
+  if (known && p) {
+    out = scores || dp ? Intermediates::unfused : Intermediates::fused;
     return "";
   }
   return "stores: '" + s +
-         "' is not a set of stored intermediates this attncheck knows: 'p' (fused: scores and O in the arithmetic, the "
-         "weights P rounded to storage; the default) or 'scores,p' (unfused: the scores stored too; docs/formats.md)";
+         "' is not a set of stored intermediates this attncheck knows: 'p' or 'fused' (fused: scores and O in the "
+         "arithmetic, the weights P rounded to storage, and in the backward dS; the default) or 'scores,p', "
+         "'scores,p,dp,ds' or 'unfused' (unfused, a graph of separate ops: the scores stored too, and in the backward "
+         "dP, dS and every product; docs/formats.md)";
 }
 
-std::string_view stores_name(Intermediates s) { return s == Intermediates::unfused ? "scores,p" : "p"; }
+std::string_view stores_name(Intermediates s) { return s == Intermediates::unfused ? "scores,p,dp,ds" : "p"; }
 
 std::string parse_subnormals(const std::string& s, Subnormals& out) {
   if (s == "ieee") {

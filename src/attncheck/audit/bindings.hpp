@@ -28,7 +28,7 @@ struct KernelSource {
   std::map<std::pair<Kind, Dtype>, bool> kernel_lse;
   // Attention with 16-bit storage: which intermediates the kernels store in the storage format
   // (stores: at the top, per kernel below it; --stores replaces them all). "p" (fused, the
-  // default) or "scores,p" (unfused): scalar/arithmetic.hpp, Intermediates.
+  // default) or "scores,p" / "scores,p,dp,ds" (unfused): scalar/arithmetic.hpp, Intermediates.
   Intermediates stores = Intermediates::fused;
   std::map<std::pair<Kind, Dtype>, Intermediates> kernel_stores;
   // What the kernels' arithmetic does below the smallest normal (subnormals: at the top, for every
@@ -53,8 +53,9 @@ struct KernelSource {
   std::map<std::pair<Kind, Dtype>, std::vector<Supports>> kernel_supports;
 };
 
-// Parses a stores declaration: "p" (fused) or "scores,p" / "p,scores" (unfused); returns an error
-// text or "".
+// Parses a stores declaration: "fused", or "p" (also "p,ds": the backward's dS is stored in the
+// fused model too); "unfused", or a set of p, scores, dp, ds with scores or dp in it ("scores,p",
+// "scores,p,dp,ds", any order); returns an error text or "".
 std::string parse_stores(const std::string& s, Intermediates& out);
 std::string_view stores_name(Intermediates s);
 

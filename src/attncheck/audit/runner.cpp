@@ -198,7 +198,9 @@ void run_contract_test(Backend& b, const property::PropertyInfo& p, const AuditR
   }
   if (req.plan_only) return;
   if (req.full_inputs) row.stats.shown_elements = static_cast<std::size_t>(-1);
-  const Policy att = req.policy_for(Kind::attention_v2, dtype_of<T>());
+  // The stored intermediates of the attention kernel it calls (the backward's own declaration when
+  // it calls the backward pass).
+  const Policy att = req.policy_for((used & bit(Kind::attention_backward)) ? Kind::attention_backward : Kind::attention_v2, dtype_of<T>());
   const intermediates_scope stores(att.stores);
   const subnormals_scope subnormals(req.policy.subnormals);
   const KernelSet<T> ks = audited_set<T>(b, req, row.stats);
@@ -225,7 +227,7 @@ void run_contract_test(Backend& b, const property::PropertyInfo& p, const AuditR
 template <class T>
 void run_audit_property(Backend& b, const AuditProperty& ap, Kind kind, const AuditRequest& req, AuditRow& row) {
   if (req.full_inputs) row.stats.shown_elements = static_cast<std::size_t>(-1);
-  const Policy att = req.policy_for(Kind::attention_v2, dtype_of<T>());
+  const Policy att = req.policy_for(kind == Kind::attention_backward ? kind : Kind::attention_v2, dtype_of<T>());
   const intermediates_scope stores(att.stores);
   const subnormals_scope subnormals(req.policy.subnormals);
   const KernelSet<T> ks = audited_set<T>(b, req, row.stats);

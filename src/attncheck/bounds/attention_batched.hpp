@@ -70,6 +70,16 @@ inline real score_error_scaled(real dot_exact, real abs_dot, real abs_operand, s
     // The scale itself rounded to the storage format before it multiplies the stored q·k (PyTorch's
     // CPU ops cast a Python scalar to a bf16 tensor's dtype): u_S·scale·|q·k̂| more.
     delta += md.out_u * scale * (abs_dot + E) * (1 + md.out_u);
+    // Or q and k each multiplied by √scale and stored before the product (PyTorch's
+    // _scaled_dot_product_attention_math): q'_t = q_t√scale(1 + φ_q) + α_q with |φ_q| <= φ =
+    // (1 + u_S)²(1 + u) − 1 (√scale rounded to S, the product, the store) and |α_q| <= η_S, the same
+    // for k'; then Σ q'_t k'_t in the arithmetic (γ_d) and no scale after it
+    // (proofs/attention_backward.tex, Lemma "unfused backward", scores).
+    const real phi = (1 + md.out_u) * (1 + md.out_u) * (1 + a.u) - 1, f2 = (1 + phi) * (1 + phi);
+    const real abs_in = (1 + rho) * abs_dot + a.input_abs * abs_operand;  // Σ|q_t k̃_t|
+    const real stored_abs = 2 * md.out_eta * std::sqrt(scale) * (1 + phi) * abs_operand + static_cast<real>(d) * md.out_eta * md.out_eta;
+    const real pre = scale * f2 * E + scale * (f2 - 1) * abs_in * (1 + g) + (1 + g) * stored_abs + static_cast<real>(d) * a.eta;
+    delta = std::max(delta, pre);
   }
   return md.round_out(scale * std::abs(dot_exact), delta);
 }

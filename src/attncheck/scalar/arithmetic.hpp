@@ -20,11 +20,18 @@ enum class Arithmetic : unsigned char {
 // way, beside its outputs (docs/formats.md, "Stored intermediates"). Declared per audited kernel
 // (audit --stores, bindings `stores:`), carried per thread like the arithmetic.
 //   fused:   the scores and the O accumulator stay in f32; the weights P are rounded to storage
-//            for the P·V product (FlashAttention's tensor-core product). The default.
-//   unfused: the scores are stored too (q @ kᵀ as a 16-bit tensor, the scale folded into q, each
-//            soft-cap and bias step), then P (PyTorch's math path, an unfused graph).
+//            for the P·V product (FlashAttention's tensor-core product). In the backward pass
+//            (FlashAttention-2) P and dS are stored for the products, dP, D and the dQ, dK, dV
+//            accumulators stay in f32 (with grouped heads each head's dK, dV may be stored before
+//            the group's sum). The default.
+//   unfused: a graph of separate ops, every op's output a 16-bit tensor (PyTorch's math path and
+//            its autograd): the scores are stored too (q @ kᵀ, the scale folded into q or into q
+//            and k, each soft-cap and bias step), then P; in the backward dP = dO·Vᵀ, D from the
+//            stored P and dP (or from O), dS, each soft-cap and scale step of its chain rule, and
+//            each product before a final scale multiply (proofs/attention_backward.tex, Lemma
+//            "unfused backward"). Spelt scores,p or scores,p,dp,ds.
 // A kernel that stores less (P kept in f32) passes either model; one that accumulates O, the
-// normaliser or P·V in 16 bits passes neither.
+// normaliser, P·V or a gradient across blocks in 16 bits passes neither.
 enum class Intermediates : unsigned char { fused, unfused };
 
 // What the kernel's arithmetic does with results below the smallest normal number (docs/formats.md,

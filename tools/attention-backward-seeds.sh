@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# attncheck: the soundness run of the 16-bit attention backward recipes (docs/formats.md, "Stored
+# intermediates"): audit the correct backward test kernels that really store what their declared
+# recipe allows (fused, FlashAttention-2: P and dS, per-head dK/dV with grouped heads, in
+# tests/audit/kernels_attention_backward.c; unfused, PyTorch's autograd on 16-bit tensors: every
+# op's output, in tests/audit/kernels_attention_backward_unfused.c) at many seeds, and report every
+# verdict that is not PASS. There must be none: the allowances are derived, so a failure at any
+# seed is an unsound bound, never bad luck. CI runs one seed; this script runs the many, outside CI.
+#
+#   bash tools/attention-backward-seeds.sh [COUNT] [FIRST]   seeds FIRST .. FIRST+COUNT-1 (default 100 from 1)
+# Env: ATTNCHECK_BUILD_DIR (default build); CASES (default 100).
+# Ends with the plain line 'N passed, N failed' (one per kernel and seed) and exits 1 on a failure.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+count="${1:-100}"
+first="${2:-1}"
+build="${ATTNCHECK_BUILD_DIR:-build}"
+bin="$build/attncheck"
+lib="$build/libattncheck_audit_testkernels_bwd.so"
+[ -x "$bin" ] && [ -f "$lib" ] || { echo "attention-backward-seeds: no $bin or $lib; build first" >&2; exit 2; }
+# Every backward check; AUDIT-ATTBWD-001 at the two small shapes of tests/audit/attention_backward_test.cpp.
+shapes="--attention-shape B=1,H=4,Hkv=2,n=96,m=128,d=16,causal=br --attention-shape B=1,H=2,Hkv=1,n=80,m=64,d=16,causal=tl,softcap=2"
+# kernel dtype extra-options: each declared as its recipe says
+kernels=(
+  "bwd_fa2_bf16 bf16 "
+  "bwd_fa2_f16 f16 "
+  "bwd_fa2_gqa_bf16 bf16 "
+  "bwd_fa2_gqa_f16 f16 "
+  "bwd_unfused_bf16 bf16 --stores scores,p,dp,ds"
+  "bwd_unfused_sdpa_bf16 bf16 --stores scores,p,dp,ds"
+  "bwd_unfused_sdpa_f16 f16 --stores scores,p,dp,ds"
+)
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+passed=0
+failed=0
+start=$(date +%s)
+for ((s = first; s < first + count; s++)); do
+  for k in "${kernels[@]}"; do
+    read -r sym dt extra <<< "$k"
+    # shellcheck disable=SC2086
+    "$bin" audit --lib "$lib" --kernel "attention_backward:$dt:$sym" --seed "$s" --cases "${CASES:-100}" \
+      $shapes $extra --quiet --no-timings > "$out/run.txt" 2>&1
+    rc=$?
+    if [ "$rc" -eq 0 ]; then
+      passed=$((passed + 1))
+    else
+      failed=$((failed + 1))
+      echo "seed $s, $sym ($dt $extra): exit $rc"
+      grep -E "^(FAIL|ERROR|GAVE-UP) |Replay:" "$out/run.txt" | sed "s/^/    /"
+    fi
+  done
+  echo "seed $s done ($(( $(date +%s) - start )) s so far)"
+done
+echo "attention-backward-seeds: seeds $first..$((first + count - 1)), ${#kernels[@]} kernels, $(( $(date +%s) - start )) s"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
