@@ -43,30 +43,10 @@
 #include <string.h>
 
 #include "attncheck/abi.h"
+#include "attention_backward_kernel.h"
 #include "bits16.h"
 
 ATTNCHECK_EXPORT_ABI_VERSION
-
-typedef float (*bwd_round_fn)(float);
-typedef struct {
-  bwd_round_fn p;  /* P before the dV product */
-  bwd_round_fn ds; /* dS before the dQ and dK products */
-} bwd_stores;
-
-enum bwd_bug {
-  BUG_BWD_NONE,
-  BUG_BWD_DELTA_OMITTED,
-  BUG_BWD_DELTA_FROM_BF16_O,
-  BUG_BWD_DQ_SCALE_MISSING,
-  BUG_BWD_DK_SCALE_DOUBLED,
-  BUG_BWD_CAP_GRAD_OMITTED,
-  BUG_BWD_GROUP_LAST_HEAD_WINS,
-  BUG_BWD_MASK_NOT_REAPPLIED,
-  BUG_BWD_DQ_ACC_BF16,
-  BUG_BWD_LSE_LOG2,
-  BUG_BWD_DK_ACC_BF16
-};
-
 
 #define F float
 #define SFX f32
@@ -120,8 +100,8 @@ static int bwd_16bit(BWD_ARGS(uint16_t, float), float (*from)(uint16_t), uint16_
   free(qf), free(kf), free(vf), free(of), free(df), free(gq), free(gk), free(gv);
   return rc;
 }
-static const bwd_stores stored_bf16 = {round_bf16, round_bf16};
-static const bwd_stores stored_f16 = {round_f16, round_f16};
+static const bwd_stores stored_bf16 = {round_bf16, round_bf16, NULL, NULL};
+static const bwd_stores stored_f16 = {round_f16, round_f16, NULL, NULL};
 int bwd_fa2_bf16(BWD_ARGS(uint16_t, float)) { return bwd_16bit(p, q, k, v, o, dout, lse, dq, dk, dv, from_bf16, to_bf16, &stored_bf16); }
 int bwd_fa2_f16(BWD_ARGS(uint16_t, float)) { return bwd_16bit(p, q, k, v, o, dout, lse, dq, dk, dv, from_f16, to_f16, &stored_f16); }
 
