@@ -21,6 +21,10 @@
 // fast as the drift's. This check is statistical, as AUDIT-BIAS-001 is (rounding_bias.hpp): it
 // compares a kernel with itself, on sums over many blocks and over one block.
 //
+// First, batch entry 0 of each problem's first call: every element against the exact gradient and
+// its derived allowance (detail::judge_entry0), which catches a kernel that drifts within a block
+// (rounded after every row: FlashAttention-2's grouped recipe with a 16-bit per-head dK).
+//
 // Statistic. Two directions, each with N = 320 independent batch entries of two problems
 // (d = dv = 16, not causal, one head; dQ: one query row against m = 8192 keys, 128 blocks of 64,
 // and against 64 keys; dK and dV: n = 8192 query rows, 128 blocks of 64, and 64 rows, against two
@@ -57,6 +61,7 @@
 
 #include "attncheck/audit/attention_backward_at_size.hpp"
 #include "attncheck/audit/rounding_bias.hpp"
+#include "attncheck/bounds/attention_backward.hpp"
 #include "attncheck/kernels/attention_backward.hpp"
 
 namespace attncheck::audit {
@@ -126,11 +131,41 @@ std::vector<double> to_doubles(const std::vector<T>& x) {
   return r;
 }
 
+// Batch entry 0 of a call, every element against the exact gradient and its derived allowance
+// (bounds/attention_backward.hpp, MPFR): no statistics, no false alarm on a kernel the proof
+// covers. A kernel whose accumulator drifts within one block (rounded after every row or key)
+// errs past it by far; the growth test cannot see it, since its one-block error is large too.
+template <class T>
+void judge_entry0(const kernels::AttentionProblem& p, const DriftInputs<T>& in, const std::vector<T>& o, const std::vector<lse_t<T>>& lse,
+                  const std::vector<T>& dq, const std::vector<T>& dk, const std::vector<T>& dv, const std::string& origin) {
+  const auto& sh = p.shape;
+  const auto ex = bounds::attention_backward_exact(p, in.q, in.k, in.v, in.dout, o, lse, bounds::model_of<T>(),
+                                                   [](std::size_t b, std::size_t, std::size_t) { return b == 0; });
+  const auto judge = [&](const char* name, const std::vector<T>& got, const std::vector<bounds::real>& exact,
+                         const std::vector<bounds::real>& allowed, std::size_t rows, std::size_t width) {
+    for (std::size_t e = 0; e < rows * width; ++e) {  // batch entry 0, one head: the first rows·width elements
+      const long double err = property::format_error(got[e], exact[e]);
+      if (!(err <= allowed[e]))
+        property::Report<T>("AUDIT-ATTBWD-002", origin + ", batch entry 0: " + name + "[0, " + std::to_string(e / width) + ", 0, " +
+                                                    std::to_string(e % width) + "] against its derived allowance")
+            .kernel(got[e])
+            .exact(exact[e])
+            .error(err, allowed[e])
+            .line("Every term of this sum has one sign: an error past the allowance here is an accumulator kept in the storage format "
+                  "(rounded after every block, row or key).")
+            .raise();
+    }
+  };
+  judge("dQ", dq, ex.dq, ex.dq_allowance, sh.n, sh.d);
+  judge("dK", dk, ex.dk, ex.dk_allowance, sh.m, sh.d);
+  judge("dV", dv, ex.dv, ex.dv_allowance, sh.m, sh.dv);
+}
+
 // X_b of `entries` batch entries of problem `one_entry` (batch 1), drawn from rng: per entry, one
 // value per judged tensor (dQ; or dK, dV).
 template <class T>
 std::vector<std::vector<double>> drift_scores(const KernelSet<T>& ks, const kernels::AttentionProblem& one_entry, bool dq, std::size_t entries,
-                                              std::mt19937_64& rng) {
+                                              std::mt19937_64& rng, const std::string& origin) {
   const double u = format_of<T>.unit_roundoff;
   const auto q_of = [u](const T& got, double y) {
     const double g = to_double(got);
@@ -154,6 +189,7 @@ std::vector<std::vector<double>> drift_scores(const KernelSet<T>& ks, const kern
     std::vector<T> dq_got(sh.q_size()), dk_got(sh.k_size()), dv_got(sh.v_size());
     ks.attention_backward(p, {}, in.q.data(), in.k.data(), in.v.data(), o.data(), in.dout.data(), lse.data(), dq_got.data(), dk_got.data(),
                           dv_got.data());
+    if (xs[0].empty()) judge_entry0(p, in, o, lse, dq_got, dk_got, dv_got, origin);
     std::vector<double> dqx(sh.q_size()), dkx(sh.k_size()), dvx(sh.v_size());
     kernels::attention_backward<double>(p, qd.data(), kd.data(), vd.data(), od.data(), dd.data(), lsed.data(), dqx.data(), dkx.data(), dvx.data());
     for (std::size_t b = 0; b < sh.batch && xs[0].size() < entries; ++b) {
@@ -189,8 +225,9 @@ struct DriftOutcome {
 template <class T>
 std::vector<DriftOutcome> measure_drift(const KernelSet<T>& ks, const DriftDirection& dir, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  const auto many = detail::drift_scores<T>(ks, dir.many, dir.dq, kDriftEntries, rng);
-  const auto one = detail::drift_scores<T>(ks, dir.one, dir.dq, kDriftEntries, rng);
+  const std::string at = "attention_backward<" + std::string(dtype_name(dtype_of<T>())) + ">, " + dir.name + ", seed " + hex_u64(seed);
+  const auto many = detail::drift_scores<T>(ks, dir.many, dir.dq, kDriftEntries, rng, at + ", " + dir.many.describe());
+  const auto one = detail::drift_scores<T>(ks, dir.one, dir.dq, kDriftEntries, rng, at + ", " + dir.one.describe());
   std::vector<DriftOutcome> out;
   for (std::size_t t = 0; t < many.size(); ++t) {
     DriftOutcome r;
