@@ -45,7 +45,7 @@ for ((s = first; s < first + count; s++)); do
     else
       failed=$((failed + 1))
       echo "seed $s, $sym ($dt): exit $rc"
-      grep -E "^(FAIL|ERROR|GAVE-UP) |Replay:" "$out/run.txt" | sed "s/^/    /"
+      grep -E "^(FAIL|ERROR|GAVE-UP) |Replay:|failed:|no answer|Growth:" "$out/run.txt" | sed "s/^/    /"
     fi
   done
   echo "seed $s done ($(( $(date +%s) - start )) s so far)"

@@ -1161,7 +1161,7 @@ std::vector<AuditProperty> build() {
                                "within the derived allowance",
                                bwd, attention_backward_at_size),
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-ATTBWD-002",
-                               "on sums whose terms share a sign, the error of dQ over 128 key blocks of 64, and of dK and dV over 128 query blocks "
+                               "on sums whose terms share a sign, the error of dQ over 256 key blocks of 64, and of dK and dV over 256 query blocks "
                                "of 64, is not larger than over one block (false-alarm probability 1e-9 per check)",
                                bwd, attention_backward_drift),
       ATTNCHECK_AUDIT_PROPERTY("AUDIT-MERGE-001",
