@@ -29,9 +29,9 @@
  *   bug_bwd_dq_acc_bf16_f32           dQ rounded to bf16 after every key tile
  *   bug_bwd_dk_acc_bf16_f32           dK rounded to bf16 after every query row (a 16-bit dK accumulator)
  *   bug_bwd_fa2_gqa_dk_acc_bf16       bwd_fa2_gqa_bf16 with that bug: each head's dK accumulator rounded
- *                                     to bf16 after every query row. Not caught yet at bf16@f32 (the small
- *                                     cases have few query rows per key; issue 49, "accumulator drift"),
- *                                     so in no verdict table: it passes FALSIFY-ATTBWD-001 as correct kernels do
+ *                                     to bf16 after every query row. It passes FALSIFY-ATTBWD-001 (the small
+ *                                     cases have few query rows per key) and fails AUDIT-ATTBWD-002
+ *                                     (tests/audit/attention_backward_drift_test.cpp; issue 49)
  *   bug_bwd_lse_log2_f32              the LSE read in log2 units
  *   bug_bwd_nan_to_zero_f32          the gradients' NaNs replaced by 0 (nan_to_num)
  * and stray writes: bug_bwd_dk_overrun_f32 (one element past dK), bug_bwd_dv_far_f32 (4 KiB past
