@@ -3,7 +3,8 @@
 # intermediates"): audit the correct backward test kernels that really store what their declared
 # recipe allows (fused, FlashAttention-2: P and dS, per-head dK/dV with grouped heads, in
 # tests/audit/kernels_attention_backward.c; unfused, PyTorch's autograd on 16-bit tensors: every
-# op's output, in tests/audit/kernels_attention_backward_unfused.c) at many seeds, and report every
+# op's output, in tests/audit/kernels_attention_backward_unfused.c; FlashAttention-2's blocks of 64,
+# judged by AUDIT-ATTBWD-002 too, in tests/audit/kernels_attention_backward_drift.c) at many seeds, and report every
 # verdict that is not PASS. There must be none: the allowances are derived, so a failure at any
 # seed is an unsound bound, never bad luck. CI runs one seed; this script runs the many, outside CI.
 #
@@ -26,6 +27,8 @@ kernels=(
   "bwd_fa2_f16 f16 "
   "bwd_fa2_gqa_bf16 bf16 "
   "bwd_fa2_gqa_f16 f16 "
+  "bwd_fa2_b64_bf16 bf16 "
+  "bwd_fa2_b64_f16 f16 "
   "bwd_unfused_bf16 bf16 --stores scores,p,dp,ds"
   "bwd_unfused_sdpa_bf16 bf16 --stores scores,p,dp,ds"
   "bwd_unfused_sdpa_f16 f16 --stores scores,p,dp,ds"

@@ -6,7 +6,8 @@
  * of br (inner), P recomputed as exp(s - lse), dP = dO V^T, dS = P (dP - D), the soft-cap's chain
  * rule, dV += P^T dO, dK += dS^T Q, dQ += dS K accumulated across key tiles; dQ and dK times the
  * scale at the end. `st` rounds P and dS to the storage format before the products (the tensor-core
- * operands of the 16-bit kernels); `bug` switches on one bug class (enum bwd_bug). */
+ * operands of the 16-bit kernels), and in a broken kernel the dQ or dK accumulator after every tile;
+ * `bug` switches on one bug class (enum bwd_bug; both in attention_backward_kernel.h). */
 
 #define BWD_CAT2(a, b) a##b
 #define BWD_CAT(a, b) BWD_CAT2(a, b)
@@ -108,10 +109,15 @@ static int BWD_FN(bwd_attention)(const attncheck_attention_problem* p, const F* 
             }
             if (bug == BUG_BWD_DQ_ACC_BF16)
               for (size_t t = 0; t < d; ++t) dqi[t] = (F)round_bf16((float)dqi[t]);
+            if (st && st->dq_acc) /* the row's dQ accumulator kept in storage after every key tile */
+              for (size_t t = 0; t < d; ++t) dqi[t] = (F)st->dq_acc((float)dqi[t]);
             if (bug == BUG_BWD_DK_ACC_BF16) /* the tile's dK rows kept in bf16 after every query row */
               for (size_t j = j0; j < j1; ++j)
                 for (size_t t = 0; t < d; ++t) dk[((b * m + j) * Hkv + g) * d + t] = (F)round_bf16((float)dk[((b * m + j) * Hkv + g) * d + t]);
           }
+          if (st && st->dk_acc) /* the tile's dK rows kept in storage after every query tile */
+            for (size_t j = j0; j < j1; ++j)
+              for (size_t t = 0; t < d; ++t) dk[((b * m + j) * Hkv + g) * d + t] = (F)st->dk_acc((float)dk[((b * m + j) * Hkv + g) * d + t]);
         }
       }
     }

@@ -34,6 +34,14 @@ std::string sized(bool defaults = false) { return defaults && !sanitized_run() ?
 
 std::string row(const std::string& id, const std::string& shown) { return id + " attention_backward [" + shown + "]"; }
 
+// kChecks as --test options: every check but AUDIT-ATTBWD-002, the accumulator-drift test, which
+// costs tens of seconds a kernel and has its own verdict table (attention_backward_drift_test.cpp).
+std::string checks() {
+  std::string r = " ";
+  for (const auto& id : kChecks) r += "--test " + id + " ";
+  return r;
+}
+
 }  // namespace
 
 TEST_CASE("attention backward: correct plain, tiled and 16-bit FlashAttention-2 kernels pass every applicable obligation") {
@@ -48,7 +56,7 @@ TEST_CASE("attention backward: correct plain, tiled and 16-bit FlashAttention-2 
   for (const std::string& name : kernels) {
     const std::string d = name.substr(name.rfind('_') + 1);
     const std::string shown = d == "bf16" ? "bf16@f32" : d == "f16" ? "f16@f32" : d;
-    Run r = audit(lib_bwd + "--kernel attention_backward:" + d + ":" + name + sized(name == "bwd_tiled_f32" || name == "bwd_fa2_bf16") +
+    Run r = audit(lib_bwd + "--kernel attention_backward:" + d + ":" + name + checks() + sized(name == "bwd_tiled_f32" || name == "bwd_fa2_bf16") +
                   (sanitized_run() ? " --cases 20" : " --cases 60"));
     INFO(name << "\n" << r.output);
     CHECK(r.status == 0);
@@ -142,7 +150,7 @@ TEST_CASE("python example: PyTorch autograd's attention backward (kind 9) passes
   const std::string py =
       std::string("--exec \"'") + ATTNCHECK_PYTHON3 + "' '" + ATTNCHECK_EXAMPLES_DIR + "/python/torch_attention_backward.py'\" ";
   // Under the sanitizers f32 only (the exec boundary of kind 9 is the same at every format).
-  Run r = audit(py + sized(true) + (sanitized_run() ? "--kernel attention_backward:f32 --cases 20 -j 1"
+  Run r = audit(py + checks() + sized(true) + (sanitized_run() ? "--kernel attention_backward:f32 --cases 20 -j 1"
                                       : "--kernel attention_backward:f32 --kernel attention_backward:f64 --kernel attention_backward:bf16 "
                                         "--cases 60 -j 1"));
   INFO(r.output);

@@ -11,10 +11,11 @@ add_library(attncheck_audit_testkernels_v2 SHARED ${CMAKE_CURRENT_LIST_DIR}/kern
 target_link_libraries(attncheck_audit_testkernels_v2 PRIVATE attncheck::abi m)
 set_target_properties(attncheck_audit_testkernels_v2 PROPERTIES C_STANDARD 11 C_EXTENSIONS OFF)
 
-# ABI version 2's attention backward kernels (attention_backward_impl.h; the unfused 16-bit ones), with
-# the version marker.
+# ABI version 2's attention backward kernels (attention_backward_impl.h; the unfused 16-bit ones; the drift
+# file has FlashAttention-2's blocks of 64), with the version marker (exported by kernels_attention_backward.c).
 add_library(attncheck_audit_testkernels_bwd SHARED ${CMAKE_CURRENT_LIST_DIR}/kernels_attention_backward.c
-            ${CMAKE_CURRENT_LIST_DIR}/kernels_attention_backward_unfused.c)
+            ${CMAKE_CURRENT_LIST_DIR}/kernels_attention_backward_unfused.c
+            ${CMAKE_CURRENT_LIST_DIR}/kernels_attention_backward_drift.c)
 target_link_libraries(attncheck_audit_testkernels_bwd PRIVATE attncheck::abi m)
 set_target_properties(attncheck_audit_testkernels_bwd PROPERTIES C_STANDARD 11 C_EXTENSIONS OFF)
 

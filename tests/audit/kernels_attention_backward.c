@@ -29,9 +29,9 @@
  *   bug_bwd_dq_acc_bf16_f32           dQ rounded to bf16 after every key tile
  *   bug_bwd_dk_acc_bf16_f32           dK rounded to bf16 after every query row (a 16-bit dK accumulator)
  *   bug_bwd_fa2_gqa_dk_acc_bf16       bwd_fa2_gqa_bf16 with that bug: each head's dK accumulator rounded
- *                                     to bf16 after every query row. Not caught yet at bf16@f32 (the small
- *                                     cases have few query rows per key; issue 49, "accumulator drift"),
- *                                     so in no verdict table: it passes FALSIFY-ATTBWD-001 as correct kernels do
+ *                                     to bf16 after every query row. It passes FALSIFY-ATTBWD-001 (the small
+ *                                     cases have few query rows per key) and fails AUDIT-ATTBWD-002
+ *                                     (tests/audit/attention_backward_drift_test.cpp; issue 49)
  *   bug_bwd_lse_log2_f32              the LSE read in log2 units
  *   bug_bwd_nan_to_zero_f32          the gradients' NaNs replaced by 0 (nan_to_num)
  * and stray writes: bug_bwd_dk_overrun_f32 (one element past dK), bug_bwd_dv_far_f32 (4 KiB past
@@ -43,30 +43,10 @@
 #include <string.h>
 
 #include "attncheck/abi.h"
+#include "attention_backward_kernel.h"
 #include "bits16.h"
 
 ATTNCHECK_EXPORT_ABI_VERSION
-
-typedef float (*bwd_round_fn)(float);
-typedef struct {
-  bwd_round_fn p;  /* P before the dV product */
-  bwd_round_fn ds; /* dS before the dQ and dK products */
-} bwd_stores;
-
-enum bwd_bug {
-  BUG_BWD_NONE,
-  BUG_BWD_DELTA_OMITTED,
-  BUG_BWD_DELTA_FROM_BF16_O,
-  BUG_BWD_DQ_SCALE_MISSING,
-  BUG_BWD_DK_SCALE_DOUBLED,
-  BUG_BWD_CAP_GRAD_OMITTED,
-  BUG_BWD_GROUP_LAST_HEAD_WINS,
-  BUG_BWD_MASK_NOT_REAPPLIED,
-  BUG_BWD_DQ_ACC_BF16,
-  BUG_BWD_LSE_LOG2,
-  BUG_BWD_DK_ACC_BF16
-};
-
 
 #define F float
 #define SFX f32
@@ -120,8 +100,8 @@ static int bwd_16bit(BWD_ARGS(uint16_t, float), float (*from)(uint16_t), uint16_
   free(qf), free(kf), free(vf), free(of), free(df), free(gq), free(gk), free(gv);
   return rc;
 }
-static const bwd_stores stored_bf16 = {round_bf16, round_bf16};
-static const bwd_stores stored_f16 = {round_f16, round_f16};
+static const bwd_stores stored_bf16 = {round_bf16, round_bf16, NULL, NULL};
+static const bwd_stores stored_f16 = {round_f16, round_f16, NULL, NULL};
 int bwd_fa2_bf16(BWD_ARGS(uint16_t, float)) { return bwd_16bit(p, q, k, v, o, dout, lse, dq, dk, dv, from_bf16, to_bf16, &stored_bf16); }
 int bwd_fa2_f16(BWD_ARGS(uint16_t, float)) { return bwd_16bit(p, q, k, v, o, dout, lse, dq, dk, dv, from_f16, to_f16, &stored_f16); }
 

@@ -398,6 +398,11 @@ std::vector<AuditRow> run_audit(Backend& backend, const AuditRequest& req, const
         it.audit = &ap;
         it.kind = k;
         if (ap.judges_masked_policy) it.row.masked_policy = std::string(masked_policy_name(req.policy_for(k, d).masked));
+        if (ap.id == "AUDIT-ATTBWD-002" && d != Dtype::f16_f32 && d != Dtype::bf16_f32) {
+          it.row.state = RowState::not_applicable;
+          it.row.reason = "accumulator drift is judged where the storage format is narrower than the arithmetic (f16@f32, bf16@f32): "
+                          "here the accumulators are in the storage format by design";
+        }
         if (ap.id == "AUDIT-DET-001" && !req.policy_for(k, d).deterministic) {
           it.row.state = RowState::not_applicable;
           it.row.reason = "the kernel is declared nondeterministic (--nondeterministic or deterministic: false): the same "
