@@ -116,7 +116,13 @@ export ATTNCHECK_SANITIZED=1
 #                          BMC-AXIOMS-F32 above);
 #   cli.docs.status (12 s): a gate run for the contract pages' status, the gate code the other
 #                          CLI tests run here (cli.docs.pages-match-yaml stays).
-excluded='^BMC-AXIOMS-F32:|byte-identical|^bmc[.]exhaustive-(e5m2|e4m3sat)-d2$|scipy[.]special|ABI 2 broken attention kernel|^audit:bug_v2_|kernels that store|^audit:unfused 16-bit|attention from PyTorch'"'"'s CPU ops|PyTorch.s bf16 matmul, where|^docs[.]figures$|^bmc[.]contract-bounds$|^CLI: gate on the reference kernels passes every check$|^CLI: gate against the first mutant|^FALSIFY-AEQ-007:|^cli[.]gate-prints-position-encoding-minimum$|PyTorch.s own CPU kernels|^generators: |^cli[.]report[.]chromium|^reports[.]terminal$|PyTorch autograd.s attention backward|ONNX Runtime GroupQueryAttention|^audit:subtle 16-bit and f32 bugs|NumPy softmax passes every applicable obligation|^Oracle: double tier, libm exp and log|^cli[.]docs[.]status$'
+#   (added 2026-12-07, issue 49, measured unsanitized: 134 s, 58 s, 24 s, 1 s:)
+#   AUDIT-ATTBWD-002's three tests: 320 backward problems of 16384 keys each through the same
+#                          kind-9 library path and property code as the backward tests that stay;
+#   the unfused 16-bit backward kernels' pass table: the same path, the recipe is the bound's;
+#   PyTorch autograd on bf16 tensors and ONNX Runtime's Softmax under Node: torch's, Node's and
+#                          ONNX Runtime's time over the exec-protocol code the NumPy examples run.
+excluded='^BMC-AXIOMS-F32:|byte-identical|^bmc[.]exhaustive-(e5m2|e4m3sat)-d2$|scipy[.]special|ABI 2 broken attention kernel|^audit:bug_v2_|kernels that store|^audit:unfused 16-bit|attention from PyTorch'"'"'s CPU ops|PyTorch.s bf16 matmul, where|^docs[.]figures$|^bmc[.]contract-bounds$|^CLI: gate on the reference kernels passes every check$|^CLI: gate against the first mutant|^FALSIFY-AEQ-007:|^cli[.]gate-prints-position-encoding-minimum$|PyTorch.s own CPU kernels|^generators: |^cli[.]report[.]chromium|^reports[.]terminal$|PyTorch autograd.s attention backward|ONNX Runtime GroupQueryAttention|^audit:subtle 16-bit and f32 bugs|NumPy softmax passes every applicable obligation|^Oracle: double tier, libm exp and log|^cli[.]docs[.]status$|^audit:AUDIT-ATTBWD-002: |^audit:unfused 16-bit backward kernels pass every|PyTorch autograd on bf16 tensors|ONNX Runtime Softmax'
 # falsify_tests is not built here; doctest's placeholder for it ("falsify_tests_NOT_BUILT-<hash>") has no label.
 excluded="$excluded|^falsify_tests_NOT_BUILT|^bmc_tests_NOT_BUILT"
 echo "sanitize: ctest -LE 'proofs|install|python|falsify|bmc' -E '$excluded' with ATTNCHECK_CASES=$ATTNCHECK_CASES in $build"
