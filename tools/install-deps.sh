@@ -24,22 +24,23 @@ PACKAGES=(
   dpkg-dev  # cpack -G DEB: dpkg-shlibdeps writes the .deb's Depends (cmake/install.cmake, tests/install)
 )
 
-# examples/node: onnxruntime-node 1.30.0 from the npm registry (ONNX Runtime's CPU
-# GroupQueryAttention, audited by tests/audit/node.cmake, which is skipped without it), installed
+# examples/node: onnxruntime-node 1.30.0 and @tensorflow/tfjs 4.22.0 from the npm registry (ONNX
+# Runtime's CPU GroupQueryAttention and Softmax, TF.js's tf.grads, audited by tests/audit/node*.cmake,
+# which are skipped without them; package-lock.json pins every version), installed
 # with the machine's Node.js and npm. --ignore-scripts: its postinstall would fetch CUDA libraries
 # from elsewhere; the CPU provider is in the package itself. About 10 s from an empty npm cache.
 install_node_example() {
   local dir
   dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/examples/node"
   if ! command -v npm >/dev/null 2>&1; then
-    echo "install-deps: no npm: the ONNX Runtime audit test (tests/audit/node.cmake) will be skipped"
+    echo "install-deps: no npm: the Node audit tests (tests/audit/node*.cmake) will be skipped"
     return 0
   fi
-  [ -f "$dir/node_modules/onnxruntime-node/package.json" ] && return 0
+  [ -f "$dir/node_modules/onnxruntime-node/package.json" ] && [ -f "$dir/node_modules/@tensorflow/tfjs/package.json" ] && return 0
   # Tried twice; a registry that cannot be reached leaves the test skipped (it says so), not the
   # whole suite failed: the download is the machine's, not attncheck's.
   (cd "$dir" && { npm ci --ignore-scripts --no-audit --no-fund || npm ci --ignore-scripts --no-audit --no-fund; }) ||
-    echo "install-deps: npm ci in examples/node failed: the ONNX Runtime audit test (tests/audit/node.cmake) will be skipped"
+    echo "install-deps: npm ci in examples/node failed: the Node audit tests (tests/audit/node*.cmake) will be skipped"
 }
 install_node_example
 

@@ -694,7 +694,8 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                 "FALSIFY-VARLEN-003 then demands the dense kernel's bits (O and LSE), not twice the derived bound; makes the "
                 "bindings file's packing_invariant: true");
   app->add_option("--supports", o->supports,
-                  "Attention (ABI 1 and 2), attention_varlen, attention_paged: what the kernel can compute, [KIND:]FEATURE=VALUE "
+                  "Attention (ABI 1 and 2), attention_backward, attention_varlen, attention_paged, attention_fp8kv: what the kernel can "
+                  "compute, [KIND:]FEATURE=VALUE "
                   "(repeatable): a flag feature yes or no (causal, non_causal, top_left, bottom_right, window, softcap, alibi, "
                   "n_gt_m, keyless_rows, empty_sequences, dv_ne_d), a valued one the numbers it takes (group=1,2,4 for H/H_kv, "
                   "d=64,128, page_size=16); default: everything. Inputs outside are not sent (the report counts them per "

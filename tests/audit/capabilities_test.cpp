@@ -4,7 +4,8 @@
 // (ONNX Runtime GroupQueryAttention's limits over the correct varlen and paged kernels): undeclared,
 // a check ends GAVE-UP with the features of the declined calls and the declaration that excludes
 // them; declared, every check passes (exit 0), and with no input inside the declaration it is N/A;
-// a kernel that declines an input inside its declaration fails.
+// a kernel that declines an input inside its declaration fails. The backward pass declares the same
+// features (a backward kernel without ALiBi and soft-cap, kernels_attention_backward.c).
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -162,6 +163,24 @@ TEST_CASE("capabilities: a kernel that declines an input inside its declaration 
                                                    {"AUDIT-DET-001", "FAIL"},      {"AUDIT-NAN-001", "PASS"}};
   Run r = check_verdicts(ATTNCHECK_AUDIT_TESTLIB_VARLEN, "attention_varlen", "gqa_like_no_softcap_varlen_f32", gqa_declaration, want, 1);
   CHECK(contains(r.output, "The input is inside the declared capabilities (alibi=no non_causal=no top_left=no n_gt_m=no; it has "));
+  CHECK(contains(r.output, "softcap"));
+}
+
+// The backward pass declares as the forward does (the features of the problem it differentiates):
+// a correct backward kernel without ALiBi and soft-cap (kernels_attention_backward.c), declared,
+// is sent neither (the report counts them per feature); declared without the soft-cap's line, the
+// soft-capped inputs it declines are inside the declaration and fail.
+TEST_CASE("capabilities: a backward kernel declares what it computes, and a decline inside the declaration fails") {
+  const std::map<std::string, std::string> pass = {{"FALSIFY-ATTBWD-001", "PASS"}, {"AUDIT-DET-001", "PASS"}};
+  Run r = check_verdicts(ATTNCHECK_AUDIT_TESTLIB_BWD, "attention_backward", "bwd_no_alibi_softcap_f32",
+                         " --supports alibi=no --supports attention_backward:softcap=no", pass, 0);
+  CHECK(contains(r.output, "attention_backward:f32 supports only alibi=no softcap=no"));
+  CHECK(contains(r.output, "FALSIFY-ATTBWD-001 [f32]: "));
+  CHECK(contains(r.json, "\"not_drawn_features\": \"softcap "));
+  CHECK(!contains(r.output, "declined inputs"));
+  r = check_verdicts(ATTNCHECK_AUDIT_TESTLIB_BWD, "attention_backward", "bwd_no_alibi_softcap_f32", " --supports alibi=no",
+                     {{"FALSIFY-ATTBWD-001", "FAIL"}, {"AUDIT-DET-001", "FAIL"}}, 1);
+  CHECK(contains(r.output, "The input is inside the declared capabilities (alibi=no; it has "));
   CHECK(contains(r.output, "softcap"));
 }
 

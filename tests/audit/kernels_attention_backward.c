@@ -16,6 +16,7 @@
  *                          sum_out of a 16-bit tensor); dQ accumulated in f32 across key tiles
  *   bwd_atomic_f32         tiled, the key tiles in reverse order on every other call: correct, but
  *                          not deterministic (declare --nondeterministic)
+ *   bwd_no_alibi_softcap_f32  bwd_tiled_f32 that declines ALiBi and a soft-cap (declared capabilities)
  *
  * Broken kernels (f32, tiled, one bug each; the tests that must catch each are listed in
  * tests/audit/attention_backward_test.cpp):
@@ -168,6 +169,15 @@ int bug_bwd_fa2_gqa_dk_acc_bf16(BWD_ARGS(uint16_t, float)) {
 int bwd_atomic_f32(BWD_ARGS(float, float)) {
   static int calls = 0;
   return bwd_attention_f32(p, q, k, v, o, dout, lse, dq, dk, dv, TILE, TILE, BUG_BWD_NONE, NULL, calls++ % 2);
+}
+
+/* ---- a backward kernel that computes part of what is drawn, as many shipped ones do (PyTorch's
+ * SDPA flash backward has no ALiBi, cuDNN's none of the soft-cap): it declines (returns 3) ALiBi
+ * slopes and a soft-cap, correct elsewhere. Declared --supports alibi=no --supports softcap=no
+ * (tests/audit/capabilities_test.cpp) it is sent nothing it declines. ------------------------- */
+int bwd_no_alibi_softcap_f32(BWD_ARGS(float, float)) {
+  if (p->alibi_slopes != NULL || p->softcap > 0) return 3;
+  return bwd_tiled_f32(p, q, k, v, o, dout, lse, dq, dk, dv);
 }
 
 /* ---- broken kernels: f32, tiled, one bug each ------------------------------------------------ */

@@ -123,6 +123,9 @@ const std::vector<KindRow>& kind_rows() {
         {Kind::attention_v2, problem, dense_view},
         {Kind::attention_varlen, problem, varlen_view},
         {Kind::attention_paged, paged, paged_view},
+        // The backward pass and the FP8-cache read take attention_v2's dense problem.
+        {Kind::attention_backward, problem, dense_view},
+        {Kind::attention_fp8kv, problem, dense_view},
     };
   }();
   return rows;
