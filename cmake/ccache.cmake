@@ -7,8 +7,8 @@
 # - CCACHE_BASEDIR = this source tree: absolute paths under it (sources, -I, -include of the
 #   precompiled header) are rewritten relative to the compiler's working directory, the same in
 #   every clone. Paths outside it (system headers) stay absolute. No define holds the checkout's or
-#   a build tree's path (the test programs read theirs at run time: tests/test_paths.hpp); the one
-#   file that compiles in a build path (src/cli/coverage_cmd.cpp) is the one miss per clone.
+#   a build tree's path (the test programs read theirs at run time: tests/test_paths.hpp; the CLI
+#   finds its records beside itself, src/cli/util.cpp).
 # - CCACHE_NOHASHDIR: the -g1 objects of the sanitized build and the fuzzers' -g objects are shared
 #   across folders too; their debug info then names the folder that compiled them first (a
 #   backtrace's file names are relative to it; only the directory differs).

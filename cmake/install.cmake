@@ -2,6 +2,9 @@
 # `cmake --install build --prefix P` lays out
 #   P/bin/attncheck                       the CLI; it reads P/share/attncheck/contracts (src/cli/util.cpp)
 #   P/share/attncheck/contracts, docs     the bundled contracts and the docs the CLI points into
+#   P/share/attncheck/proofs              the proofs the contracts name (LaTeX, Coq, notes)
+#   P/share/attncheck/proofs-record, bmc-report.json   what this build's proof and bmc tests
+#                                         checked, when they ran before the install (`coverage`)
 #   P/include/attncheck/abi.h, ...        the C ABI header, the library's headers
 #   P/lib/libattncheck_{core,property,bmc,audit}.a   the library, in its layers (CMakeLists.txt)
 #   P/lib/cmake/attncheck/                attncheckConfig.cmake (+ Version, exported targets,
@@ -29,6 +32,18 @@ install(DIRECTORY src/attncheck/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/attnche
 
 install(DIRECTORY contracts/ DESTINATION ${ATTNCHECK_INSTALL_DATADIR}/contracts COMPONENT runtime)
 install(DIRECTORY docs/ DESTINATION ${ATTNCHECK_INSTALL_DATADIR}/docs COMPONENT runtime)
+# The proofs the contracts name (LaTeX, the Coq sources, the bounds' notes: about 0.4 MB of text),
+# so that `show` points at them and `coverage` compares the record with them; and the records of
+# this build, when its tests made them (`ctest -L proofs`: what pdflatex and coqc checked; CTest
+# bmc.contract-bounds: the harness verdicts). An install made before those tests carries no record:
+# `coverage` then says the proofs are not assessed and how to assess them (src/cli/coverage_cmd.cpp).
+install(DIRECTORY proofs/ DESTINATION ${ATTNCHECK_INSTALL_DATADIR}/proofs COMPONENT runtime
+        FILES_MATCHING PATTERN "*.tex" PATTERN "*.sty" PATTERN "*.v" PATTERN "_CoqProject" PATTERN "*.md")
+install(DIRECTORY ${ATTNCHECK_PROOFS_OUT}/pdf/checked OPTIONAL DESTINATION ${ATTNCHECK_INSTALL_DATADIR}/proofs-record/pdf
+        COMPONENT runtime)
+install(DIRECTORY ${ATTNCHECK_PROOFS_OUT}/coq/checked OPTIONAL DESTINATION ${ATTNCHECK_INSTALL_DATADIR}/proofs-record/coq
+        COMPONENT runtime)
+install(FILES ${ATTNCHECK_BMC_RECORD} OPTIONAL DESTINATION ${ATTNCHECK_INSTALL_DATADIR} COMPONENT runtime)
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT runtime)
 
 # 0.x: a minor release may change the CMake API, so 0.1 is satisfied by 0.1.y only.

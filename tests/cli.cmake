@@ -55,7 +55,7 @@ endif()
 add_test(NAME cli.coverage-not-assessed
          COMMAND bash -c "out=$('$<TARGET_FILE:attncheck_cli>' --contracts contracts coverage --proofs-record /nonexistent/record 2>&1); rc=$?; \
 echo \"$out\" | head -2; echo \"$out\" | tail -4; [ $rc -eq 3 ] || { echo \"exit $rc, expected 3\"; exit 1; }; \
-echo \"$out\" | head -1 | grep -q '^NOT ASSESSED: the proofs of [0-9]* obligations have not been checked in this build. The record is made by .ctest -L proofs.' && \
+echo \"$out\" | head -1 | grep -q '^NOT ASSESSED: the proofs of [0-9]* obligations have not been checked: the record at ./nonexistent/record. does not exist (.ctest -L proofs. in a build writes one to BUILD/proofs)' && \
 echo \"$out\" | grep -q '^0 of [0-9]* obligations covered (0 with a gap, [0-9]* not assessed' && \
 out=$(ATTNCHECK_PROOFS_RECORD=/nonexistent/record '$<TARGET_FILE:attncheck_cli>' --contracts contracts show SM-INV-001 2>&1) && \
 echo \"$out\" | grep -q 'latex proof: not checked in this build (run ctest -L proofs)' && \

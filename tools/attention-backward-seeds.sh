@@ -9,7 +9,8 @@
 # seed is an unsound bound, never bad luck. CI runs one seed; this script runs the many, outside CI.
 #
 #   bash tools/attention-backward-seeds.sh [COUNT] [FIRST]   seeds FIRST .. FIRST+COUNT-1 (default 100 from 1)
-# Env: ATTNCHECK_BUILD_DIR (default build); CASES (default 100).
+# Env: ATTNCHECK_BUILD_DIR (default build); CASES (default 100); KERNELS (symbols of the table below
+# to run, e.g. KERNELS="bwd_fa2_b64_bf16 bwd_fa2_b64_f16"; default all). Each run's time is printed.
 # Ends with the plain line 'N passed, N failed' (one per kernel and seed) and exits 1 on a failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +34,16 @@ kernels=(
   "bwd_unfused_sdpa_bf16 bf16 --stores scores,p,dp,ds"
   "bwd_unfused_sdpa_f16 f16 --stores scores,p,dp,ds"
 )
+# KERNELS="SYM SYM ..." keeps only those entries of the table (their options as listed).
+if [ -n "${KERNELS:-}" ]; then
+  kept=()
+  for k in "${kernels[@]}"; do
+    read -r sym _ <<< "$k"
+    for want in $KERNELS; do [ "$want" = "$sym" ] && kept+=("$k"); done
+  done
+  [ "${#kept[@]}" -gt 0 ] || { echo "attention-backward-seeds: KERNELS names none of the table's kernels" >&2; exit 2; }
+  kernels=("${kept[@]}")
+fi
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 passed=0
@@ -41,10 +52,12 @@ start=$(date +%s)
 for ((s = first; s < first + count; s++)); do
   for k in "${kernels[@]}"; do
     read -r sym dt extra <<< "$k"
+    t0=$(date +%s)
     # shellcheck disable=SC2086
     "$bin" audit --lib "$lib" --kernel "attention_backward:$dt:$sym" --seed "$s" --cases "${CASES:-100}" \
       $shapes $extra --quiet --no-timings > "$out/run.txt" 2>&1
     rc=$?
+    echo "  seed $s $sym: exit $rc, $(( $(date +%s) - t0 )) s"
     if [ "$rc" -eq 0 ]; then
       passed=$((passed + 1))
     else

@@ -17,11 +17,11 @@ target_precompile_headers(attncheck_cli PRIVATE <CLI/CLI.hpp>)
 # to the source tree's contracts/.
 file(CREATE_LINK ${PROJECT_SOURCE_DIR}/contracts ${CMAKE_CURRENT_BINARY_DIR}/contracts SYMBOLIC)
 
-# Paths and versions only the file that reads them gets (a path in a target-wide define defeats
-# ccache across worktrees): the proofs record and the bmc report `attncheck coverage` reads, and
-# yaml-cpp's version (its headers carry none; the run metadata of every JSON report names it).
-set_property(SOURCE ${CMAKE_CURRENT_LIST_DIR}/coverage_cmd.cpp APPEND PROPERTY COMPILE_DEFINITIONS
-             ATTNCHECK_PROOFS_RECORD="${ATTNCHECK_PROOFS_OUT}" ATTNCHECK_BMC_RECORD="${ATTNCHECK_BMC_RECORD}")
+# A version only the file that reads it gets (a define in every target's flags would make every
+# compile a miss when it changes): yaml-cpp's (its headers carry none; the run metadata of every
+# JSON report names it). The proofs record and the bmc report `attncheck coverage` reads are found
+# beside the executable (src/cli/util.cpp), never compiled in: an installed attncheck names no
+# build tree, and no source compiles a path (a clone in another folder hits ccache everywhere).
 if(DEFINED yaml-cpp_VERSION)
   set_property(SOURCE ${CMAKE_CURRENT_LIST_DIR}/report_meta.cpp APPEND PROPERTY COMPILE_DEFINITIONS
                ATTNCHECK_YAML_CPP_VERSION="${yaml-cpp_VERSION}")

@@ -65,6 +65,11 @@ struct DefaultContracts {
 };
 DefaultContracts find_default_contracts();
 std::string default_contracts_dir();
+// A file or directory the build writes and `cmake --install` copies (cmake/install.cmake), found
+// as the contracts are: PREFIX/share/attncheck/<installed> when this binary is installed, else
+// <build> beside it in the build tree. Whether this binary runs from an install prefix.
+std::string beside_executable(const std::string& installed, const std::string& build);
+bool running_installed();
 
 // The repository root that `proof:` paths are relative to: the parent of the contracts dir.
 std::string repo_root_of(const std::string& contracts_dir);

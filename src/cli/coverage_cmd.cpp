@@ -24,13 +24,6 @@
 #include "cli/cli.hpp"
 #include "cli/table.hpp"
 
-#ifndef ATTNCHECK_PROOFS_RECORD
-#define ATTNCHECK_PROOFS_RECORD ""
-#endif
-#ifndef ATTNCHECK_BMC_RECORD
-#define ATTNCHECK_BMC_RECORD ""
-#endif
-
 namespace attncheck::cli {
 
 namespace fs = std::filesystem;
@@ -118,14 +111,17 @@ std::string harness_status(const std::string& id, const BmcRecord* bmc, std::str
 
 }  // namespace
 
+// Found beside the executable (cli.hpp's beside_executable): the build writes BUILD/proofs (the
+// proofs record, proofs/proofs.cmake) and BUILD/bmc-report.json (CTest bmc.contract-bounds); an
+// install copies whichever exist to PREFIX/share/attncheck/proofs-record and bmc-report.json.
 std::string default_proofs_record() {
   if (const char* env = std::getenv("ATTNCHECK_PROOFS_RECORD"); env && *env) return env;
-  return ATTNCHECK_PROOFS_RECORD;
+  return beside_executable("proofs-record", "proofs");
 }
 
 std::string default_bmc_record() {
   if (const char* env = std::getenv("ATTNCHECK_BMC_REPORT"); env && *env) return env;
-  return ATTNCHECK_BMC_RECORD;
+  return beside_executable("bmc-report.json", "bmc-report.json");
 }
 
 std::optional<BmcRecord> read_bmc_record(const std::string& path, std::string* error) {
@@ -433,18 +429,32 @@ int run_coverage(const Global& global, const std::string& record, const std::str
     }
   // First, how the proofs' column is known, and when it is not: a newcomer must not read "not
   // checked" as "no proofs".
-  if (unassessed)
-    std::cout << "NOT ASSESSED: the proofs of " << unassessed << " obligations have not been checked in this build. "
-              << "The record is made by `ctest -L proofs` (pdflatex and coqc check every proof and copy what they checked "
-              << "to the record; `tools/run.sh test` runs it); the record at '" << record << "' "
-              << (have_record ? "lacks them" : "does not exist") << ". Build it, or pass --proofs-record DIR.\n";
+  if (unassessed) {
+    std::cout << "NOT ASSESSED: the proofs of " << unassessed << " obligations have not been checked";
+    if (record == default_proofs_record() && running_installed())
+      // An install made before the build's proof tests ran carries no record (cmake/install.cmake).
+      std::cout << ": this installed attncheck carries " << (have_record ? "a proofs record without them" : "no proofs record")
+                << " (it was installed before `ctest -L proofs` ran in the build that made it). Its proofs are in "
+                << (fs::path(root) / "proofs").string() << ". To assess them, in a checkout of this version: `ctest --test-dir BUILD "
+                << "-L proofs` (pdflatex and coqc check every proof and record what they checked), then `attncheck coverage "
+                << "--proofs-record BUILD/proofs`, or install again.\n";
+    else if (record == default_proofs_record())
+      std::cout << " in this build (the record at '" << record << "' " << (have_record ? "lacks them" : "does not exist")
+                << "). One command assesses them: `ctest --test-dir " << fs::path(record).parent_path().string()
+                << " -L proofs` (pdflatex and coqc check every proof and record what they checked; `tools/run.sh test` runs it), "
+                << "then `attncheck coverage` again.\n";
+    else
+      std::cout << ": the record at '" << record << "' " << (have_record ? "lacks them" : "does not exist")
+                << " (`ctest -L proofs` in a build writes one to BUILD/proofs).\n";
+  }
   std::cout << "proofs record: " << (record.empty() ? "(none)" : record) << (have_record ? "" : " (absent)") << "\n"
             << "bmc report: " << (bmc ? bmc->path : "(none: harnesses not run; pass --bmc-report FILE of `attncheck bmc --json FILE`)")
             << "\n" << table.render();
   for (const auto& g : gaps) std::cout << g << "\n";
   std::cout << covered << " of " << total << " obligations covered";
   if (with_gap || unassessed)
-    std::cout << " (" << with_gap << " with a gap, " << unassessed << " not assessed: their proofs are not checked in this build)";
+    std::cout << " (" << with_gap << " with a gap, " << unassessed << " not assessed: their proofs are not checked "
+              << (record == default_proofs_record() && running_installed() ? "in the record installed" : "in this build") << ")";
   std::cout << "\n";
   const auto tally = [](const std::map<std::string, int>& m) {
     std::vector<std::string> parts;

@@ -71,9 +71,12 @@ void show_obligation(const Contract& c, const contract::Obligation& o, const std
                                            : std::nullopt;
   const Coverage v = coverage_of(c, o, root, default_proofs_record(), bmc ? &*bmc : nullptr);
   // A proof this build has not checked says how to check it, not that it is missing.
-  const auto how = [](std::string s) {
+  const bool installed = running_installed();
+  const auto how = [installed](std::string s) {
     if (const auto at = s.find(not_checked_in_build); at != std::string::npos)
-      s.insert(at + std::string_view(not_checked_in_build).size(), " (run ctest -L proofs)");
+      s.insert(at + std::string_view(not_checked_in_build).size(),
+               installed ? " (this install carries no proofs record of it: `attncheck coverage` says how to assess it)"
+                         : " (run ctest -L proofs)");
     return s;
   };
   field("latex proof", how(v.latex));
@@ -228,7 +231,14 @@ struct WhereBlock {
   std::string root;
   std::vector<std::pair<std::string, std::string>> lines;  // (what, "file:line  detail")
 
-  void add(const std::string& what, const std::string& file, int line, const std::string& detail = "") {
+  void add(const std::string& what, const std::string& file, int line, std::string detail = "") {
+    // A file that is not here (an installed tree has the contracts, docs and proofs, not the
+    // sources: cmake/install.cmake) is said to be elsewhere, not searched and found wanting.
+    std::error_code ec;
+    if (!file.empty() && !fs::exists(fs::path(root) / file, ec)) {
+      const std::string note = running_installed() ? "(a source file of attncheck's repository; not installed)" : "(not found under " + root + ")";
+      detail = line == 0 ? note : detail + (detail.empty() ? "" : "  ") + note;
+    }
     lines.push_back({what, file + (line > 0 ? ":" + std::to_string(line) : "") + (detail.empty() ? "" : "  " + detail)});
   }
   void missing(const std::string& what, const std::string& why) { lines.push_back({what, "(" + why + ")"}); }

@@ -42,6 +42,22 @@ DefaultContracts find_default_contracts() {
 
 std::string default_contracts_dir() { return find_default_contracts().dir; }
 
+// Beside the executable, as the contracts are found (never a path compiled in: an installed, moved
+// or packaged attncheck names no build tree): installed, PREFIX/share/attncheck/<installed>;
+// otherwise (the build tree) BUILD/<build>.
+std::string beside_executable(const std::string& installed, const std::string& build) {
+  const fs::path bin = executable_dir();
+  const fs::path share = (bin / ".." / "share" / "attncheck").lexically_normal();
+  std::error_code ec;
+  if (fs::is_directory(share / "contracts", ec)) return (share / installed).string();
+  return (bin / build).string();
+}
+
+bool running_installed() {
+  std::error_code ec;
+  return fs::is_directory((executable_dir() / ".." / "share" / "attncheck" / "contracts").lexically_normal(), ec);
+}
+
 std::string repo_root_of(const std::string& contracts_dir) {
   fs::path p = fs::absolute(contracts_dir).lexically_normal();
   if (!p.has_filename()) p = p.parent_path();  // "contracts/" normalises with an empty filename
