@@ -9,7 +9,7 @@
     list is in tools/check-coq-assumptions.sh). *)
 From Attncheck Require Export AttentionEquivariance AttentionEquivarianceLift
   AttentionExpressiveness ScoresRounding AttentionScaling MaxSubtraction SoftmaxKernel
-  AttentionScalingLift QkNorm SoftmaxLipschitz SoftmaxKernelLift.
+  AttentionScalingLift QkNorm SoftmaxLipschitz SoftmaxRounding SoftmaxKernelLift.
 
 Definition all_theorems :=
   (@AttentionEquivariance.softmax_perm,
@@ -57,7 +57,12 @@ Definition all_theorems :=
    @SoftmaxKernel.softmax_le_1,
    @SoftmaxKernel.softmax_lt_iff,
    @SoftmaxKernel.softmax_eq_iff,
+   @SoftmaxRounding.softmax_fl_element_bound,
+   @SoftmaxRounding.softmax_fl_element_bound_mixed,
+   @SoftmaxRounding.row_sum_fl_gamma,
    @SoftmaxKernel.softmax_shift,
+   @SoftmaxRounding.log_softmax_fl_bound,
+   @SoftmaxRounding.log_softmax_fl_bound_mixed,
    @SoftmaxKernelLift.kani_sm_002_all_d,
    @SoftmaxLipschitz.jvp_const_zero,
    @SoftmaxLipschitz.var_nonneg,
