@@ -52,6 +52,8 @@ Definition all_theorems :=
    @SoftmaxLipschitz.jvp_linear,
    @SoftmaxLipschitz.jvp_norm_le_half,
    @SoftmaxLipschitz.jvp_quad_form_var,
+   @SoftmaxRounding.softmax_fl_sum_bound,
+   @SoftmaxRounding.softmax_fl_sum_bound_mixed,
    @SoftmaxKernel.softmax_sum_1,
    @SoftmaxKernel.softmax_pos,
    @SoftmaxKernel.softmax_le_1,

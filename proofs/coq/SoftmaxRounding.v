@@ -34,6 +34,12 @@ Proof.
   assert (0 <= (1 - u) ^ k) by (apply pow_le; lra). nra.
 Qed.
 
+Lemma sum_abs_le n f : Rabs (sum n f) <= sum n (fun i => Rabs (f i)).
+Proof.
+  induction n as [|n IH]; simpl; [rewrite Rabs_R0; lra|].
+  apply (Rle_trans _ _ _ (Rabs_triang _ _)). lra.
+Qed.
+
 Lemma pow_le_1 a k : 0 <= a <= 1 -> a ^ k <= 1.
 Proof.
   intros Ha. induction k as [|k IH]; simpl; [lra|].
@@ -289,6 +295,8 @@ Definition num_lo (i : nat) : R := Rmax 0 ((exp (logp n x i - arg_err i) * (1 - 
 Definition hi (i : nat) : R := num_hi i / den_lo + eta.
 Definition lo (i : nat) : R :=
   if Rlt_dec (INR (Nat.pred n) * u) 1 then Rmax 0 (num_lo i / den_hi - eta) else 0.
+(** [Model::round_out] {transcribes src/attncheck/bounds/error_model.hpp round_out #7eded700} *)
+Definition round_out (y_abs B : R) : R := if mixed then B + out_u * (y_abs + B) + out_eta else B.
 Definition hi_out (i : nat) : R := if mixed then hi i * (1 + out_u) + out_eta else hi i.
 Definition lo_out (i : nat) : R := if mixed then Rmax 0 (lo i * (1 - out_u) - out_eta) else lo i.
 Definition bound_hi (i : nat) : R :=
@@ -585,16 +593,148 @@ Proof.
     pose proof (softmax_fl_le_hi n x i Hn Fx Hi Hg Hd) as Hhi. fold z in Hhi.
     unfold hi_out. apply widen_hi; [exact Hs | exact Y1 | nra].
 Qed.
+(** ** What exp(0) = 1 adds: ŝ ≥ 1, and SM-INV-001 *)
+Section ExpAtZero.
+(** Of the libm's exp one more fact: exp(0) = 1 (LEM-SM-001 checks it at every float of the
+    16-bit formats; proofs/softmax_kernel.tex assumes it). *)
+Hypothesis exp_fl_0 : exp_fl 0 = 1.
+
+(** ŝ ≥ ê_k = exp(fl(m − m)) = exp(0) = 1. *)
+Lemma row_sum_fl_ge_1 n x :
+  (0 < n)%nat -> (forall j, (j < n)%nat -> format (x j)) -> 1 <= row_sum_fl n (exps_fl n x).
+Proof.
+  intros Hn Fx. destruct (row_max_spec n x Hn) as [_ [k [Hk Hm]]].
+  assert (He : forall j, (j < n)%nat -> format (exps_fl n x j) /\ 0 <= exps_fl n x j)
+    by (intros j Hj; destruct (exps_spec n x j Hn Fx Hj) as [A [B _]]; split; assumption).
+  destruct (row_sum_fl_ge_terms emin prec prec_gt_0_ choice n (exps_fl n x) He) as [_ Hterm].
+  specialize (Hterm k Hk).
+  assert (E : exps_fl n x k = 1).
+  { unfold exps_fl. rewrite Hm. replace (x k - x k) with 0 by ring.
+    rewrite round_0 by apply valid_rnd_N. exact exp_fl_0. }
+  lra.
+Qed.
+
+(** [normalisation_bound] for the model's u, η, mixed-precision [out_u], [out_eta] and [slack]
+    ([evaluation_slack]); infinite (no claim) unless γ_{n−1} < 1.
+    {transcribes src/attncheck/bounds/softmax.hpp normalisation_bound #d7eba9ec} *)
+Definition norm_up (n : nat) : R := (1 + u) / (1 - gamma prec (Nat.pred n)) - 1.
+Definition norm_down (n : nat) : R := 1 - (1 - u) / (1 + gamma prec (Nat.pred n)).
+Definition norm_in_arithmetic (n : nat) : R := Rmax (norm_up n) (norm_down n) + INR n * eta.
+Definition normalisation_bound (mixed : bool) (out_u out_eta slack : R) (n : nat) : R :=
+  (round_out mixed out_u out_eta 1 (norm_in_arithmetic n) + INR n * out_eta) * slack.
+
+(** The outputs' sum before any rounding to storage: Σ ŷ_i within [norm_in_arithmetic] of 1. *)
+Lemma softmax_fl_sum_error n x :
+  (0 < n)%nat -> (forall j, (j < n)%nat -> format (x j)) ->
+  INR (Nat.pred n) * u < 1 -> gamma prec (Nat.pred n) < 1 ->
+  Rabs (sum n (softmax_fl n x) - 1) <= norm_in_arithmetic n.
+Proof.
+  intros Hn Fx Hk Hg1. pose proof (gamma_nonneg prec (Nat.pred n) Hk) as Hg0.
+  pose proof (u_pos prec) as Hu. pose proof (u_le_half prec prec_gt_0_) as Hu2. pose proof eta_pos.
+  assert (He : forall j, (j < n)%nat -> format (exps_fl n x j) /\ 0 <= exps_fl n x j)
+    by (intros j Hj; destruct (exps_spec n x j Hn Fx Hj) as [A [B _]]; split; assumption).
+  destruct (row_sum_fl_gamma emin prec prec_gt_0_ choice n (exps_fl n x) He Hk) as [Slo Shi].
+  pose proof (row_sum_fl_ge_1 n x Hn Fx) as Hs1.
+  set (s := row_sum_fl n (exps_fl n x)) in *. set (E := sum n (exps_fl n x)) in *.
+  set (g := gamma prec (Nat.pred n)) in *.
+  assert (HE : 0 < E) by nra.
+  (* each output: ŷ_i = q_i (1 + ρ_i) + α_i, q_i = ê_i / ŝ ≥ 0 *)
+  assert (Hi : forall i, (i < n)%nat ->
+            (exps_fl n x i / s) * (1 - u) - half_eta emin <= softmax_fl n x i <=
+            (exps_fl n x i / s) * (1 + u) + half_eta emin).
+  { intros i Hi. destruct (He i Hi) as [_ Ei0].
+    assert (Hq : 0 <= exps_fl n x i / s) by (unfold Rdiv; apply Rmult_le_pos; [lra | left; apply Rinv_0_lt_compat; lra]).
+    unfold softmax_fl. fold s.
+    destruct (error_N_FLT radix2 emin prec prec_gt_0_ choice (exps_fl n x i / s)) as [r [al [Hr [Hal [_ ->]]]]].
+    apply Rabs_le_inv in Hr. apply Rabs_le_inv in Hal. fold (ScoresRounding.u prec) in Hr. fold (half_eta emin) in Hal.
+    split; nra. }
+  assert (Hsum : sum n (fun i => exps_fl n x i / s) = E / s) by (unfold E; apply sum_div).
+  assert (Lo : sum n (fun i => exps_fl n x i / s * (1 - u) - half_eta emin) <= sum n (softmax_fl n x))
+    by (apply sum_le; intros i Hi'; apply (Hi i Hi')).
+  assert (Up : sum n (softmax_fl n x) <= sum n (fun i => exps_fl n x i / s * (1 + u) + half_eta emin))
+    by (apply sum_le; intros i Hi'; apply (Hi i Hi')).
+  rewrite sum_minus, sum_scal_r, Hsum, sum_const in Lo. rewrite sum_plus, sum_scal_r, Hsum, sum_const in Up.
+  pose proof half_eta_le_eta. pose proof (pos_INR n).
+  assert (Q1 : E / s <= 1 / (1 - g)).
+  { apply (Rmult_le_reg_r (s * (1 - g))); [nra|].
+    replace (E / s * (s * (1 - g))) with (E * (1 - g)) by (field; lra).
+    replace (1 / (1 - g) * (s * (1 - g))) with s by (field; lra). nra. }
+  assert (Q2 : 1 / (1 + g) <= E / s).
+  { apply (Rmult_le_reg_r (s * (1 + g))); [nra|].
+    replace (E / s * (s * (1 + g))) with (E * (1 + g)) by (field; lra).
+    replace (1 / (1 + g) * (s * (1 + g))) with s by (field; lra). nra. }
+  assert (U1 : E / s * (1 + u) - 1 <= norm_up n).
+  { unfold norm_up. fold g. replace ((1 + u) / (1 - g)) with (1 / (1 - g) * (1 + u)) by (field; lra). nra. }
+  assert (D1 : 1 - E / s * (1 - u) <= norm_down n).
+  { unfold norm_down. fold g. replace ((1 - u) / (1 + g)) with (1 / (1 + g) * (1 - u)) by (field; lra). nra. }
+  unfold norm_in_arithmetic. pose proof (Rmax_l (norm_up n) (norm_down n)). pose proof (Rmax_r (norm_up n) (norm_down n)).
+  apply Rabs_le. split; nra.
+Qed.
+
+(** SM-INV-001: for every row length n ≥ 1 with γ_{n−1} < 1 and every row x of floats, the sum
+    of the kernel's softmax outputs is within [normalisation_bound] of 1 (arithmetic and storage in
+    one format), for every [evaluation_slack] ≥ 1.
+    {transcribes src/attncheck/bounds/softmax.hpp normalisation_bound #d7eba9ec} *)
+Theorem softmax_fl_sum_bound slack n x :
+  1 <= slack -> (0 < n)%nat -> (forall j, (j < n)%nat -> format (x j)) ->
+  INR (Nat.pred n) * u < 1 -> gamma prec (Nat.pred n) < 1 ->
+  Rabs (sum n (softmax_fl n x) - 1) <= normalisation_bound false 0 0 slack n.
+Proof.
+  intros Hs Hn Fx Hk Hg. pose proof (softmax_fl_sum_error n x Hn Fx Hk Hg) as H.
+  unfold normalisation_bound, round_out. rewrite Rmult_0_r, Rplus_0_r.
+  assert (0 <= norm_in_arithmetic n) by (apply (Rle_trans _ _ _ (Rabs_pos _) H)). nra.
+Qed.
+
+(** SM-INV-001 for mixed precision: each output rounded once more, to nearest in the storage
+    format (FLT emin_S prec_S); [out_u] = u_S, [out_eta] = η_S.
+    {transcribes src/attncheck/bounds/softmax.hpp normalisation_bound #d7eba9ec} *)
+Theorem softmax_fl_sum_bound_mixed emin_S prec_S choice_S slack n x :
+  Prec_gt_0 prec_S -> 1 <= slack -> (0 < n)%nat -> (forall j, (j < n)%nat -> format (x j)) ->
+  INR (Nat.pred n) * u < 1 -> gamma prec (Nat.pred n) < 1 ->
+  Rabs (sum n (fun i => round radix2 (FLT_exp emin_S prec_S) (Znearest choice_S) (softmax_fl n x i)) - 1)
+  <= normalisation_bound true (ScoresRounding.u prec_S) (bpow radix2 emin_S) slack n.
+Proof.
+  intros HpS Hs Hn Fx Hk Hg. pose proof (softmax_fl_sum_error n x Hn Fx Hk Hg) as H.
+  pose proof (u_pos prec_S) as HuS. pose proof (bpow_gt_0 radix2 emin_S) as HeS.
+  set (uS := ScoresRounding.u prec_S) in *. set (eS := bpow radix2 emin_S) in *.
+  set (B := norm_in_arithmetic n) in *.
+  assert (Hi : forall i, (i < n)%nat ->
+            Rabs (round radix2 (FLT_exp emin_S prec_S) (Znearest choice_S) (softmax_fl n x i) - softmax_fl n x i)
+            <= uS * softmax_fl n x i + / 2 * eS).
+  { intros i Hi. destruct (softmax_fl_0_1 n x i Hn Fx Hi) as [Y0 _].
+    destruct (error_N_FLT radix2 emin_S prec_S HpS choice_S (softmax_fl n x i)) as [r [al [Hr [Hal [_ ->]]]]].
+    fold (ScoresRounding.u prec_S) in Hr. fold uS in Hr. fold eS in Hal.
+    replace (softmax_fl n x i * (1 + r) + al - softmax_fl n x i) with (softmax_fl n x i * r + al) by ring.
+    apply (Rle_trans _ _ _ (Rabs_triang _ _)). rewrite Rabs_mult, (Rabs_pos_eq (softmax_fl n x i)) by exact Y0.
+    rewrite (Rmult_comm uS). apply Rplus_le_compat; [apply Rmult_le_compat_l; [exact Y0 | exact Hr] | exact Hal]. }
+  assert (HS : Rabs (sum n (fun i => round radix2 (FLT_exp emin_S prec_S) (Znearest choice_S) (softmax_fl n x i))
+                     - sum n (softmax_fl n x)) <= uS * sum n (softmax_fl n x) + INR n * (/ 2 * eS)).
+  { rewrite <- sum_minus. apply (Rle_trans _ _ _ (sum_abs_le _ _)).
+    apply (Rle_trans _ (sum n (fun i => uS * softmax_fl n x i + / 2 * eS))).
+    - apply sum_le. exact Hi.
+    - rewrite sum_plus, sum_scal_l, sum_const. lra. }
+  assert (Hsum : sum n (softmax_fl n x) <= 1 + B) by (apply Rabs_le_inv in H; lra).
+  assert (0 <= B) by (apply (Rle_trans _ _ _ (Rabs_pos _) H)).
+  pose proof (pos_INR n).
+  unfold normalisation_bound, round_out. fold B. cbn iota.
+  assert (Htot : Rabs (sum n (fun i => round radix2 (FLT_exp emin_S prec_S) (Znearest choice_S) (softmax_fl n x i)) - 1)
+                 <= B + uS * (1 + B) + eS + INR n * eS).
+  { replace (sum n (fun i => round radix2 (FLT_exp emin_S prec_S) (Znearest choice_S) (softmax_fl n x i)) - 1)
+      with ((sum n (fun i => round radix2 (FLT_exp emin_S prec_S) (Znearest choice_S) (softmax_fl n x i))
+             - sum n (softmax_fl n x)) + (sum n (softmax_fl n x) - 1)) by ring.
+    apply (Rle_trans _ _ _ (Rabs_triang _ _)). nra. }
+  assert (0 <= B + uS * (1 + B) + eS + INR n * eS) by nra.
+  nra.
+Qed.
+
 (** ** SM-BND-003: the kernel's log-softmax *)
 Section LogSoftmax.
 (** The libm's log at the format: abstract, and assumed only relatively accurate at the floats
     s ≥ 1 ([Model::log_rel], the model of proofs/softmax_kernel.tex: fl(log s) = log s·(1 + λ),
-    |λ| ≤ e_log), returning a float; and of the libm's exp one more fact, exp(0) = 1 (so ŝ ≥ 1;
-    LEM-SM-001 checks it at every float of the 16-bit formats). *)
+    |λ| ≤ e_log), returning a float. *)
 Variable log_fl : R -> R.
 Variable e_log : R.
 Hypothesis e_log_nonneg : 0 <= e_log.
-Hypothesis exp_fl_0 : exp_fl 0 = 1.
 Hypothesis log_fl_format : forall s, format s -> 1 <= s -> format (log_fl s).
 Hypothesis log_fl_accurate : forall s, format s -> 1 <= s -> Rabs (log_fl s - ln s) <= e_log * Rabs (ln s).
 
@@ -605,8 +745,8 @@ Definition log_softmax_fl (n : nat) (x : nat -> R) (i : nat) : R :=
   fl (fl (x i - row_max n x) - log_fl (row_sum_fl n (exps_fl n x))).
 
 (** The bound, as [log_softmax_bound] evaluates it (the softmax's sum range in the arithmetic:
-    [r_lo], [r_hi] are [den_lo], [den_hi]; [log_sum] = log Σ_j exp(x_j − m)), and [round_out]
-    {transcribes src/attncheck/bounds/error_model.hpp round_out #7eded700}. An [r_lo] ≤ 0 (or an
+    [r_lo], [r_hi] are [den_lo], [den_hi]; [log_sum] = log Σ_j exp(x_j − m)), with [round_out]
+    as above. An [r_lo] ≤ 0 (or an
     infinite γ_{n−1}) makes [log_r] and so the bound infinite: no claim.
     {transcribes src/attncheck/bounds/softmax.hpp log_softmax_bound #cbfce5a4} *)
 Section LogBound.
@@ -619,9 +759,8 @@ Definition log_r : R := Rmax (Rabs (ln (den_lo n x))) (Rabs (ln (den_hi n x))).
 Definition ls_hi : R := log_sum + log_r * (1 + e_log) + e_log * log_sum.
 Definition stored_ls : R := if mixed then out_u / (1 - out_u) + out_u * (ls_hi + out_u) + out_eta else 0.
 Definition log_B (i : nat) : R := u * gap n x i + log_r * (1 + e_log) + e_log * log_sum + stored_ls.
-Definition round_out (y_abs B : R) : R := if mixed then B + out_u * (y_abs + B) + out_eta else B.
 Definition log_bound (i : nat) : R :=
-  round_out (Rabs (logp n x i)) (log_B i + u * (Rabs (logp n x i) + log_B i)) * slack.
+  round_out mixed out_u out_eta (Rabs (logp n x i)) (log_B i + u * (Rabs (logp n x i) + log_B i)) * slack.
 End LogBound.
 
 Lemma ln_le_compat a b : 0 < a -> a <= b -> ln a <= ln b.
@@ -666,14 +805,7 @@ Proof.
   assert (Hln : ln s = ln S + ln (s / S)).
   { rewrite <- ln_mult by (try apply Rdiv_lt_0_compat; lra). f_equal. field. lra. }
   assert (HlnS : 0 <= ln S) by (rewrite <- ln_1; apply ln_le_compat; lra).
-  (* ŝ ≥ ê_k = exp(fl(m − m)) = exp(0) = 1 *)
-  assert (Hs1 : 1 <= s).
-  { destruct (row_sum_fl_ge_terms emin prec prec_gt_0_ choice n (exps_fl n x) He) as [_ Hterm].
-    specialize (Hterm k Hk).
-    assert (E : exps_fl n x k = 1).
-    { unfold exps_fl. rewrite Hm. replace (x k - x k) with 0 by ring.
-      rewrite round_0 by apply valid_rnd_N. exact exp_fl_0. }
-    fold s in Hterm. lra. }
+  assert (Hs1 : 1 <= s) by apply (row_sum_fl_ge_1 n x Hn Fx).
   pose proof (log_fl_accurate s (row_sum_fl_format emin prec prec_gt_0_ choice n (exps_fl n x)) Hs1) as Hlog.
   fold s in Hlog.
   set (ls := log_fl s) in *.
@@ -761,4 +893,5 @@ Proof.
   fold y. fold C. nra.
 Qed.
 End LogSoftmax.
+End ExpAtZero.
 End Softmax.

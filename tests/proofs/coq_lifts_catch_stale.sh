@@ -45,6 +45,9 @@ expect "bound function edited (gamma_{n-1} -> gamma_{n-2})" 'SoftmaxRounding.v:[
 fresh; sed -i 's/const real B = md.u \* r.gap\[i\] + /const real B = md.u * r.gap[i] \/ 2 + /' "$tmp/t/src/attncheck/bounds/softmax.hpp"
 grep -q 'md.u \* r.gap\[i\] / 2' "$tmp/t/src/attncheck/bounds/softmax.hpp" || { echo "the plant did not apply"; fails=1; }
 expect "log-softmax bound function edited" 'SoftmaxRounding.v:[0-9]+: STALE: log_softmax_bound in src/attncheck/bounds/softmax.hpp'
+# SM-INV-001's bound function: γ_{n−1} becomes γ_{n−2} in normalisation_bound.
+fresh; sed -i '/normalisation_bound(std::size_t n/,/^}/s/gamma(n > 0 ? n - 1 : 0, md.u)/gamma(n > 1 ? n - 2 : 0, md.u)/' "$tmp/t/src/attncheck/bounds/softmax.hpp"
+expect "normalisation bound edited" 'SoftmaxRounding.v:[0-9]+: STALE: normalisation_bound in src/attncheck/bounds/softmax.hpp'
 # The error model's γ itself edited.
 fresh; sed -i 's|return ku < 1 ? ku / (1 - ku)|return ku < 1 ? ku / (1 - 2 * ku)|' "$tmp/t/src/attncheck/bounds/error_model.hpp"
 expect "gamma edited" 'STALE: gamma in src/attncheck/bounds/error_model.hpp'
