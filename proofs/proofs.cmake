@@ -161,7 +161,7 @@ echo \"$out\" | grep -q '^harnesses: .*1 harness non-trivial.*1 harness trivial 
 # links all name a rounded operation. About 2 s.
 add_test(NAME proofs.coverage-catches-exact-claimed-float
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/proofs/coverage_planted_link.sh $<TARGET_FILE:attncheck_cli>
-                 softmax-kernel-v1.yaml "s/coq: {exact: \\[SoftmaxKernel.softmax_pos/coq: {float: [SoftmaxKernel.softmax_pos/"
+                 softmax-kernel-v1.yaml "s/coq: {exact: \\[SoftmaxKernel.softmax_pos, SoftmaxKernel.softmax_le_1\\], float: \\[/coq: {exact: [SoftmaxKernel.softmax_le_1], float: [SoftmaxKernel.softmax_pos, /"
                  "float: \\[SoftmaxKernel.softmax_pos"
                  "^SM-BND-002: missing Coq SoftmaxKernel.softmax_pos as a floating-point proof \\(linked float:, but its statement rounds nothing"
                  "as a floating-point proof"

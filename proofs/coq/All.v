@@ -57,6 +57,8 @@ Definition all_theorems :=
    @SoftmaxKernel.softmax_sum_1,
    @SoftmaxKernel.softmax_pos,
    @SoftmaxKernel.softmax_le_1,
+   @SoftmaxRounding.softmax_fl_range,
+   @SoftmaxRounding.softmax_fl_range_mixed,
    @SoftmaxKernel.softmax_lt_iff,
    @SoftmaxKernel.softmax_eq_iff,
    @SoftmaxRounding.softmax_fl_element_bound,

@@ -593,6 +593,46 @@ Proof.
     pose proof (softmax_fl_le_hi n x i Hn Fx Hi Hg Hd) as Hhi. fold z in Hhi.
     unfold hi_out. apply widen_hi; [exact Hs | exact Y1 | nra].
 Qed.
+(** The C++ interval is inside [0, 1]: [b.lo] is capped below at 0, [b.hi] above at 1. *)
+Lemma bound_lo_nonneg mixed out_u out_eta slack n x i : 0 <= bound_lo mixed out_u out_eta slack n x i.
+Proof. apply Rmax_l. Qed.
+
+Lemma bound_hi_le_1 mixed out_u out_eta slack n x i : bound_hi mixed out_u out_eta slack n x i <= 1.
+Proof.
+  unfold bound_hi. destruct (Rlt_dec _ 1); [destruct (Rlt_dec 0 _); [apply Rmin_l | lra] | lra].
+Qed.
+
+(** SM-BND-002 (range and rounded positivity): every output of the kernel's softmax is in [0, 1],
+    and it is 0 only where the derived lower bound b.lo_i that [softmax_bound] evaluates is 0: a
+    zero output is never below an allowance that excludes 0. Arithmetic and storage in one format.
+    {transcribes src/attncheck/bounds/softmax.hpp softmax_bound_with #9a7d7250}
+    {transcribes src/attncheck/bounds/softmax.hpp softmax_bound #cf8019de} *)
+Theorem softmax_fl_range slack n x i :
+  1 <= slack -> (0 < n)%nat -> (forall j, (j < n)%nat -> format (x j)) -> (i < n)%nat ->
+  0 <= softmax_fl n x i <= 1 /\ (softmax_fl n x i = 0 -> bound_lo false 0 0 slack n x i = 0).
+Proof.
+  intros Hs Hn Fx Hi. destruct (softmax_fl_element_bound slack n x i Hs Hn Fx Hi) as [Lo Hi'].
+  pose proof (bound_lo_nonneg false 0 0 slack n x i). pose proof (bound_hi_le_1 false 0 0 slack n x i).
+  split; [lra|]. intros Hz. lra.
+Qed.
+
+(** SM-BND-002 for mixed precision: the output rounded to the storage format (FLT emin_S prec_S).
+    {transcribes src/attncheck/bounds/softmax.hpp softmax_bound_with #9a7d7250}
+    {transcribes src/attncheck/bounds/softmax.hpp softmax_bound #cf8019de} *)
+Theorem softmax_fl_range_mixed emin_S prec_S choice_S slack n x i :
+  Prec_gt_0 prec_S -> (emin_S <= 0)%Z ->
+  1 <= slack -> (0 < n)%nat -> (forall j, (j < n)%nat -> format (x j)) -> (i < n)%nat ->
+  let y := round radix2 (FLT_exp emin_S prec_S) (Znearest choice_S) (softmax_fl n x i) in
+  0 <= y <= 1 /\ (y = 0 -> bound_lo true (ScoresRounding.u prec_S) (bpow radix2 emin_S) slack n x i = 0).
+Proof.
+  intros HpS HeS Hs Hn Fx Hi y.
+  destruct (softmax_fl_element_bound_mixed emin_S prec_S choice_S slack n x i HpS HeS Hs Hn Fx Hi) as [Lo Hi'].
+  fold y in Lo, Hi'.
+  pose proof (bound_lo_nonneg true (ScoresRounding.u prec_S) (bpow radix2 emin_S) slack n x i).
+  pose proof (bound_hi_le_1 true (ScoresRounding.u prec_S) (bpow radix2 emin_S) slack n x i).
+  split; [lra|]. intros Hz. lra.
+Qed.
+
 (** ** What exp(0) = 1 adds: ŝ ≥ 1, and SM-INV-001 *)
 Section ExpAtZero.
 (** Of the libm's exp one more fact: exp(0) = 1 (LEM-SM-001 checks it at every float of the
