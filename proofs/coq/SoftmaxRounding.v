@@ -40,6 +40,20 @@ Proof.
   apply (Rle_trans _ _ _ (Rabs_triang _ _)). lra.
 Qed.
 
+(** The integers 0, 1, …, 2^prec are floats of every FLT format with emin ≤ 0. *)
+Lemma format_nat emin prec (Hp : Prec_gt_0 prec) (He : (emin <= 0)%Z) k :
+  INR k <= bpow radix2 prec -> generic_format radix2 (FLT_exp emin prec) (INR k).
+Proof.
+  intros Hk. unfold Prec_gt_0 in Hp.
+  destruct (Rle_lt_or_eq_dec _ _ Hk) as [Hlt|Heq].
+  - apply generic_format_FLT. apply (FLT_spec _ _ _ _ (Float radix2 (Z.of_nat k) 0)).
+    + unfold F2R. simpl. rewrite Rmult_1_r. apply INR_IZR_INZ.
+    + simpl. rewrite Z.abs_eq by lia. apply lt_IZR. rewrite <- INR_IZR_INZ.
+      change 2%Z with (radix_val radix2). rewrite IZR_Zpower by lia. exact Hlt.
+    + simpl. exact He.
+  - rewrite Heq. apply generic_format_bpow. unfold FLT_exp. lia.
+Qed.
+
 Lemma pow_le_1 a k : 0 <= a <= 1 -> a ^ k <= 1.
 Proof.
   intros Ha. induction k as [|k IH]; simpl; [lra|].
@@ -766,6 +780,73 @@ Proof.
   assert (0 <= B + uS * (1 + B) + eS + INR n * eS) by nra.
   nra.
 Qed.
+
+(** SM-INV-003: a single element gives exactly 1: exp(fl(x − x)) = exp(0) = 1, fl(0 + 1) = 1 and
+    fl(1/1) = 1. *)
+Theorem softmax_fl_single x : format (x O) -> softmax_fl 1 x O = 1.
+Proof.
+  intros Fx.
+  assert (Hm : row_max 1 x = x O) by reflexivity.
+  assert (E : exps_fl 1 x O = 1).
+  { unfold exps_fl. rewrite Hm. replace (x O - x O) with 0 by ring.
+    rewrite round_0 by apply valid_rnd_N. exact exp_fl_0. }
+  unfold softmax_fl. rewrite (row_sum_fl_S emin prec choice 0 (exps_fl 1 x)), E.
+  unfold row_sum_fl. simpl fold_left. rewrite Rplus_0_l, (fl_id emin prec choice 1 format_1).
+  replace (1 / 1) with 1 by field. apply (fl_id emin prec choice 1 format_1).
+Qed.
+
+Lemma row_sum_fl_ext n e e' :
+  (forall i, (i < n)%nat -> e i = e' i) -> row_sum_fl n e = row_sum_fl n e'.
+Proof.
+  induction n as [|n IH]; intros H; [reflexivity|].
+  rewrite !(row_sum_fl_S emin prec choice). rewrite IH by (intros; apply H; lia). rewrite H by lia. reflexivity.
+Qed.
+
+(** SM-INV-004: a constant row gives RN(1/n) everywhere while n ≤ 2^prec: every exp is exp(0) = 1
+    and the partial sums 1, 2, …, n are exact. *)
+Theorem softmax_fl_constant c n i :
+  format c -> (0 < n)%nat -> INR n <= bpow radix2 prec -> (i < n)%nat ->
+  softmax_fl n (fun _ => c) i = fl (1 / INR n).
+Proof.
+  intros Fc Hn Hp Hi.
+  destruct (row_max_spec n (fun _ => c) Hn) as [_ [k [Hk Hm]]].
+  assert (E : forall j, exps_fl n (fun _ => c) j = 1).
+  { intros j. unfold exps_fl. rewrite Hm. replace (c - c) with 0 by ring.
+    rewrite round_0 by apply valid_rnd_N. exact exp_fl_0. }
+  assert (S1 : forall k, (k <= n)%nat -> row_sum_fl k (fun _ => 1) = INR k).
+  { induction k0 as [|k0 IH]; intros Hk0; [reflexivity|].
+    rewrite (row_sum_fl_S emin prec choice), IH by lia. rewrite <- S_INR.
+    apply (fl_id emin prec choice). apply (format_nat emin prec prec_gt_0_ emin_le_0).
+    apply (Rle_trans _ (INR n)); [apply le_INR; lia | exact Hp]. }
+  unfold softmax_fl. rewrite E.
+  rewrite (row_sum_fl_ext n (exps_fl n (fun _ => c)) (fun _ => 1)) by (intros; apply E).
+  rewrite S1 by lia. reflexivity.
+Qed.
+
+(** SM-MON-001 as it holds after rounding: with the libm's exp non-decreasing on the floats ≤ 0
+    (checked per format, docs/oracle.md), x_j ≤ x_i gives ŷ_j ≤ ŷ_i, and equal inputs equal
+    outputs: subtraction of the same m, exp, and division by the same ŝ > 0 are all monotone. *)
+Section Monotone.
+Hypothesis exp_fl_monotone : forall a b, format a -> format b -> a <= b -> b <= 0 -> exp_fl a <= exp_fl b.
+
+Theorem softmax_fl_monotone n x i j :
+  (0 < n)%nat -> (forall k, (k < n)%nat -> format (x k)) -> (i < n)%nat -> (j < n)%nat ->
+  (x j <= x i -> softmax_fl n x j <= softmax_fl n x i) /\
+  (x j = x i -> softmax_fl n x j = softmax_fl n x i).
+Proof.
+  intros Hn Fx Hi Hj. split; [|intros Heq; unfold softmax_fl, exps_fl; rewrite Heq; reflexivity].
+  intros Hle. destruct (row_max_spec n x Hn) as [Hmax [k [Hk Hm]]].
+  assert (Fm : format (row_max n x)) by (rewrite Hm; apply Fx, Hk).
+  destruct (sub_max_spec n x j (Fx j Hj) Fm (Hmax j Hj)) as [Ftj [Htj _]].
+  destruct (sub_max_spec n x i (Fx i Hi) Fm (Hmax i Hi)) as [Fti [Hti _]].
+  pose proof (row_sum_fl_ge_1 n x Hn Fx) as Hs.
+  assert (He : exps_fl n x j <= exps_fl n x i).
+  { unfold exps_fl. apply exp_fl_monotone; [exact Ftj | exact Fti | | exact Hti].
+    apply (fl_le emin prec prec_gt_0_ choice). lra. }
+  unfold softmax_fl. apply (fl_le emin prec prec_gt_0_ choice).
+  unfold Rdiv. apply Rmult_le_compat_r; [left; apply Rinv_0_lt_compat; lra | exact He].
+Qed.
+End Monotone.
 
 (** ** SM-BND-003: the kernel's log-softmax *)
 Section LogSoftmax.

@@ -113,7 +113,8 @@ std::string coq_declaration_pattern(const std::string& name);
 // must, or it is an exact-arithmetic theorem claimed as a floating-point one.
 bool coq_statement_rounds(const std::string& text, const std::string& name);
 // The `Hypothesis` declarations of the Sections open at the declaration of theorem `name` in Coq
-// source `text`: after `End` each is a premise of the theorem (the libm's accuracy, say).
+// source `text`: after `End` each one the proof uses is a premise of the theorem (the libm's
+// accuracy, say); the list is the superset in scope.
 std::vector<std::string> coq_section_hypotheses(const std::string& text, const std::string& name);
 
 // The obligation's proof kinds, as `coverage` and `show` print them: "float 2/2 + exact 1/1",
