@@ -67,6 +67,8 @@ Definition all_theorems :=
    @SoftmaxRounding.row_sum_fl_gamma,
    @SoftmaxRounding.softmax_fl_single,
    @SoftmaxRounding.softmax_fl_constant,
+   @SoftmaxRounding.softmax_fl_shift,
+   @SoftmaxRounding.softmax_fl_shift_mixed,
    @SoftmaxKernel.softmax_shift,
    @SoftmaxRounding.log_softmax_fl_bound,
    @SoftmaxRounding.log_softmax_fl_bound_mixed,

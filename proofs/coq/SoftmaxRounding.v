@@ -647,6 +647,93 @@ Proof.
   split; [lra|]. intros Hz. lra.
 Qed.
 
+(** The exact p_i lies in the C++ interval too (every half-width is ≥ 0 around p_i). *)
+Lemma p_le_1 n x i : (0 < n)%nat -> (i < n)%nat -> p n x i <= 1.
+Proof.
+  intros Hn Hi. pose proof (partition_ge_1 n x Hn) as HS. unfold p.
+  assert (exp (shifted n x i) <= partition n x)
+    by (apply (term_le_sum n (fun j => exp (shifted n x j)) i); [intros; left; apply exp_pos | exact Hi]).
+  apply (Rmult_le_reg_r (partition n x)); [lra|]. unfold Rdiv. rewrite Rmult_assoc, Rinv_l; lra.
+Qed.
+
+Lemma p_in_bound mixed out_u out_eta slack n x i :
+  1 <= slack -> (0 < n)%nat -> (i < n)%nat ->
+  bound_lo mixed out_u out_eta slack n x i <= p n x i <= bound_hi mixed out_u out_eta slack n x i.
+Proof.
+  intros Hs Hn Hi. pose proof (p_nonneg n x i). pose proof (p_le_1 n x i Hn Hi). split.
+  - unfold bound_lo. apply Rmax_lub; [lra|].
+    assert (0 <= Rmax 0 (p n x i - lo_out mixed out_u out_eta n x i) * slack) by (apply Rmult_le_pos; [apply Rmax_l | lra]).
+    lra.
+  - unfold bound_hi. destruct (Rlt_dec _ 1); [destruct (Rlt_dec 0 _)|]; try lra.
+    apply Rmin_glb; [lra|].
+    assert (0 <= Rmax 0 (hi_out mixed out_u out_eta n x i - p n x i) * slack) by (apply Rmult_le_pos; [apply Rmax_l | lra]).
+    lra.
+Qed.
+
+(** The row maximum moves with a shift of the row, and so the exact softmax does not. *)
+Lemma row_max_shift n x c : row_max n (fun j => x j + c) = row_max n x + c.
+Proof.
+  unfold row_max. generalize (x O) as m0. induction (Nat.pred n) as [|k IH]; intros m0; [reflexivity|].
+  rewrite !seq_S, !fold_left_app. cbn [fold_left]. rewrite IH. unfold max_step.
+  repeat match goal with |- context [Rlt_dec ?a ?b] => destruct (Rlt_dec a b) end; lra.
+Qed.
+
+Lemma p_shift n x c i : p n (fun j => x j + c) i = p n x i.
+Proof.
+  assert (H : forall j, shifted n (fun j => x j + c) j = shifted n x j)
+    by (intros j; unfold shifted; rewrite row_max_shift; ring).
+  unfold p, partition. rewrite H.
+  rewrite (sum_ext n (fun j => exp (shifted n (fun j => x j + c) j)) (fun j => exp (shifted n x j)))
+    by (intros j _; rewrite H; reflexivity).
+  reflexivity.
+Qed.
+
+(** Two outputs in two intervals that both hold the same p differ by at most the two widths. *)
+Lemma two_intervals (y y' q l h l' h' : R) :
+  l <= y <= h -> l <= q <= h -> l' <= y' <= h' -> l' <= q <= h' -> Rabs (y' - y) <= (h - l) + (h' - l').
+Proof. intros. apply Rabs_le. lra. Qed.
+
+(** SM-INV-002 (translation) after rounding: for rows x and x + c of floats (the shift exact), the
+    kernel's outputs differ by at most the widths of the two intervals [softmax_bound] evaluates at
+    x and at x + c (both hold the same exact softmax).
+    {transcribes src/attncheck/bounds/softmax.hpp softmax_bound_with #9a7d7250}
+    {transcribes src/attncheck/bounds/softmax.hpp softmax_bound #cf8019de} *)
+Theorem softmax_fl_shift slack n x c i :
+  1 <= slack -> (0 < n)%nat -> (forall j, (j < n)%nat -> format (x j)) ->
+  (forall j, (j < n)%nat -> format (x j + c)) -> (i < n)%nat ->
+  Rabs (softmax_fl n (fun j => x j + c) i - softmax_fl n x i)
+  <= (bound_hi false 0 0 slack n x i - bound_lo false 0 0 slack n x i)
+     + (bound_hi false 0 0 slack n (fun j => x j + c) i - bound_lo false 0 0 slack n (fun j => x j + c) i).
+Proof.
+  intros Hs Hn Fx Fxc Hi.
+  apply (two_intervals _ _ (p n x i)).
+  - apply (softmax_fl_element_bound slack n x i Hs Hn Fx Hi).
+  - apply (p_in_bound false 0 0 slack n x i Hs Hn Hi).
+  - apply (softmax_fl_element_bound slack n (fun j => x j + c) i Hs Hn Fxc Hi).
+  - rewrite <- (p_shift n x c i). apply (p_in_bound false 0 0 slack n _ i Hs Hn Hi).
+Qed.
+
+(** SM-INV-002 for mixed precision: both outputs rounded to the storage format (FLT emin_S prec_S).
+    {transcribes src/attncheck/bounds/softmax.hpp softmax_bound_with #9a7d7250}
+    {transcribes src/attncheck/bounds/softmax.hpp softmax_bound #cf8019de} *)
+Theorem softmax_fl_shift_mixed emin_S prec_S choice_S slack n x c i :
+  Prec_gt_0 prec_S -> (emin_S <= 0)%Z ->
+  1 <= slack -> (0 < n)%nat -> (forall j, (j < n)%nat -> format (x j)) ->
+  (forall j, (j < n)%nat -> format (x j + c)) -> (i < n)%nat ->
+  let rS := round radix2 (FLT_exp emin_S prec_S) (Znearest choice_S) in
+  let uS := ScoresRounding.u prec_S in let eS := bpow radix2 emin_S in
+  Rabs (rS (softmax_fl n (fun j => x j + c) i) - rS (softmax_fl n x i))
+  <= (bound_hi true uS eS slack n x i - bound_lo true uS eS slack n x i)
+     + (bound_hi true uS eS slack n (fun j => x j + c) i - bound_lo true uS eS slack n (fun j => x j + c) i).
+Proof.
+  intros HpS HeS Hs Hn Fx Fxc Hi rS uS eS.
+  apply (two_intervals _ _ (p n x i)).
+  - apply (softmax_fl_element_bound_mixed emin_S prec_S choice_S slack n x i HpS HeS Hs Hn Fx Hi).
+  - apply (p_in_bound true uS eS slack n x i Hs Hn Hi).
+  - apply (softmax_fl_element_bound_mixed emin_S prec_S choice_S slack n (fun j => x j + c) i HpS HeS Hs Hn Fxc Hi).
+  - rewrite <- (p_shift n x c i). apply (p_in_bound true uS eS slack n _ i Hs Hn Hi).
+Qed.
+
 (** ** What exp(0) = 1 adds: ŝ ≥ 1, and SM-INV-001 *)
 Section ExpAtZero.
 (** Of the libm's exp one more fact: exp(0) = 1 (LEM-SM-001 checks it at every float of the
