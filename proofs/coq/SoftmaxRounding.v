@@ -1,21 +1,32 @@
-(** * SM-BND-001: the element bound of the kernel's softmax, in binary floating point *)
-(** The theorem behind the interval [lo_i, hi_i] that [bounds::softmax_bound]
-    (src/attncheck/bounds/softmax.hpp) evaluates, for the operation order of the kernel template
-    (src/attncheck/kernels/softmax.hpp): m = row_max x (exact: a comparison selects), t̂_j =
-    fl(x_j − m), ê_j = exp(t̂_j) by the libm, ŝ = ((0 + ê_0) + ê_1) + … (row_sum), ŷ_i =
-    fl(ê_i / ŝ). The arithmetic is any binary format with gradual underflow (Flocq's FLT:
-    precision [prec], smallest exponent [emin]) and round to nearest with any tie rule ([choice]),
-    for every row length n. The loops are folds over the indices, as in SoftmaxKernelLift.v.
-    What Coq cannot see is a hypothesis of the Section, never an Axiom: the libm's exp returns a
-    non-negative float within e_exp·exp(t) + η of exp(t) for every float t ≤ 0
-    ([exp_fl_format], [exp_fl_nonneg], [exp_fl_accurate]; `attncheck bmc` validates these
-    exhaustively at 16 bits, BMC-AXIOMS-F32 at f32). On the way: the enclosure of a recursive
-    sum of non-negative floats, [(1−u)^(n−1) Σ, (1+u)^(n−1) Σ] ([row_sum_fl_enclosure]), and its
-    γ form [(1−γ_{n−1}) Σ, (1+γ_{n−1}) Σ] that the C++ evaluates.
+(** * The softmax kernel's allowances in binary floating point (softmax-kernel-v1, issue 47) *)
+(** The theorems behind what [bounds::softmax_bound], [bounds::log_softmax_bound] and
+    [bounds::normalisation_bound] (src/attncheck/bounds/softmax.hpp) evaluate, for the operation
+    order of the kernel templates (src/attncheck/kernels/softmax.hpp, log_softmax.hpp):
+    m = row_max x (exact: a comparison selects), t̂_j = fl(x_j − m), ê_j = exp(t̂_j) by the libm,
+    ŝ = ((0 + ê_0) + ê_1) + … (row_sum), ŷ_i = fl(ê_i / ŝ), and for log-softmax
+    ŷ_i = fl(t̂_i − log(ŝ)). The arithmetic is any binary format with gradual underflow (Flocq's
+    FLT: precision [prec], smallest exponent [emin] ≤ 0) and round to nearest with any tie rule
+    ([choice]), for every row length n; for mixed precision each output is rounded once more, to
+    nearest in a storage format. The loops are folds over the indices, as in SoftmaxKernelLift.v.
+    Proved: SM-BND-001 ([softmax_fl_element_bound], [_mixed]), SM-BND-002 ([softmax_fl_range]),
+    SM-BND-003 ([log_softmax_fl_bound]), SM-INV-001 ([softmax_fl_sum_bound]), SM-INV-002
+    ([softmax_fl_shift]), SM-INV-003 ([softmax_fl_single]), SM-INV-004 ([softmax_fl_constant]),
+    SM-MON-001 ([softmax_fl_monotone]); on the way, the enclosure of a recursive sum of
+    non-negative floats, [(1−u)^(n−1) Σ, (1+u)^(n−1) Σ] ([row_sum_fl_enclosure]), and its γ form
+    [(1−γ_{n−1}) Σ, (1+γ_{n−1}) Σ] that the C++ evaluates ([row_sum_fl_gamma]).
+    What Coq cannot see is a hypothesis of a Section, never an Axiom: the libm's exp returns a
+    non-negative float within e_exp·exp(t) + η of exp(t) for every float t ≤ 0 ([exp_fl_format],
+    [exp_fl_nonneg], [exp_fl_accurate]), where needed exp(0) = 1 ([exp_fl_0]) and exp
+    non-decreasing ([exp_fl_monotone]), and log returns a float within e_log·|log s| of log s for
+    every float s ≥ 1 ([log_fl_format], [log_fl_accurate]). exp ≥ 0, exp(0) = 1 and monotonicity
+    are among the libm axioms `attncheck bmc` validates at every input of f16, bf16 and f32;
+    e_exp and e_log are the libm's documented maximum errors ([scalar_traits::exp_rel],
+    [log_rel]: glibc's manual), which nothing here measures.
     Gaps to the C++, outside Coq: overflow (FLT has no largest exponent; after max subtraction
     every value is at most n(1+e_exp) + nη), flush to zero (Subnormals::flush), and the
-    evaluation of the bound itself in long double, which [evaluation_slack] widens by 2^-8
-    (error_model.hpp); here [slack] is any number ≥ 1 and the bound is evaluated exactly. *)
+    evaluation of the bounds themselves in long double from oracle values rounded to long double,
+    which [evaluation_slack] widens by 2^-8 (error_model.hpp); here [slack] is any number ≥ 1 and
+    the bounds are evaluated exactly. *)
 From Coq Require Import Reals Lia Lra Psatz List.
 From Flocq Require Import Core.Core Relative.
 From Attncheck Require Import Sums ScoresRounding.
@@ -736,8 +747,8 @@ Qed.
 
 (** ** What exp(0) = 1 adds: ŝ ≥ 1, and SM-INV-001 *)
 Section ExpAtZero.
-(** Of the libm's exp one more fact: exp(0) = 1 (LEM-SM-001 checks it at every float of the
-    16-bit formats; proofs/softmax_kernel.tex assumes it). *)
+(** Of the libm's exp one more fact: exp(0) = 1 (the libm axiom "exp(+-0) = 1" that `attncheck
+    bmc` validates at every input of f16, bf16 and f32; proofs/softmax_kernel.tex assumes it). *)
 Hypothesis exp_fl_0 : exp_fl 0 = 1.
 
 (** ŝ ≥ ê_k = exp(fl(m − m)) = exp(0) = 1. *)
