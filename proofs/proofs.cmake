@@ -127,7 +127,15 @@ cp -r '${ATTNCHECK_PROOFS_OUT}/pdf' '${ATTNCHECK_PROOFS_OUT}/coq' \"$rec\"/ && e
 out=$('$<TARGET_FILE:attncheck_cli>' --contracts contracts coverage --proofs-record \"$rec\" 2>&1); rc=$?; echo \"$out\" | grep QKN-INV-001; \
 [ $rc -eq 1 ] && echo \"$out\" | grep -q 'QKN-INV-001: missing LaTeX proof (stale'"
          WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
-set_tests_properties(proofs.coverage proofs.coverage-catches-unchecked PROPERTIES
+# The floating-point bound theorems rest on what Coq cannot see (the libm's exp and log) as Section
+# hypotheses, never axioms: coverage lists them beside each theorem (issue 47).
+add_test(NAME proofs.coverage-lists-hypotheses
+         COMMAND bash -c "out=$('$<TARGET_FILE:attncheck_cli>' --contracts contracts coverage 2>&1); echo \"$out\" | grep '^hypotheses:'; \
+echo \"$out\" | grep -q '^hypotheses: SM-BND-001: SoftmaxRounding.softmax_fl_element_bound: .*exp_fl_accurate' && \
+echo \"$out\" | grep -q '^hypotheses: SM-BND-003: SoftmaxRounding.log_softmax_fl_bound: .*log_fl_accurate' && \
+echo \"$out\" | grep -q '^proofs: .*float-proved (Coq)'"
+         WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(proofs.coverage proofs.coverage-catches-unchecked proofs.coverage-lists-hypotheses PROPERTIES
                      LABELS proofs FIXTURES_REQUIRED proofs_record)
 # A bmc report in which a harness is not proved makes that harness a gap; an unreadable one is
 # refused (exit 2). (With this build's own bmc run: bmc.coverage-verdicts, tests/bmc/bmc.cmake.)
@@ -153,7 +161,7 @@ echo \"$out\" | grep -q '^harnesses: .*1 harness non-trivial.*1 harness trivial 
 # links all name a rounded operation. About 2 s.
 add_test(NAME proofs.coverage-catches-exact-claimed-float
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/proofs/coverage_planted_link.sh $<TARGET_FILE:attncheck_cli>
-                 softmax-kernel-v1.yaml "s/coq: {exact: \\[SoftmaxKernel.softmax_pos/coq: {float: [SoftmaxKernel.softmax_pos/"
+                 softmax-kernel-v1.yaml "s/coq: {exact: \\[SoftmaxKernel.softmax_pos, SoftmaxKernel.softmax_le_1\\], float: \\[/coq: {exact: [SoftmaxKernel.softmax_le_1], float: [SoftmaxKernel.softmax_pos, /"
                  "float: \\[SoftmaxKernel.softmax_pos"
                  "^SM-BND-002: missing Coq SoftmaxKernel.softmax_pos as a floating-point proof \\(linked float:, but its statement rounds nothing"
                  "as a floating-point proof"

@@ -17,6 +17,12 @@ going stale when the C++ changes (issue 29):
    new one, to be pasted after the Coq text has been re-read against the C++. Required anchors:
    every `Definition LEM_*` (its struct lem_*), every lift theorem (its harness's `harness:`
    function), and every comment that quotes C++ (a `[...;]`).
+3. Bound theorems (issue 47). The anchors are checked in every file of proofs/coq, not only the
+   lifts: a floating-point theorem that concludes the interval a C++ bound function evaluates
+   (src/attncheck/bounds/*.hpp) carries {transcribes src/attncheck/bounds/FILE FUNCTION #FP} in
+   the comment before it, so that an edit of the bound function (say γ_{n−1} → γ_{n−2}) fails
+   until the theorem is re-read. Required: every theorem linked `float:` by an obligation of
+   `type: bound` in contracts/*.yaml names at least one such anchor.
 
 Usage: check-coq-lifts.py ROOT REGISTRY
   ROOT holds contracts/, proofs/coq/, harnesses/, src/; REGISTRY is a file with the output of
@@ -112,6 +118,28 @@ def parse_contract_lifts(root):
     return out
 
 
+def parse_contract_float_bounds(root):
+    """(yaml file, line, obligation ID, Module.theorem) for every float: theorem of a bound obligation."""
+    out = []
+    for y in sorted((root / "contracts").glob("*.yaml")):
+        oid, otype = None, None
+        for no, line in enumerate(y.read_text().splitlines(), 1):
+            m = re.match(r"^\s*-\s*id:\s*(\S+)", line)
+            if m:
+                oid, otype = m.group(1), None
+                continue
+            m = re.match(r"^\s+type:\s*(\S+)", line)
+            if m and oid:
+                otype = m.group(1)
+                continue
+            m = re.match(r"^\s+coq:\s*\{(.*)\}", line)
+            if m and oid and otype == "bound":
+                f = re.search(r"float:\s*\[([^\]]*)\]", m.group(1))
+                if f:
+                    out.extend((y, no, oid, t.strip()) for t in f.group(1).split(",") if t.strip())
+    return out
+
+
 def block_tuple(y, block):
     return (y, block["line"], block["id"], block.get("harness"), block["lift"])
 
@@ -134,8 +162,9 @@ def main():
     bad = []
     anchors_checked = 0
 
-    # 2. Every anchor's fingerprint; collect which symbols each comment anchors.
-    lift_files = sorted(coqdir.glob("*Lift.v"))
+    # 2. Every anchor's fingerprint; collect which symbols each comment anchors. Every Coq file:
+    # the lifts transcribe kernels and harnesses, the bound theorems the bound functions too.
+    lift_files = sorted(coqdir.glob("*.v"))
     sources = {}
     for f in lift_files:
         coq = f.read_text()
@@ -164,7 +193,7 @@ def main():
                                f"then write #{now}")
 
     # Required anchors: each Definition LEM_X and each lift theorem, in the comment just before it.
-    def anchored_before(coq, pos):
+    def anchored_before(coq, pos, bounds_only=False):
         # the comment before the declaration, past the Section header and hypotheses between them
         before = coq[:pos].rstrip()
         while True:
@@ -176,11 +205,13 @@ def main():
             return set()
         start = before.rfind("(*")
         # the doc comment of a declaration may be split: (** A *) (** B *)
-        names = set(a.group(2) for a in ANCHOR.finditer(before[start:]))
+        def keep(a):
+            return not bounds_only or a.group(1).startswith("src/attncheck/bounds/")
+        names = set(a.group(2) for a in ANCHOR.finditer(before[start:]) if keep(a))
         prev = before[:start].rstrip()
         while prev.endswith("*)"):
             s = prev.rfind("(*")
-            names |= set(a.group(2) for a in ANCHOR.finditer(prev[s:]))
+            names |= set(a.group(2) for a in ANCHOR.finditer(prev[s:]) if keep(a))
             prev = prev[:s].rstrip()
         return names
 
@@ -245,9 +276,29 @@ def main():
             if lem.replace("-", "_") not in defined:
                 bad.append(f"{where}: {hid}'s lemma {lem} has no Definition {lem.replace('-', '_')} in a lift file")
 
+    # 3. Every float: theorem of a bound obligation names the C++ bound function it concludes.
+    bound_theorems = parse_contract_float_bounds(root)
+    for y, line, oid, theorem_ref in bound_theorems:
+        where = f"{y.relative_to(root)}:{line}"
+        module, theorem = theorem_ref.split(".", 1)
+        f = coqdir / f"{module}.v"
+        if not f.is_file():
+            bad.append(f"{where}: {oid}'s float: theorem {theorem_ref}: {f.relative_to(root)} does not exist")
+            continue
+        coq = f.read_text()
+        t = re.search(r"^(Theorem|Lemma|Corollary)\s+" + re.escape(theorem) + r"\b", coq, flags=re.M)
+        if not t:
+            bad.append(f"{where}: {oid}'s float: theorem {theorem_ref} is not declared in {f.relative_to(root)}")
+            continue
+        if not anchored_before(coq, t.start(), bounds_only=True):
+            bad.append(f"{f.relative_to(root)}:{lineno(coq, t.start())}: {theorem} (float: for the bound {oid}) "
+                       f"names no {{transcribes src/attncheck/bounds/FILE FUNCTION #FINGERPRINT}} in the comment "
+                       f"before it: which C++ bound function does it conclude?")
+
     for b in bad:
         print(b)
-    print(f"coq lifts: {len(lifts)} lift theorems, {anchors_checked} transcriptions checked: "
+    print(f"coq lifts: {len(lifts)} lift theorems, {len(bound_theorems)} bound theorems, "
+          f"{anchors_checked} transcriptions checked: "
           + ("consistent with the harness registry and the C++" if not bad else f"{len(bad)} problems"))
     return 1 if bad else 0
 

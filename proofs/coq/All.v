@@ -9,7 +9,7 @@
     list is in tools/check-coq-assumptions.sh). *)
 From Attncheck Require Export AttentionEquivariance AttentionEquivarianceLift
   AttentionExpressiveness ScoresRounding AttentionScaling MaxSubtraction SoftmaxKernel
-  AttentionScalingLift QkNorm SoftmaxLipschitz SoftmaxKernelLift.
+  AttentionScalingLift QkNorm SoftmaxLipschitz SoftmaxRounding SoftmaxKernelLift.
 
 Definition all_theorems :=
   (@AttentionEquivariance.softmax_perm,
@@ -52,12 +52,26 @@ Definition all_theorems :=
    @SoftmaxLipschitz.jvp_linear,
    @SoftmaxLipschitz.jvp_norm_le_half,
    @SoftmaxLipschitz.jvp_quad_form_var,
+   @SoftmaxRounding.softmax_fl_sum_bound,
+   @SoftmaxRounding.softmax_fl_sum_bound_mixed,
    @SoftmaxKernel.softmax_sum_1,
    @SoftmaxKernel.softmax_pos,
    @SoftmaxKernel.softmax_le_1,
+   @SoftmaxRounding.softmax_fl_range,
+   @SoftmaxRounding.softmax_fl_range_mixed,
+   @SoftmaxRounding.softmax_fl_monotone,
    @SoftmaxKernel.softmax_lt_iff,
    @SoftmaxKernel.softmax_eq_iff,
+   @SoftmaxRounding.softmax_fl_element_bound,
+   @SoftmaxRounding.softmax_fl_element_bound_mixed,
+   @SoftmaxRounding.row_sum_fl_gamma,
+   @SoftmaxRounding.softmax_fl_single,
+   @SoftmaxRounding.softmax_fl_constant,
+   @SoftmaxRounding.softmax_fl_shift,
+   @SoftmaxRounding.softmax_fl_shift_mixed,
    @SoftmaxKernel.softmax_shift,
+   @SoftmaxRounding.log_softmax_fl_bound,
+   @SoftmaxRounding.log_softmax_fl_bound_mixed,
    @SoftmaxKernelLift.kani_sm_002_all_d,
    @SoftmaxLipschitz.jvp_const_zero,
    @SoftmaxLipschitz.var_nonneg,

@@ -22,6 +22,9 @@ struct Coverage {
   // (or an unstated link) never counts as a floating-point proof, and a `float:` link whose
   // statement rounds nothing is a gap.
   int coq_exact_checked = 0, coq_float_checked = 0;
+  // One per `float:` theorem that takes Section hypotheses as premises (what Coq cannot see, e.g.
+  // the libm's exp accuracy): "File.thm: h1, h2". Premises of the theorem, not axioms.
+  std::vector<std::string> coq_hypotheses;
   std::vector<std::string> tests;    // attacking FALSIFY IDs
   int tests_with_property = 0;       // of those, registered as executable properties in this build
   std::vector<std::string> harnesses;
@@ -109,6 +112,10 @@ std::string coq_declaration_pattern(const std::string& name);
 // names a rounded operation (fl, round, Flocq's binary B* operations, dot_fl, ...): a `float:` link
 // must, or it is an exact-arithmetic theorem claimed as a floating-point one.
 bool coq_statement_rounds(const std::string& text, const std::string& name);
+// The `Hypothesis` declarations of the Sections open at the declaration of theorem `name` in Coq
+// source `text`: after `End` each one the proof uses is a premise of the theorem (the libm's
+// accuracy, say); the list is the superset in scope.
+std::vector<std::string> coq_section_hypotheses(const std::string& text, const std::string& name);
 
 // The obligation's proof kinds, as `coverage` and `show` print them: "float 2/2 + exact 1/1",
 // "exact only 2/2", "-".

@@ -187,6 +187,11 @@ Coverage coverage_of(const contract::Contract& c, const contract::Obligation& o,
     } else if (s == "checked") {
       (fp ? v.coq_float_checked : v.coq_exact_checked) += 1;
     }
+    if (fp && text)
+      if (const auto hyps = coq_section_hypotheses(*text, ref->name); !hyps.empty()) {
+        s += "; Section hypotheses: " + join(hyps, ", ");
+        v.coq_hypotheses.push_back(t + ": " + join(hyps, ", "));
+      }
     v.coq.push_back(t + " [" + (fp ? "float" : proves == contract::Obligation::CoqProves::exact ? "exact" : "unstated: exact") +
                     "] " + s);
     if (status != "checked") (status == not_checked_in_build ? v.unassessed : v.missing).push_back("Coq " + t + " (" + status + ")");
@@ -231,6 +236,27 @@ bool coq_statement_rounds(const std::string& text, const std::string& name) {
   static const std::regex rounded(
       R"(\b(fl|round|Rnd|dot_fl|[a-z_]*_fl|Bplus|Bminus|Bmult|Bdiv|Bsqrt|Bfma|B2R|B2SF|binary_round|generic_format)\b)");
   return std::regex_search(statement, rounded);
+}
+
+std::vector<std::string> coq_section_hypotheses(const std::string& text, const std::string& name) {
+  std::smatch m;
+  if (!std::regex_search(text, m, std::regex(coq_declaration_pattern(name)))) return {};
+  const std::string before = text.substr(0, static_cast<std::size_t>(m.position(0)));
+  static const std::regex decl(R"((^|\n)[ \t]*(Section\s+(\w+)\.|End\s+(\w+)\.|Hypothesis\s+(\w+)\s*:))");
+  std::vector<std::pair<std::string, std::vector<std::string>>> open;  // Section name, its hypotheses
+  for (auto it = std::sregex_iterator(before.begin(), before.end(), decl); it != std::sregex_iterator(); ++it) {
+    const auto& d = *it;
+    if (d[3].matched) {
+      open.push_back({d[3].str(), {}});
+    } else if (d[4].matched) {
+      if (!open.empty() && open.back().first == d[4].str()) open.pop_back();
+    } else if (d[5].matched && !open.empty()) {
+      open.back().second.push_back(d[5].str());
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& [section, hyps] : open) out.insert(out.end(), hyps.begin(), hyps.end());
+  return out;
 }
 
 std::string coq_kind_cell(const Coverage& v) {
@@ -405,7 +431,7 @@ int run_coverage(const Global& global, const std::string& record, const std::str
 
   Table table;
   table.header = {"contract", "obligation", "latex", "coq", "coq proves", "tests", "harnesses", "harness backing", "covered"};
-  std::vector<std::string> gaps;
+  std::vector<std::string> gaps, hypotheses;
   int covered = 0, total = 0, unassessed = 0, with_gap = 0;
   std::map<std::string, int> coq_kinds, harness_kinds;  // obligations per cell, for the summary
   for (const auto& c : loaded->contracts)
@@ -426,6 +452,7 @@ int run_coverage(const Global& global, const std::string& record, const std::str
                             hs.empty() ? "-" : join(hs, " "), harness_kind,
                             !v.missing.empty() ? "NO" : !v.unassessed.empty() ? "not assessed" : "yes"});
       for (const auto& m : v.missing) gaps.push_back(o.id + ": missing " + m);
+      for (const auto& h : v.coq_hypotheses) hypotheses.push_back(o.id + ": " + h);
     }
   // First, how the proofs' column is known, and when it is not: a newcomer must not read "not
   // checked" as "no proofs".
@@ -451,6 +478,9 @@ int run_coverage(const Global& global, const std::string& record, const std::str
             << "bmc report: " << (bmc ? bmc->path : "(none: harnesses not run; pass --bmc-report FILE of `attncheck bmc --json FILE`)")
             << "\n" << table.render();
   for (const auto& g : gaps) std::cout << g << "\n";
+  // What the floating-point theorems take as premises (Section hypotheses, never axioms: the
+  // axioms are checked by Print Assumptions in the proofs build).
+  for (const auto& h : hypotheses) std::cout << "hypotheses: " << h << "\n";
   std::cout << covered << " of " << total << " obligations covered";
   if (with_gap || unassessed)
     std::cout << " (" << with_gap << " with a gap, " << unassessed << " not assessed: their proofs are not checked "

@@ -8,7 +8,7 @@ tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 fresh() {  # a copy of what the check reads
   rm -rf "$tmp/t"; mkdir -p "$tmp/t/proofs" "$tmp/t/src/attncheck"
   cp -r "$root/contracts" "$root/harnesses" "$tmp/t/"; cp -r "$root/proofs/coq" "$tmp/t/proofs/"
-  cp -r "$root/src/attncheck/kernels" "$tmp/t/src/attncheck/"
+  cp -r "$root/src/attncheck/kernels" "$root/src/attncheck/bounds" "$tmp/t/src/attncheck/"
 }
 fails=0
 expect() {  # expect NAME PATTERN: the check exits 1 and prints PATTERN
@@ -36,4 +36,22 @@ expect "non-lemma hypothesis" 'kani_sm_002_all_d assumes planted : .*not a step 
 # A comment quoting C++ with no anchor.
 fresh; sed -i 's/ {transcribes src\/attncheck\/kernels\/softmax.hpp row_max #[0-9a-f]*}//' "$tmp/t/proofs/coq/SoftmaxKernelLift.v"
 expect "unanchored transcription" 'quotes C\+\+ but names no'
+# The bound functions the floating-point theorems conclude (issue 47): a planted change in the C++
+# (γ_{n−1} becomes γ_{n−2} in softmax_bound_with) makes SM-BND-001's theorem stale.
+fresh; sed -i '/softmax_bound_with(const/,/^}/s/gamma(n > 0 ? n - 1 : 0, md.u)/gamma(n > 1 ? n - 2 : 0, md.u)/' "$tmp/t/src/attncheck/bounds/softmax.hpp"
+grep -q 'gamma(n > 1 ? n - 2 : 0, md.u)' "$tmp/t/src/attncheck/bounds/softmax.hpp" || { echo "the plant did not apply"; fails=1; }
+expect "bound function edited (gamma_{n-1} -> gamma_{n-2})" 'SoftmaxRounding.v:[0-9]+: STALE: softmax_bound_with in src/attncheck/bounds/softmax.hpp'
+# SM-BND-003's bound function: the exp argument's error u·gap_i halved in log_softmax_bound.
+fresh; sed -i 's/const real B = md.u \* r.gap\[i\] + /const real B = md.u * r.gap[i] \/ 2 + /' "$tmp/t/src/attncheck/bounds/softmax.hpp"
+grep -q 'md.u \* r.gap\[i\] / 2' "$tmp/t/src/attncheck/bounds/softmax.hpp" || { echo "the plant did not apply"; fails=1; }
+expect "log-softmax bound function edited" 'SoftmaxRounding.v:[0-9]+: STALE: log_softmax_bound in src/attncheck/bounds/softmax.hpp'
+# SM-INV-001's bound function: γ_{n−1} becomes γ_{n−2} in normalisation_bound.
+fresh; sed -i '/normalisation_bound(std::size_t n/,/^}/s/gamma(n > 0 ? n - 1 : 0, md.u)/gamma(n > 1 ? n - 2 : 0, md.u)/' "$tmp/t/src/attncheck/bounds/softmax.hpp"
+expect "normalisation bound edited" 'SoftmaxRounding.v:[0-9]+: STALE: normalisation_bound in src/attncheck/bounds/softmax.hpp'
+# The error model's γ itself edited.
+fresh; sed -i 's|return ku < 1 ? ku / (1 - ku)|return ku < 1 ? ku / (1 - 2 * ku)|' "$tmp/t/src/attncheck/bounds/error_model.hpp"
+expect "gamma edited" 'STALE: gamma in src/attncheck/bounds/error_model.hpp'
+# A bound theorem linked float: that names no bound function it concludes.
+fresh; perl -0pi -e 's/\{transcribes src\/attncheck\/bounds\/softmax.hpp softmax_bound_with #[0-9a-f]+\}\n    \{transcribes src\/attncheck\/bounds\/softmax.hpp softmax_bound #[0-9a-f]+\} \*\)\nTheorem softmax_fl_element_bound /*)\nTheorem softmax_fl_element_bound /' "$tmp/t/proofs/coq/SoftmaxRounding.v"
+expect "bound theorem unanchored" 'softmax_fl_element_bound \(float: for the bound SM-BND-001\) names no'
 exit $fails
