@@ -297,7 +297,8 @@ int bug_attention_unnormalised_f32(const float* q, const float* k, const float* 
   return 0;
 }
 
-/* Attention without the 1/sqrt(d) scale: softmax(q k^T) V, the scale forgotten (right only at d = 1). */
+/* Attention without the 1/sqrt(d) scale: softmax(q k^T) V, the scale forgotten (right only at d = 1); what a
+ * failing audit says first is checked on it (tests/reports/check_failure_first.py). */
 int bug_attention_no_scale_f32(const float* q, const float* k, const float* v, size_t n, size_t m, size_t d,
                                size_t dv, int causal, float* o) {
   float* s = malloc((m ? m : 1) * sizeof(float));
