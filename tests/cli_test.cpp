@@ -285,7 +285,7 @@ TEST_CASE("CLI: gate --coverage prints each check's input regions, the JSON has 
   CHECK(json == read(dir.file("two.json")));
   CHECK(contains(json, "\"coverage\": [{\"generator\": \"row\", \"draws\": "));
   CHECK(contains(json, "{\"region\": \"max in [-104,-5] (needs max subtraction)\", \"count\": "));
-  CHECK(contains(json, "\"schema_version\": 6"));
+  CHECK(contains(json, "\"schema_version\": 7"));
 }
 
 TEST_CASE("CLI: gate --shard i/N: the shards together run every check exactly once") {

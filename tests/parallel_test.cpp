@@ -30,6 +30,9 @@ Outcome sample(std::size_t i) {
   o.certified.dbl = 5, o.certified.dd = 1, o.certified.mpfr = 2, o.certified.mpfi = 3, o.certified.uncertified = 4;
   o.replay = "attncheck gate --test " + o.test_id;
   o.worst_case = "element " + std::to_string(i);
+  o.counterexample_ratio = 1.0 + static_cast<double>(i);
+  o.worst_failure_ratio = 1e4 * static_cast<double>(i + 1);
+  o.worst_failure = "the worst failing case " + std::to_string(i);
   o.findings = {"smallest distance 2.8e-6", "at (12919, 325608)"};
   // Variable-length series, one of them empty, values that only survive by their bits.
   SampleSeries a{"error-vs-gap", "softmax", {"gap", "error", "allowance"}, {}, 1000 + i, i};
@@ -52,6 +55,9 @@ TEST_CASE("parallel: an outcome survives the wire bit for bit, and a truncated o
   CHECK(std::isnan(back->median_ratio));
   CHECK(back->counterexample.size() == 11);
   CHECK(back->findings == o.findings);
+  CHECK(back->counterexample_ratio == 6.0);
+  CHECK(back->worst_failure_ratio == 6e4);
+  CHECK(back->worst_failure == o.worst_failure);
   REQUIRE(back->samples.size() == 2);
   CHECK(back->samples[0].points == o.samples[0].points);
   CHECK(std::signbit(back->samples[0].points[0]));

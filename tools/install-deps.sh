@@ -16,7 +16,7 @@ PACKAGES=(
   clang-16 libclang-rt-16-dev  # fuzz/: libFuzzer targets (clang >= 15 for _Float16 on x86), tools/fuzz.sh
   libz3-dev  # attncheck bmc: the symbolic scalar over Z3's floating-point theory (C++ API)
   gnuplot-nox  # attncheck report --html: the plots, drawn as SVG and inlined (src/cli/plot_gnuplot.cpp)
-  chromium  # tests/docs/check_html.sh: opens the HTML report in headless Chromium (tests cli.report.chromium*)
+  chromium  # tests/docs/check_html.sh, tests/reports/check_failure_first.py: the HTML report in headless Chromium (tests cli.report.chromium*, reports.failure-first-html)
   python3-jsonschema  # tests/reports: real JSON reports validated against docs/report-schema.json
   cvc5  # attncheck bmc --solver cvc5|portfolio: the cvc5 CLI on the SMT-LIB2 export of the formulas
   gappa  # attncheck bmc GAPPA-* harnesses: rounding-error bounds of dot products for large d (src/attncheck/bmc/gappa.cpp)

@@ -99,12 +99,11 @@ def gate_mutant(lines, argv):
 
 
 def audit_failure(lines, argv):
-    """The table, the failure up to its "Found after" line, its Replay line, the summary."""
-    end, rule = table_end(lines)
+    """The failure, printed first, up to its "Found after" line, then its Replay line; the summary."""
     fail = first_failure(lines)
     found = next(i for i, l in enumerate(fail) if l.lstrip().startswith("Found after"))
-    return ([command_line(argv), ELIDED] + lines[rule - 1:end] + [""] + fail[:found + 1] + ["  " + ELIDED, fail[-1], "",
-            summary(lines)])
+    tail = [fail[-1]] if found + 2 == len(fail) else ["  " + ELIDED, fail[-1]]
+    return [command_line(argv), ELIDED] + fail[:found + 1] + tail + [ELIDED, summary(lines)]
 
 
 def shown_argv(argv):

@@ -41,6 +41,30 @@ def test_a_wrong_kernel_fails_with_its_counterexample(cli):
     assert again.check("FALSIFY-SM-004").counterexample == check.counterexample
 
 
+def test_a_failure_says_its_cause_and_figures_first(cli):
+    # A softmax 0.1 % too large: every sum misses 1 by far more than its rounding allowance.
+    result = attncheck.audit(lambda x: softmax(x) * np.float32(1.001), kind="softmax", dtype="f32", cases=30,
+                             tests=["FALSIFY-SM-001"])
+    check = result.check("FALSIFY-SM-001", "f32")
+    assert check.verdict == "FAIL"
+    # The likely cause is the contract's if_fails, as `attncheck show` prints it.
+    import subprocess
+    show = subprocess.run([cli, "show", "FALSIFY-SM-001"], stdout=subprocess.PIPE, text=True).stdout
+    assert check.likely_cause and ("if it fails: " + check.likely_cause) in show
+    # The figures agree with the counterexample: its printed ratio is counterexample_ratio, and the
+    # largest seen is at least that.
+    printed = check.counterexample.split("; ratio ")[-1].split(")")[0]
+    assert check.counterexample_ratio > 1 and "%.4g" % check.counterexample_ratio == printed
+    assert check.worst_ratio >= check.counterexample_ratio
+    text = check.describe()
+    assert "  Likely cause: " + check.likely_cause in text
+    assert "shrunk counterexample " + printed in text or printed + " in the shrunk counterexample" in text
+    assert text.index("Likely cause") < text.index("Counterexample (shrunk):") < text.index("Replay:")
+    # RapidCheck's draw log: in the JSON's counterexample, in describe(verbose=True) only.
+    assert "  Drawn " in check.counterexample
+    assert "Drawn " not in text and "Drawn " in check.describe(verbose=True)
+
+
 def test_several_kernels_and_a_declining_one(cli):
     def declines_long_rows(x):
         if x.size > 8:

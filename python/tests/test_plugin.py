@@ -32,7 +32,7 @@ def test_one_item_per_check_and_the_failure_display(pytester, cli):
         "*softmax_without_max::FALSIFY-SM-004?f32? FAILED*",
     ])
     result.stdout.fnmatch_lines(["*FAIL FALSIFY-SM-004 ?f32?  contract softmax-kernel-v1*",
-                                 "*Counterexample:*",
+                                 "*Counterexample (shrunk):*",
                                  "*Replay: attncheck.audit(softmax_without_max, kind='softmax', dtype='f32', "
                                  "tests=?'FALSIFY-SM-004'?, dtypes=?'f32'?, seed='0x5eed2026', cases=20)*"])
 

@@ -351,10 +351,43 @@ void add_replay_lines(std::vector<audit::AuditRow>& rows, const AuditOptions& o,
   }
 }
 
+// The kinds a not-applicable row needs and was not given ("needs kinds softmax, scores at f32"),
+// or "" when that is not why it is not applicable (a declaration, a replaced test, ...).
+std::string missing_kinds(const audit::AuditRow& r) {
+  if (r.reason == "calls no kernel") return "none";
+  for (const char* lead : {"needs kinds ", "needs kind "})
+    if (r.reason.rfind(lead, 0) == 0) {
+      const std::string rest = r.reason.substr(std::string_view(lead).size());
+      return rest.substr(0, rest.rfind(" at "));
+    }
+  return "";
+}
+
+// One line for the checks that are not applicable because they call kinds nobody asked about:
+// their count and those kinds; each row stays in the JSON and JUnit reports (and under --verbose).
+std::string unasked_note(std::size_t n, const std::vector<std::string>& kinds) {
+  std::vector<std::string> names;
+  bool none = false;  // some call no kernel at all
+  for (const auto& k : kinds) {
+    none = none || k == "none";
+    std::size_t from = 0;
+    for (std::size_t comma; from <= k.size(); from = comma + 2) {
+      comma = k.find(", ", from);
+      if (comma == std::string::npos) comma = k.size();
+      const std::string name = k.substr(from, comma - from);
+      if (name != "none" && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    }
+  }
+  return std::to_string(n) + " not applicable: they call kernel kinds this audit was not given" +
+         (names.empty() ? std::string() : " (" + join(names, ", ") + ")") +
+         (none ? " or no kernel" : "") + "; --verbose lists each, as the JSON report does";
+}
+
 // The audit rows as the gate's rows, over the rows that ran; what did not run (not applicable,
 // declined inputs) and what --exec cannot observe are notes.
 void add_audit_rows(GateReport& report, const std::vector<audit::AuditRow>& rows, const audit::Backend& backend) {
-  std::vector<std::string> na, declined, not_judged, not_drawn;
+  std::vector<std::string> na, declined, not_judged, not_drawn, unasked;
+  std::size_t unasked_rows = 0;
   for (const auto& r : rows) {
     if (r.state == audit::RowState::not_judged) {
       // Ran, but the kernel answered none of its calls: a skipped row (JUnit <skipped/>), a note
@@ -371,7 +404,12 @@ void add_audit_rows(GateReport& report, const std::vector<audit::AuditRow>& rows
       continue;
     }
     if (r.state == audit::RowState::not_applicable) {
-      na.push_back(row_note_text(r));
+      if (const std::string kinds = missing_kinds(r); !kinds.empty() && !report.verbose) {
+        ++unasked_rows;
+        unasked.push_back(kinds);
+      } else {
+        na.push_back(row_note_text(r));
+      }
       GateRow g;
       g.contract = r.contract;
       g.obligations = r.obligations;
@@ -408,8 +446,9 @@ void add_audit_rows(GateReport& report, const std::vector<audit::AuditRow>& rows
     report.notes.push_back(std::to_string(not_judged.size()) + " not judged (NOT-JUDGED: the kernel declined every input; neither passed nor failed):");
     report.notes.insert(report.notes.end(), not_judged.begin(), not_judged.end());
   }
+  if (unasked_rows) report.notes.push_back(unasked_note(unasked_rows, unasked));
   if (!na.empty()) {
-    report.notes.push_back(std::to_string(na.size()) + " not applicable:");
+    report.notes.push_back(std::to_string(na.size()) + (unasked_rows ? " more" : "") + " not applicable:");
     report.notes.insert(report.notes.end(), na.begin(), na.end());
   }
   report.skipped = static_cast<int>(report.skipped_rows.size());
@@ -598,6 +637,7 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
   report.command = "audit";
   report.tolerance = req.params.tolerance.text();
   report.quiet = o.quiet;
+  report.verbose = o.verbose;
   report.coverage = o.coverage;
   report.color = use_color(STDOUT_FILENO);
   report.started_utc = started;
@@ -607,6 +647,9 @@ int run_audit_command(const AuditOptions& o, const Global& global) {
     if (o.contracts.empty() || std::find(o.contracts.begin(), o.contracts.end(), c.id) != o.contracts.end()) chosen.push_back(c);
   describe_contracts(report, chosen, global.contracts_dir);
   describe_audit_obligations(report);
+  for (const auto& c : loaded->contracts)  // the AUDIT-* checks run whichever contracts were chosen
+    for (const auto& a : c.audit_properties)
+      if (!a.if_fails.empty()) report.test_causes.emplace(a.id, a.if_fails);
   add_audit_rows(report, rows, *backend);
   return report_audit(o, src, req, *backend, rows, report);
 }
@@ -707,7 +750,7 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                   "align=tl|br window=L:R softcap=C alibi=geo|S1/S2/.., and the inputs' magnitudes qk=LO:HI (of the q "
                   "and k elements) shift=S (every score shifted by about S) (docs/audit.md)");
   add_report_options(*app, *o,
-                     {"schema attncheck-audit/1, schema_version 6: docs/audit.md, docs/report-schema.json",
+                     {"schema attncheck-audit/1, schema_version 7: docs/audit.md, docs/report-schema.json",
                       "one testcase per check and dtype; N/A ones skipped", " (AUDIT-* obligations: docs/audit.md)",
                       "seed and kernels"});
   add_jobs_option(*app, *o,

@@ -1,5 +1,5 @@
 // attncheck CLI: the JSON report of `attncheck audit --json FILE` (schema "attncheck-audit/1",
-// schema_version 6; docs/audit.md and docs/report-schema.json). Fixed key order and number
+// schema_version 7; docs/audit.md and docs/report-schema.json). Fixed key order and number
 // formatting, like the gate's report, whose run metadata and per-obligation summary it shares.
 #include "attncheck/text/numbers.hpp"
 #include "cli/audit.hpp"

@@ -289,6 +289,7 @@ int run_gate(const GateOptions& o, const Global& global) {
   report.tolerance = params.tolerance.text();
   report.timings = !o.no_timings;
   report.quiet = o.quiet;
+  report.verbose = o.verbose;
   report.coverage = o.coverage;
   report.color = use_color(STDOUT_FILENO);
   {
@@ -412,7 +413,7 @@ Command setup_gate(CLI::App& parent, const Global& global) {
                   "at the same format)")
       ->capture_default_str();
   add_report_options(*app, *o,
-                     {"schema attncheck-gate/1, schema_version 6: docs/report-schema.json",
+                     {"schema attncheck-gate/1, schema_version 7: docs/report-schema.json",
                       "one testcase per test and dtype", "", "seed and inputs"});
   app->add_flag("--list-mutants", o->list_mutants, "List the built-in mutants and the tests that must catch them");
   app->add_flag("--list", o->list, "Print the checks the gate would run, one 'TEST_ID DTYPE' line each, and run none");

@@ -51,12 +51,14 @@ struct GateReport {
   bool color = false;              // ANSI colours in the text report (a terminal, NO_COLOR unset)
   bool quiet = false;              // --quiet: no table, only problems, notes and the summary line
   bool coverage = false;           // --coverage: print each check's generator coverage after the table
+  bool verbose = false;            // --verbose: the text report keeps RapidCheck's draw log ("Drawn ...")
 
   // Run metadata (JSON "run" object) and where things are stated (JSON, SARIF).
   std::string repo_root;  // file paths in reports are relative to it when they lie under it
   std::vector<ContractInfo> contracts;
   std::map<std::string, ObligationInfo> obligations;  // by obligation ID
   std::map<std::string, contract::Location> test_locations;  // by falsification test ID
+  std::map<std::string, std::string> test_causes;  // by test ID (AUDIT-* too): the contract's if_fails
   double wall_seconds = 0;   // the whole run (omitted from reports with --no-timings)
   std::string started_utc;   // ISO 8601, likewise omitted with --no-timings
 
@@ -86,15 +88,28 @@ std::vector<CounterexampleValues> counterexample_values(const std::string& text,
 std::vector<std::pair<std::string, std::string>> machine_info();
 std::vector<std::pair<std::string, std::string>> dependency_versions();
 
-// The terminal report: header, table, one block per non-PASS row, and the summary line.
+// What every report says of a check that did not pass (report_failure.cpp).
+// The counterexample as people read it: without RapidCheck's draw log ("  Drawn TYPE: ..." lines),
+// which only the JSON report and --verbose keep.
+std::string without_draws(const std::string& counterexample);
+// The check's error/allowance figures, each labelled: the largest seen (and where), the shrunk
+// counterexample's, the worst failing case's; "" when the check measured none.
+std::string failure_figures(const property::Outcome& o);
+// A ratio as a failure's text prints it (Report::error: 4 significant digits), "inf" for NaN or overflow.
+std::string ratio_figure(double ratio);
+// The likely cause of the check's failure, in the contract's words (if_fails), or "".
+std::string likely_cause(const GateReport& report, const std::string& test_id);
+
+// The terminal report: header, one block per non-PASS row (the failures first), the table, and
+// the summary line.
 std::string render_text(const GateReport& report);
 std::string render_json(const GateReport& report);
 std::string render_junit(const GateReport& report);
 std::string render_sarif(const GateReport& report);
 std::string render_markdown(const GateReport& report);
 
-// The JSON shared by the gate's and the audit's reports (schema_version 6, docs/report-schema.json).
-inline constexpr int report_schema_version = 6;
+// The JSON shared by the gate's and the audit's reports (schema_version 7, docs/report-schema.json).
+inline constexpr int report_schema_version = 7;
 std::string render_run_json(const GateReport& report);            // the "run" object, indented by 2
 std::string render_obligations_json(const GateReport& report, const std::vector<std::pair<std::string, std::string>>& na);
 std::string render_timings_json(const GateReport& report);        // the "timings" object

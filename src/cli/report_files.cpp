@@ -140,6 +140,9 @@ void add_report_options(CLI::App& app, ReportFileOptions& o, const ReportFileOpt
                "Leave every time out of the reports (the JSON \"timings\" object; \"seconds\" are 0), so the same " +
                    help.same_inputs + " give byte-identical reports");
   app.add_flag("-q,--quiet", o.quiet, "No progress line and no table: only failures, notes and the summary line");
+  app.add_flag("-v,--verbose", o.verbose,
+               "Print RapidCheck's draw log (its \"Drawn TYPE: ...\" lines) under each counterexample; the JSON report "
+               "always has it");
   app.add_flag("--coverage", o.coverage,
                "Print each check's generator coverage: per generator, the inputs drawn and how many reached each input "
                "region it names (row lengths, spreads, negative maxima, subnormals, ties, near overflow, masked "

@@ -18,17 +18,18 @@ struct ReportFileOptions {
   bool no_timings = false;
   bool quiet = false;
   bool coverage = false;
+  bool verbose = false;
 };
 
 // Where the two commands' help texts differ.
 struct ReportFileOptionHelp {
-  std::string json_schema;  // e.g. "schema attncheck-gate/1, schema_version 6: docs/report-schema.json"
+  std::string json_schema;  // e.g. "schema attncheck-gate/1, schema_version 7: docs/report-schema.json"
   std::string junit_cases;  // e.g. "one testcase per test and dtype"
   std::string sarif_note;   // appended to the SARIF help, e.g. " (AUDIT-* obligations: docs/audit.md)"
   std::string same_inputs;  // what must be the same for byte-identical reports, e.g. "seed and inputs"
 };
 
-// --json, --junit, --sarif, --markdown, --html, --no-timings, -q/--quiet and --coverage on app, into o.
+// --json, --junit, --sarif, --markdown, --html, --no-timings, -q/--quiet, -v/--verbose and --coverage on app, into o.
 void add_report_options(CLI::App& app, ReportFileOptions& o, const ReportFileOptionHelp& help);
 
 // The report files a run writes: (path, content), written in order by write_reports.

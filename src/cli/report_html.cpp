@@ -15,6 +15,7 @@
 
 #include "attncheck/text/numbers.hpp"
 #include "cli/cli.hpp"
+#include "cli/gate.hpp"
 #include "cli/plot_gnuplot.hpp"
 
 namespace attncheck::cli {
@@ -64,12 +65,14 @@ figcaption { color: #444; max-width: 900px; }
 p.question { font-weight: bold; max-width: 900px; margin: 0.4em 0; }
 pre { background: #f7f7f7; padding: 0.6em; overflow-x: auto; white-space: pre-wrap; }
 .warning { color: #8a5300; }
+pre.counterexample { max-height: 24em; overflow: auto; } p.cause { font-size: 1.05em; }
 details { margin: 0.5em 0 1em 0; }
 )";
 
 const char* self_check = R"(
-// Self-check read by the headless-browser test: marks each plot whose SVG has a non-empty
-// rendered box, and logs one line, so the test also knows that console capture works.
+// Self-check read by the headless-browser tests: marks each plot whose SVG has a non-empty
+// rendered box, names what of the first failure the first screen shows, and logs one line, so the
+// test also knows that console capture works.
 window.addEventListener("load", function () {
   var figures = document.querySelectorAll("figure.plot"), drawn = 0;
   figures.forEach(function (f) {
@@ -79,6 +82,14 @@ window.addEventListener("load", function () {
     if (ok) drawn++;
   });
   document.body.setAttribute("data-plots-rendered", String(drawn));
+  // What of the first failure lies wholly within the first screen (the window's height).
+  var failure = document.querySelector("section.failure"), seen = [];
+  if (failure) ["cause", "figures", "counterexample", "replay"].forEach(function (c) {
+    var e = failure.querySelector("." + c);
+    if (e && e.getBoundingClientRect().bottom <= window.innerHeight) seen.push(c);
+  });
+  document.body.setAttribute("data-first-screen", seen.join(" "));
+  document.body.setAttribute("data-screen-height", String(window.innerHeight));
   console.log("attncheck-report: " + drawn + " of " + figures.length + " plots rendered");
 });
 )";
@@ -127,6 +138,49 @@ std::string one_line_reason(const std::string& text) {
   std::string reason = why.empty() ? first : first + ": " + why;
   if (reason.size() > 240) reason = reason.substr(0, 237) + "...";
   return reason;
+}
+
+// The figures line of a failure, as the text report words it (failure_figures, report_failure.cpp).
+std::string figures_of(const ReportRow& row) {
+  property::Outcome o;
+  o.worst_ratio = row.worst_ratio;
+  o.worst_case = row.worst_case;
+  o.counterexample_ratio = row.counterexample_ratio;
+  o.counterexample = row.counterexample;
+  o.worst_failure = row.worst_failure;
+  return failure_figures(o);
+}
+
+// One failure, in the text report's order; the classes mark what the first-screen test looks for.
+std::string failure_block(const ReportRow& row) {
+  std::string h = "<section class=\"failure\" id=\"" + esc(row.test + "-" + row.dtype) + "\">\n<h3><span class=\"fail\">" +
+                  esc(row.verdict) + "</span> " + esc(row.test) + " [" + esc(row.dtype) + "]</h3>\n";
+  if (!row.likely_cause.empty()) h += "<p class=\"cause\"><b>Likely cause:</b> " + esc(row.likely_cause) + "</p>\n";
+  if (const std::string figures = figures_of(row); !figures.empty()) h += "<p class=\"figures\">" + esc(figures) + "</p>\n";
+  h += "<p>contract " + esc(row.contract) + ", obligations " + esc(join(row.obligations, ", ")) +
+       (row.seed.empty() ? "" : ", seed " + esc(row.seed)) + "</p>\n";
+  if (!row.counterexample.empty())
+    h += "<p>Counterexample (shrunk):</p><pre class=\"counterexample\">" + esc(without_draws(row.counterexample)) + "</pre>\n";
+  if (!row.message.empty() && row.message != row.counterexample) h += "<pre class=\"message\">" + esc(row.message) + "</pre>\n";
+  if (!row.replay.empty()) h += "<p>Replay:</p><pre class=\"replay\">" + esc(row.replay) + "</pre>\n";
+  if (!row.worst_failure.empty())
+    h += "<details><summary>Worst failing case found (error/allowance " + esc(ratio_figure(row.worst_failure_ratio)) +
+         ")</summary><pre>" + esc(row.worst_failure) + "</pre></details>\n";
+  return h + "</section>\n";
+}
+
+// Every failure in one table: test (a link to its block), dtype, verdict, the worst ratio and a
+// one-line reason each.
+std::string failure_summary(const ReportData& r) {
+  std::string h = "<table class=\"failure-summary\">\n<thead><tr><th>test</th><th>dtype</th>"
+                  "<th>verdict</th><th>worst</th><th>reason</th></tr></thead>\n<tbody>\n";
+  for (const auto& row : r.rows) {
+    if (verdict_class(row.verdict) != "fail") continue;
+    h += "<tr><td><a href=\"#" + esc(row.test + "-" + row.dtype) + "\">" + esc(row.test) + "</a></td><td>" + esc(row.dtype) +
+         "</td><td class=\"fail\">" + esc(row.verdict) + "</td><td class=\"num\">" + ratio_text(row.worst_ratio) + "</td><td>" +
+         esc(one_line_reason(row.message.empty() ? row.counterexample : row.message)) + "</td></tr>\n";
+  }
+  return h + "</tbody>\n</table>\n";
 }
 
 // ---- plots of the per-case samples (the results' "samples", schema_version 3) ----
@@ -589,30 +643,20 @@ HtmlReport render_html(const ReportData& r) {
        (not_judged ? "<span class=\"na\">" + std::to_string(not_judged) + " not judged (every input declined)</span>" : std::string()) +
        "</p>\n";
 
-  // A failing report opens on its failures: which checks failed, the worst ratio and a one-line
-  // reason each, then each failure with its counterexample and replay line; the verdict table
-  // and the plots follow.
+  // A failing report opens on its failures, each failure first: the verdict and the check, the likely
+  // cause the contract names, the labelled figures, the shrunk counterexample (without RapidCheck's
+  // draw log, which only the JSON keeps) and the replay line, so the first screen holds the first
+  // failure whole (the browser test tests/docs/check_first_screen.sh). With several failures, the
+  // table of all of them follows the first block, then the other blocks; the verdict table and the
+  // plots come after.
   if (failed) {
-    h += "<h2 id=\"failures\">Failures</h2>\n<table class=\"failure-summary\">\n<thead><tr><th>test</th><th>dtype</th>"
-         "<th>verdict</th><th>worst</th><th>reason</th></tr></thead>\n<tbody>\n";
+    h += "<h2 id=\"failures\">Failures</h2>\n";
+    bool first = true;
     for (const auto& row : r.rows) {
       if (verdict_class(row.verdict) != "fail") continue;
-      h += "<tr><td><a href=\"#" + esc(row.test + "-" + row.dtype) + "\">" + esc(row.test) + "</a></td><td>" + esc(row.dtype) +
-           "</td><td class=\"fail\">" + esc(row.verdict) + "</td><td class=\"num\">" + ratio_text(row.worst_ratio) + "</td><td>" +
-           esc(one_line_reason(row.message.empty() ? row.counterexample : row.message)) + "</td></tr>\n";
-    }
-    h += "</tbody>\n</table>\n";
-    for (const auto& row : r.rows) {
-      if (verdict_class(row.verdict) != "fail") continue;
-      h += "<h3 id=\"" + esc(row.test + "-" + row.dtype) + "\"><span class=\"fail\">" + esc(row.verdict) + "</span> " +
-           esc(row.test) + " [" + esc(row.dtype) + "]</h3>\n<p>contract " + esc(row.contract) + ", obligations " +
-           esc(join(row.obligations, ", ")) + (row.seed.empty() ? "" : ", seed " + esc(row.seed)) + "</p>\n";
-      if (!row.message.empty()) h += "<pre>" + esc(row.message) + "</pre>\n";
-      if (!row.counterexample.empty() && row.counterexample != row.message)
-        h += "<details open><summary>Counterexample</summary><pre>" + esc(row.counterexample) + "</pre></details>\n";
-      if (!row.worst_case.empty())
-        h += "<details><summary>Largest error seen</summary><pre>" + esc(row.worst_case) + "</pre></details>\n";
-      if (!row.replay.empty()) h += "<p>Replay:</p><pre>" + esc(row.replay) + "</pre>\n";
+      h += failure_block(row);
+      if (first && failed > 1) h += failure_summary(r);
+      first = false;
     }
   }
   h += "<h2 id=\"verdicts\">Verdicts</h2>\n<table>\n<thead><tr><th>contract</th><th>obligations</th><th>test</th><th>dtype</th>"

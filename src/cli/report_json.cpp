@@ -1,5 +1,5 @@
 // attncheck CLI: the JSON report of `attncheck gate --json FILE` (schema "attncheck-gate/1",
-// schema_version 6, docs/report-schema.json), and the parts the audit's report shares with it.
+// schema_version 7, docs/report-schema.json), and the parts the audit's report shares with it.
 // Hand-written rather than a JSON library: the shape is fixed and small, and the output must be
 // byte-stable for a given seed (fixed key order, fixed number formatting, times only in the
 // "timings" object that --no-timings leaves out).
@@ -137,7 +137,13 @@ std::string render_row_extras_json(const GateReport& r, const GateRow& row) {
   }
   s += "]";
   s += ", \"samples\": " + render_samples_json(row.outcome.samples);
-  return s + ", \"coverage\": " + render_coverage_json(row.outcome.coverage);
+  s += ", \"coverage\": " + render_coverage_json(row.outcome.coverage);
+  // What a failure says first (schema_version 7): the contract's likely cause and the failing cases' figures.
+  const property::Outcome& o = row.outcome;
+  s += ", \"likely_cause\": " + json_string(o.verdict == property::Verdict::fail ? likely_cause(r, o.test_id) : std::string());
+  s += ", \"counterexample_ratio\": " + number(o.counterexample_ratio);
+  s += ", \"worst_failure\": " + json_string(o.worst_failure);
+  return s + ", \"worst_failure_ratio\": " + number(o.worst_failure_ratio);
 }
 
 std::string render_obligations_json(const GateReport& r, const std::vector<std::pair<std::string, std::string>>& na) {

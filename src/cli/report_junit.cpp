@@ -47,7 +47,7 @@ std::string summary(const GateRow& row) {
   return what + ": " + first_line(o.message);
 }
 
-std::string testcase(const GateRow& row) {
+std::string testcase(const GateReport& report, const GateRow& row) {
   const property::Outcome& o = row.outcome;
   std::string s = "    <testcase classname=\"" + xml(row.contract, true) + "\" name=\"" +
                   xml(o.test_id + "[" + row.dtype() + "]", true) + "\" time=\"" + seconds(o.seconds) + "\"";
@@ -55,14 +55,18 @@ std::string testcase(const GateRow& row) {
   // A wrong result is a <failure>; a check that could not judge (ERROR) is an <error>.
   const bool is_error = o.verdict == property::Verdict::error;
   const std::string tag = is_error ? "error" : "failure";
-  std::string detail = o.counterexample.empty() ? o.message : o.counterexample;
+  std::string detail = o.counterexample.empty() ? o.message : without_draws(o.counterexample);
   if (!detail.empty() && detail.back() != '\n') detail += '\n';
+  if (const std::string cause = likely_cause(report, o.test_id); !cause.empty() && o.verdict == property::Verdict::fail)
+    detail = "Likely cause: " + cause + "\n" + detail;
   // The exact values too, so this report carries the same counterexample as the JSON and SARIF ones.
   for (const auto& v : counterexample_values(o.counterexample, o.dtype))
     detail += "Exact values" + (v.label.empty() ? std::string() : " (" + v.label + ")") + ": " + join(v.values, ", ") +
               (v.elided ? " (" + std::to_string(v.elided) + " more not shown)" : "") + "\n";
-  const std::string body = detail + "Largest error seen: " + error_ratio_text(o.worst_ratio) +
-                           (o.worst_case.empty() ? "" : " at " + o.worst_case) + "\nReplay: " + o.replay + "\n";
+  const std::string figures = failure_figures(o);
+  std::string body = detail + (figures.empty() ? "" : figures + "\n") + "Replay: " + o.replay + "\n";
+  if (!o.worst_failure.empty())
+    body += "Worst failing case found (error/allowance " + ratio_figure(o.worst_failure_ratio) + "):\n" + o.worst_failure;
   s += ">\n      <" + tag + " type=\"" + std::string(property::verdict_name(o.verdict)) + "\" message=\"" +
        xml(summary(row), true) + "\">" + xml(body, false) + "</" + tag + ">\n";
   return s + "    </testcase>\n";
@@ -95,7 +99,7 @@ std::string render_junit(const GateReport& r) {
   s += "      <property name=\"kernels\" value=\"" + xml(r.kernels, true) + "\"/>\n";
   s += "      <property name=\"tolerance\" value=\"" + xml(r.tolerance, true) + "\"/>\n";
   s += "    </properties>\n";
-  for (const GateRow& row : r.rows) s += testcase(row);
+  for (const GateRow& row : r.rows) s += testcase(r, row);
   for (const GateRow& row : r.skipped_rows) s += skipped_case(row);
   s += "  </testsuite>\n</testsuites>\n";
   return s;

@@ -82,9 +82,10 @@ std::string render_markdown(const GateReport& r) {
       if (row.passed()) continue;
       const property::Outcome& o = row.outcome;
       s += "#### " + verdict_text(row) + " " + o.test_id + " [" + row.dtype() + "] — " + row.contract + "\n\n";
-      s += "Obligations: " + obligations_of(r, row) + "; kernels " + code(o.kernels) + "; cases " + std::to_string(o.cases) +
-           (o.worst_ratio != 0 ? "; largest error seen " + error_ratio_text(o.worst_ratio) + " of the allowance" : std::string()) +
-           ".\n\n";
+      if (const std::string cause = likely_cause(r, o.test_id); !cause.empty() && o.verdict == property::Verdict::fail)
+        s += "Likely cause: " + cell(cause) + "\n\n";
+      s += "Obligations: " + obligations_of(r, row) + "; kernels " + code(o.kernels) + "; cases " + std::to_string(o.cases) + ".\n\n";
+      if (const std::string figures = failure_figures(o); !figures.empty()) s += cell(figures) + ".\n\n";
       const auto values = counterexample_values(o.counterexample, o.dtype);
       if (!values.empty()) {
         s += "Counterexample values (exact, C99 hex floats):\n\n| what | values |\n|---|---|\n";
@@ -93,9 +94,13 @@ std::string render_markdown(const GateReport& r) {
                (v.elided ? " (" + std::to_string(v.elided) + " more not shown)" : "") + " |\n";
         s += "\n";
       }
-      if (!o.counterexample.empty()) s += "<details><summary>Counterexample</summary>\n\n" + fenced(o.counterexample) + "\n</details>\n\n";
+      if (!o.counterexample.empty())
+        s += "<details><summary>Counterexample (shrunk)</summary>\n\n" + fenced(without_draws(o.counterexample)) + "\n</details>\n\n";
       if (!o.message.empty()) s += fenced(o.message);
       s += "Replay:\n\n" + fenced(o.replay, "sh") + "\n";
+      if (!o.worst_failure.empty())
+        s += "<details><summary>Worst failing case found (error/allowance " + ratio_figure(o.worst_failure_ratio) + ")</summary>\n\n" +
+             fenced(o.worst_failure) + "\n</details>\n\n";
     }
   }
 

@@ -32,6 +32,12 @@ std::string absolute_normal(const std::string& path) {
 }
 
 std::string first_line_of(const std::string& s) { return s.substr(0, s.find('\n')); }
+std::string one_line(std::string s) {
+  for (char& c : s)
+    if (c == '\n') c = ' ';
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
 }  // namespace
 
 void describe_contracts(GateReport& report, const std::vector<contract::Contract>& contracts,
@@ -41,6 +47,10 @@ void describe_contracts(GateReport& report, const std::vector<contract::Contract
     report.contracts.push_back({c.id, c.version, report_path(report, c.file)});
     for (const auto& o : c.obligations) report.obligations[o.id] = {c.id, first_line_of(o.property), o.where};
     for (const auto& t : c.tests) report.test_locations[t.id] = t.where;
+    // The likely cause a failure names, as `attncheck show TEST` prints it ("if it fails").
+    for (const auto* tests : {&c.tests, &c.audit_properties})
+      for (const auto& t : *tests)
+        if (!t.if_fails.empty()) report.test_causes[t.id] = one_line(t.if_fails);
   }
 }
 

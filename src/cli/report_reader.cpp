@@ -150,6 +150,10 @@ std::optional<ReportData> parse_report(const std::string& text, const std::strin
     row.counterexample = str(x, "counterexample");
     row.message = str(x, "message");
     row.replay = str(x, "replay");
+    row.likely_cause = str(x, "likely_cause");
+    row.worst_failure = str(x, "worst_failure");
+    row.counterexample_ratio = ratio(x, "counterexample_ratio");
+    row.worst_failure_ratio = ratio(x, "worst_failure_ratio");
     if (const YAML::Node k = x["kinds"]; k && k.IsSequence())
       for (const auto& n : k) row.kinds.push_back(n.IsScalar() ? n.Scalar() : "");
     std::string why;

@@ -33,6 +33,10 @@ struct ReportRow {
   // error / allowance: 0 when nothing was measured, +inf when written as "inf" (NaN or overflow)
   double worst_ratio = 0, median_ratio = 0;
   std::string worst_case, counterexample, message, replay;
+  // What a failure says first (schema_version 7; empty and 0 in earlier reports): the contract's
+  // likely cause, the shrunk counterexample's ratio and the worst failing case found.
+  std::string likely_cause, worst_failure;
+  double counterexample_ratio = 0, worst_failure_ratio = 0;
   std::vector<std::string> kinds;     // audit: the kernel kinds the check calls
   std::vector<ReportSeries> samples;  // empty in reports before schema_version 3
 };

@@ -64,7 +64,7 @@ std::string message(const GateRow& row) {
   const property::Outcome& o = row.outcome;
   std::string m = o.test_id + " [" + row.dtype() + "] " + verdict_text(row) + " on " + o.kernels;
   if (o.verdict == property::Verdict::fail)
-    m += ": counterexample after " + std::to_string(o.cases) + " cases.\n" + o.counterexample;
+    m += ": counterexample after " + std::to_string(o.cases) + " cases.\n" + without_draws(o.counterexample);
   else
     m += ": " + o.message + "\n";
   return m + "Replay: " + o.replay;

@@ -53,23 +53,26 @@ std::string indented(const std::string& text, const std::string& indent) {
   return out;
 }
 
+// A check that did not pass, failure first: the verdict and the check, the likely cause the
+// contract names, the labelled figures, the shrunk counterexample, the replay line, then the worst
+// failing case found (when shrinking left a milder one) and any message.
 std::string problem_block(const GateReport& r, const GateRow& row) {
   const property::Outcome& o = row.outcome;
   std::string s = "\n";
   s += paint(r, std::string(property::verdict_name(o.verdict)), o.verdict) + " " + o.test_id + " [" + row.dtype() + "]  contract " +
        row.contract + ", obligations " + (row.obligations.empty() ? "-" : join(row.obligations, ", ")) +
        ", kernels " + o.kernels + "\n";
-  if (!o.counterexample.empty()) s += "  Counterexample:\n" + indented(o.counterexample, "    ");
+  if (const std::string cause = likely_cause(r, o.test_id); !cause.empty() && o.verdict == property::Verdict::fail)
+    s += "  Likely cause: " + cause + "\n";
+  if (row.has_property)
+    if (const std::string figures = failure_figures(o); !figures.empty()) s += "  " + figures + "\n";
+  if (!o.counterexample.empty())
+    s += "  Counterexample (shrunk):\n" + indented(r.verbose ? o.counterexample : without_draws(o.counterexample), "    ");
   if (!o.message.empty()) s += "  Message:\n" + indented(o.message, "    ");
-  if (!row.has_property) {
-    // Nothing ran, so there is no largest error to report.
-  } else if (o.worst_ratio != 0) {
-    s += "  Largest error seen: " + error_ratio_text(o.worst_ratio) + " of the allowance";
-    s += o.worst_case.empty() ? "\n" : ", at\n" + indented(o.worst_case, "    ");
-  } else {
-    s += "  Largest error seen: - (no error/allowance ratio was recorded)\n";
-  }
   s += "  Replay: " + o.replay + "\n";
+  if (!o.worst_failure.empty())
+    s += "  Worst failing case found (error/allowance " + ratio_figure(o.worst_failure_ratio) + "):\n" +
+         indented(o.worst_failure, "    ");
   return s;
 }
 }  // namespace
@@ -78,6 +81,16 @@ std::string render_text(const GateReport& r) {
   std::string s = "attncheck " + r.version + "  seed " + hex_u64(r.seed) + "  cases " + std::to_string(r.cases) +
                   "  kernels " + r.kernels +
                   (r.tolerance == "derived" ? std::string() : "  tolerance " + r.tolerance) + "\n\n";
+
+  // What failed comes first, before the table: a reader's first screen holds the cause, the
+  // counterexample and the replay line (tests/reports/check_failure_first.py).
+  bool any_problem = false;
+  for (const GateRow& row : r.rows)
+    if (!row.passed()) {
+      s += problem_block(r, row).substr(any_problem ? 0 : 1);
+      any_problem = true;
+    }
+  if (any_problem) s += "\n";
 
   Table t;
   t.header = {"contract", "obligations", "test", "dtype", "verdict", "cases"};
@@ -109,8 +122,6 @@ std::string render_text(const GateReport& r) {
     for (const std::string& f : row.outcome.findings) s += "\n" + row.outcome.test_id + " [" + row.dtype() + "]: " + f;
   if (std::any_of(r.rows.begin(), r.rows.end(), [](const GateRow& row) { return !row.outcome.findings.empty(); })) s += "\n";
 
-  for (const GateRow& row : r.rows)
-    if (!row.passed()) s += problem_block(r, row);
 
   // Where the reference values came from: the tiered oracle's certification counts (a run).
   oracle::tiered::tier_counts c;

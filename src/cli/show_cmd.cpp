@@ -424,6 +424,7 @@ bool show(const std::vector<Contract>& contracts, const std::string& id, const s
         field("property", a.rule);
         field("obligations", join(a.obligations, ", "));
         field("test", a.test);
+        field("if it fails", a.if_fails);
         std::cout << "  status: not run by show; `attncheck audit` checks it on a third party's kernels\n";
         w.yaml("yaml", a.where, a.id);
         where_property(w, a.id);

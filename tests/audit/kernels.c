@@ -297,6 +297,27 @@ int bug_attention_unnormalised_f32(const float* q, const float* k, const float* 
   return 0;
 }
 
+/* Attention without the 1/sqrt(d) scale: softmax(q k^T) V, the scale forgotten (right only at d = 1); what a
+ * failing audit says first is checked on it (tests/reports/check_failure_first.py). */
+int bug_attention_no_scale_f32(const float* q, const float* k, const float* v, size_t n, size_t m, size_t d,
+                               size_t dv, int causal, float* o) {
+  float* s = malloc((m ? m : 1) * sizeof(float));
+  float* p = malloc((m ? m : 1) * sizeof(float));
+  if (!s || !p) { free(s); free(p); return 1; }
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = 0; j < m; ++j) s[j] = (!causal || j <= i) ? dot_f32(q + i * d, k + j * d, d) : -INFINITY;
+    ok_softmax_f32(s, p, m);
+    for (size_t c = 0; c < dv; ++c) {
+      float acc = 0;
+      for (size_t j = 0; j < m; ++j) acc = acc + p[j] * v[j * dv + c];
+      o[i * dv + c] = m > 0 ? acc : NAN;
+    }
+  }
+  free(s);
+  free(p);
+  return 0;
+}
+
 /* Attention whose query i reads the scores of query n-1-i (a row-indexing bug). */
 int bug_attention_reversed_queries_f32(const float* q, const float* k, const float* v, size_t n, size_t m, size_t d,
                                        size_t dv, int causal, float* o) {

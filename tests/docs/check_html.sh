@@ -8,7 +8,7 @@
 #   console.error, or a Content-Security-Policy violation (a network fetch) all fail the test.
 #   Chromium logs every console message at INFO level, so "anything else" is the only sound rule;
 #   the self-check line must be present, which shows console capture works.
-# - the reading order (html_order.py): failures (summary, blocks, replay lines), verdicts, plots.
+# - the reading order (html_order.py): failures (the first block and its replay line, then the summary), verdicts, plots.
 # - a screenshot of the page (Chromium's --screenshot, the top 1000x1600 pixels: the header, the
 #   summary and the first plots) is not blank: png_not_blank.py wants more than one colour and at
 #   least 0.5% of the pixels off the background, so a page that renders but shows nothing fails.

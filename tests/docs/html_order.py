@@ -1,7 +1,8 @@
 """Checks the reading order of a rendered attncheck HTML report (the DOM Chromium dumped):
    html_order.py DOM.html
-A failing report opens on its failures: the failure summary table, then each failure's block with
-its replay line, then the verdict table, then the plots; every plot says which question it answers.
+A failing report opens on its failures: the first failure's block with its replay line, then (with
+several failures) the table of all of them and the other blocks, then the verdict table, then the
+plots; every plot says which question it answers.
 Prints what is out of order and exits 1; prints the order it saw and exits 0 otherwise."""
 import re
 import sys
@@ -22,10 +23,12 @@ elif not verdicts < plots:
     problems.append("the plots come before the verdict table")
 failures = at(r'<h2 id="failures"')
 if "<span class=\"fail\">0 failed</span>" not in dom:
-    summary, first_block = at(r'<table class="failure-summary"'), at(r'<h3 id="')
+    summary, first_block = at(r'<table class="failure-summary"'), at(r'<section class="failure"')
     replay = at(r'<p>Replay:</p>')
-    order = [("the failures heading", failures), ("the failure summary", summary), ("the first failure block", first_block),
-             ("a replay line", replay), ("the verdict table", verdicts), ("the plots", plots)]
+    order = [("the failures heading", failures), ("the first failure block", first_block), ("a replay line", replay)]
+    if summary >= 0 or len(re.findall(r'<section class="failure"', dom)) > 1:
+        order.append(("the failure summary", summary))
+    order += [("the verdict table", verdicts), ("the plots", plots)]
     for (name_a, a), (name_b, b) in zip(order, order[1:]):
         if a < 0:
             problems.append(name_a + " is missing from a failing report")
@@ -39,4 +42,4 @@ if problems:
     for p in problems:
         print("html_order: " + p, file=sys.stderr)
     sys.exit(1)
-print("order: failures, summary, blocks with replay lines, verdicts, plots (%d, each with its question)" % figures)
+print("order: failures (the first block with its replay line, then the summary), verdicts, plots (%d, each with its question)" % figures)

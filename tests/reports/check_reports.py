@@ -117,7 +117,7 @@ def mode_schema(tmp):
         errors = sorted(validator.iter_errors(report), key=lambda e: list(e.path))
         for e in errors[:10]:
             check(False, "%s: %s at %s" % (name, e.message[:300], "/".join(map(str, e.path))))
-        check(report["schema_version"] == 6, name + ": schema_version 6")
+        check(report["schema_version"] == 7, name + ": schema_version 7")
         check(("timings" in report) == ("no-timings" not in name), name + ": timings present exactly without --no-timings")
         reports[name] = report
     # The schema must be able to fail: a report with an undocumented key or a wrong type is refused.
@@ -286,7 +286,7 @@ def mode_agree(tmp):
                       r"<td class=\"[a-z]+\">([^<]*)</td>", page)
     check(sorted((html.unescape(t), d, v) for _, t, d, v in rows) ==
           sorted((r["test"], r["dtype"], r["verdict"]) for r in report["results"]), "HTML verdict table = JSON results")
-    heads = set(re.findall(r'<h3 id="[^"]*"><span class="fail">([^<]*)</span> (\S+) \[(\w+)\]</h3>', page))
+    heads = set(re.findall(r'<section class="failure" id="[^"]*">\n<h3><span class="fail">([^<]*)</span> (\S+) \[(\w+)\]</h3>', page))
     check(heads == {(r["verdict"], t, d) for (t, d, _), r in failing.items()}, "HTML failure sections = JSON failures")
     for (t, d, kind), r in failing.items():
         check(r["replay"] in text, "HTML replay of %s [%s]" % (t, d))
@@ -376,11 +376,17 @@ def mode_terminal(tmp):
     check("\x1b" not in p.stdout and "\x1b" not in p.stderr, "no escape sequences into a pipe")
     check_table(p.stdout, "pipe")
 
-    # A failing run: each failure is followed by its counterexample and replay command.
+    # A failing run: each failure is followed by its counterexample and replay command, before the
+    # table; RapidCheck's draw log only with --verbose.
     p = run(GATE_MUTANT, expect=1)
     for block in re.split(r"\n(?=FAIL )", p.stdout)[1:]:
-        check("Counterexample:" in block and "Replay: attncheck gate " in block, "failure block has counterexample and replay")
-        check(block.index("Counterexample:") < block.index("Replay:"), "counterexample before the replay line")
+        check("Counterexample (shrunk):" in block and "Replay: attncheck gate " in block, "failure block has counterexample and replay")
+        check(block.index("Counterexample (shrunk):") < block.index("Replay:"), "counterexample before the replay line")
+    check(re.search(r"^FAIL ", p.stdout, re.M) and re.search(r"^contract +obligations +test", p.stdout, re.M)
+          and p.stdout.index("\nFAIL ") < re.search(r"^contract +obligations +test", p.stdout, re.M).start(),
+          "the failures come before the table")
+    check("  Drawn " not in p.stdout, "no draw log without --verbose")
+    check("  Drawn " in run(GATE_MUTANT + ["--verbose"], expect=1).stdout, "--verbose prints the draw log")
     check(re.search(r"\n\d+ passed, [1-9]\d* failed, 0 skipped\n$", p.stdout) is not None, "summary line of a failing run")
 
 

@@ -12,6 +12,7 @@ program of their own with attncheck.serve() and ``attncheck audit --exec``.
 from __future__ import annotations
 
 import json
+import math
 import os
 import shlex
 import shutil
@@ -58,6 +59,16 @@ def _bits_to_array(bits: Sequence[str], dtype: str) -> np.ndarray:
     return raw.view({"f16": "<f2", "f32": "<f4", "f64": "<f8"}[storage])
 
 
+def _ratio_figure(r: float) -> str:
+    """A ratio as attncheck's failure text prints it: 4 significant digits (C's %.4g), "inf" when not finite."""
+    return "%.4g" % r if math.isfinite(r) else "inf"
+
+
+def _ratio(row: Mapping[str, Any], key: str) -> float:
+    v = row.get(key, 0)
+    return math.inf if v == "inf" else float(v or 0)
+
+
 @dataclass
 class Check:
     """One (check, dtype) row of the report."""
@@ -73,6 +84,14 @@ class Check:
     reason: str                # why not applicable
     cli_replay: str            # the CLI's replay line (its --exec program only lives during audit())
     replay: str                # the same check from Python: an attncheck.audit(...) call
+    # The figures of a check, each labelled as the text report labels them (error / allowance; 0.0
+    # when nothing was measured, math.inf when a NaN or an overflow was seen):
+    worst_ratio: float = 0.0           # the largest seen over the run (failing case and shrink steps included)
+    worst_case: str = ""               # where it was seen
+    counterexample_ratio: float = 0.0  # that of the shrunk counterexample (shrinking keeps the smallest failing input)
+    worst_failure: str = ""            # the failing case of the largest ratio, when it is not the counterexample
+    worst_failure_ratio: float = 0.0
+    likely_cause: str = ""             # the contract's words for what usually makes this check fail (if_fails)
     values: Dict[str, np.ndarray] = field(default_factory=dict, repr=False)  # the counterexample: "input", "kernel", ...
     row: Dict[str, Any] = field(default_factory=dict, repr=False)            # the JSON report's row as it is
 
@@ -84,18 +103,45 @@ class Check:
     def name(self) -> str:
         return "%s[%s]" % (self.test, self.dtype)
 
-    def describe(self) -> str:
-        """The failure as attncheck prints it: verdict line, counterexample, replay."""
+    def describe(self, verbose: bool = False) -> str:
+        """The failure as attncheck prints it, failure first: verdict line, likely cause, figures,
+        counterexample (RapidCheck's "Drawn" lines only when verbose), replay, worst failing case."""
         lines = ["%s %s [%s]  contract %s, obligations %s" % (self.verdict, self.test, self.dtype, self.contract,
                                                             ", ".join(self.obligations))]
+        if self.likely_cause and self.verdict == "FAIL":
+            lines.append("  Likely cause: " + self.likely_cause)
+        figures = self.figures()
+        if figures:
+            lines.append("  " + figures)
         if self.counterexample:
-            lines += ["  Counterexample:"] + ["    " + line for line in self.counterexample.rstrip("\n").split("\n")]
+            text = [line for line in self.counterexample.rstrip("\n").split("\n") if verbose or not line.startswith("  Drawn ")]
+            lines += ["  Counterexample (shrunk):"] + ["    " + line if line else "" for line in text]
         if self.message:
             lines.append("  " + self.message)
         if self.reason:
             lines.append(("  not judged: " if self.verdict == "NOT-JUDGED" else "  not applicable: ") + self.reason)
         lines.append("  Replay: " + self.replay)
+        if self.worst_failure:
+            lines.append("  Worst failing case found (error/allowance %s):" % _ratio_figure(self.worst_failure_ratio))
+            lines += ["    " + line if line else "" for line in self.worst_failure.rstrip("\n").split("\n")]
         return "\n".join(lines)
+
+    def figures(self) -> str:
+        """The error/allowance figures, labelled, as the text report prints them; "" when none was measured."""
+        if self.worst_ratio == 0 and self.counterexample_ratio == 0:
+            return ""
+        if self.counterexample_ratio == self.worst_ratio:
+            return "Error/allowance: %s in the shrunk counterexample, the largest seen" % _ratio_figure(self.worst_ratio)
+        s = "Error/allowance: largest seen " + _ratio_figure(self.worst_ratio)
+        if self.worst_case:
+            s += " (%s)" % self.worst_case
+        if self.counterexample_ratio != 0:
+            s += ", shrunk counterexample " + _ratio_figure(self.counterexample_ratio)
+        elif self.counterexample:
+            s += "; the counterexample's failure is not an error against an allowance"
+        if self.worst_failure:
+            s += "; shrinking keeps the smallest failing input, not the largest error: the worst failing case found follows the replay line"
+        return s
 
 
 @dataclass
@@ -340,6 +386,9 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
             obligations=list(row.get("obligations", [])), kinds=list(row.get("kinds", [])),
             counterexample=row.get("counterexample", ""), message=row.get("message", ""),
             reason=row.get("reason", ""), cli_replay=row.get("replay", ""),
+            worst_ratio=_ratio(row, "worst_ratio"), worst_case=row.get("worst_case", ""),
+            counterexample_ratio=_ratio(row, "counterexample_ratio"), worst_failure=row.get("worst_failure", ""),
+            worst_failure_ratio=_ratio(row, "worst_failure_ratio"), likely_cause=row.get("likely_cause", ""),
             replay=_python_replay(table, name, row["test"], row["dtype"], report.get("seed", ""),
                                   int(report.get("cases", cases or 200)), extra),
             values=values, row=row))

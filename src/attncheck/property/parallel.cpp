@@ -137,7 +137,7 @@ std::string wait_text(pid_t pid) {
 // kept it). The size of Outcome on x86-64 with libstdc++ changes with every new field: when
 // this fires, add the field to both functions below and update the number.
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(Outcome) == 368, "Outcome changed: put its new field on the wire (encode_outcome/decode_outcome)");
+static_assert(sizeof(Outcome) == 416, "Outcome changed: put its new field on the wire (encode_outcome/decode_outcome)");
 #endif
 
 std::string encode_outcome(const Outcome& o) {
@@ -161,6 +161,9 @@ std::string encode_outcome(const Outcome& o) {
   put_u64(s, o.certified.mpfi);
   put_u64(s, o.certified.uncertified);
   put_string(s, o.worst_case);
+  put_double(s, o.counterexample_ratio);
+  put_double(s, o.worst_failure_ratio);
+  put_string(s, o.worst_failure);
   put_string(s, o.replay);
   put_u64(s, o.findings.size());
   for (const std::string& f : o.findings) put_string(s, f);
@@ -213,6 +216,9 @@ std::optional<Outcome> decode_outcome(std::string_view bytes) {
   o.certified.mpfi = r.u64();
   o.certified.uncertified = r.u64();
   o.worst_case = r.str();
+  o.counterexample_ratio = r.f64();
+  o.worst_failure_ratio = r.f64();
+  o.worst_failure = r.str();
   o.replay = r.str();
   const std::uint64_t findings = r.u64();
   for (std::uint64_t k = 0; r.ok && k < findings; ++k) o.findings.push_back(r.str());

@@ -116,7 +116,8 @@ inline double ratio(long double err, long double allowed) {
 template <class T>
 struct Report {
   std::ostringstream s;
-  Report(const std::string& id, const std::string& what) {
+  std::string what_;
+  Report(const std::string& id, const std::string& what) : what_(what) {
     s << id << " failed: " << what << "\n";
   }
   Report& input(const std::string& name, const std::vector<T>& x) {
@@ -143,7 +144,9 @@ struct Report {
       << decimal(oracle::ulp_distance(got, e.rounded)) << " ULP from the correctly rounded value\n";
     return *this;
   }
+  // The ratio printed is the case's ratio in the report, and counts in the largest error seen.
   Report& error(long double err, long double allowed, const std::string& how = "derived") {
+    observe_failure(ratio(err, allowed), what_);
     s << "  Error:       " << decimal(static_cast<double>(err), 6) << "  (allowed " << decimal(static_cast<double>(allowed), 6)
       << ", " << how << "; ratio " << decimal(ratio(err, allowed), 4) << ")\n";
     return *this;

@@ -81,6 +81,9 @@ struct WorstSeen {
   std::vector<std::string> findings;  // note_finding, each text once
   std::vector<CoverageSeries> coverage;  // cover, by generator
   bool covering = true;                  // false once a case has failed: shrink steps are not counted
+  // The case being evaluated: its largest observed ratio, and that of the comparison its failure
+  // states (observe_failure; -1 when none).
+  double case_ratio = 0, case_failure_ratio = -1;
 };
 thread_local WorstSeen* current_worst = nullptr;
 
@@ -178,6 +181,21 @@ void observe(double ratio, const std::string& where) {
   if (!current_worst) return;
   if (ratio != ratio) ratio = std::numeric_limits<double>::infinity();  // NaN: worst possible
   current_worst->all.push_back(ratio);
+  current_worst->case_ratio = std::max(current_worst->case_ratio, ratio);
+  if (ratio > current_worst->ratio) {
+    current_worst->ratio = ratio;
+    current_worst->where = where;
+  }
+}
+
+void observe_failure(double ratio, const std::string& where) {
+  if (!current_worst) return;
+  if (ratio != ratio) ratio = std::numeric_limits<double>::infinity();
+  current_worst->case_failure_ratio = ratio;
+  // A case that observed nothing else (a check that only reports its failing comparison) counts
+  // this one in the median too; the others have observed it already (expect_close).
+  if (current_worst->case_ratio == 0) current_worst->all.push_back(ratio);
+  current_worst->case_ratio = std::max(current_worst->case_ratio, ratio);
   if (ratio > current_worst->ratio) {
     current_worst->ratio = ratio;
     current_worst->where = where;
@@ -240,6 +258,17 @@ void note_unbounded() {
   if (current_worst) ++current_worst->unbounded;
 }
 
+namespace {
+// A failing evaluation's text as the report shows it: RC_FAIL prefixes "file:line:\nRC_FAIL(message)\n\n";
+// only the property's own report is kept, ending in a newline.
+std::string failure_text(std::string text) {
+  if (const auto at = text.find("RC_FAIL(message)\n"); at != std::string::npos) text = text.substr(at + 17);
+  while (!text.empty() && text.front() == '\n') text.erase(0, 1);
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  return text;
+}
+}  // namespace
+
 namespace detail {
 void run_rapidcheck(const std::function<void()>& body, const RunParams& params, Outcome& out) {
   rc::detail::TestParams tp;
@@ -262,30 +291,38 @@ void run_rapidcheck(const std::function<void()>& body, const RunParams& params, 
   int after_failure = -1;  // evaluations since the first failure; -1 before it
   std::string last_failure;  // message of the latest failing evaluation = the smallest case so far
   bool undecided = false;    // ... and it was the oracle that could not decide (oracle::tiered::no_verdict)
+  // The ratio of each failing evaluation: that of the comparison its report states, else the largest
+  // it observed when above 1, else 0 (a failure that is not an error against an allowance).
+  double last_failure_ratio = 0, worst_failure_ratio = 0;
+  std::string worst_failure;  // the failing evaluation of the largest ratio
+  const auto failed = [&](std::string text, bool oracle_undecided) {
+    if (after_failure < 0) after_failure = 0;
+    last_failure = std::move(text);
+    undecided = oracle_undecided;
+    last_failure_ratio = worst.case_failure_ratio >= 0 ? worst.case_failure_ratio : worst.case_ratio > 1 ? worst.case_ratio : 0;
+    if (last_failure_ratio > worst_failure_ratio) {
+      worst_failure_ratio = last_failure_ratio;
+      worst_failure = last_failure;
+    }
+  };
   const auto budgeted = [&] {
     if (after_failure >= shrink_budget) return;
     if (after_failure >= 0) ++after_failure;
     worst.covering = after_failure < 0;
+    worst.case_ratio = 0;
+    worst.case_failure_ratio = -1;
     try {
       body();
     } catch (const rc::GenerationFailure&) {
       throw;  // RapidCheck discards the case (a generator could not produce a value): not a failure
     } catch (const rc::detail::CaseResult& r) {
-      if (r.type == rc::detail::CaseResult::Type::Failure) {
-        if (after_failure < 0) after_failure = 0;
-        last_failure = r.description;
-        undecided = false;
-      }
+      if (r.type == rc::detail::CaseResult::Type::Failure) failed(r.description, false);
       throw;
     } catch (const std::exception& e) {
-      if (after_failure < 0) after_failure = 0;
-      last_failure = std::string("exception: ") + e.what();
-      undecided = dynamic_cast<const oracle::tiered::no_verdict*>(&e) != nullptr;
+      failed(std::string("exception: ") + e.what(), dynamic_cast<const oracle::tiered::no_verdict*>(&e) != nullptr);
       throw;
     } catch (...) {
-      if (after_failure < 0) after_failure = 0;
-      last_failure = "unknown exception";
-      undecided = false;
+      failed("unknown exception", false);
       throw;
     }
   };
@@ -325,17 +362,16 @@ void run_rapidcheck(const std::function<void()>& body, const RunParams& params, 
     out.verdict = Verdict::fail;
     out.cases = failure.numSuccess + 1;
     std::ostringstream s;
-    // RC_FAIL prefixes "file:line:\nRC_FAIL(message)\n\n"; keep only the property's own report.
-    std::string text = last_failure.empty() ? failure.description : last_failure;
-    if (const auto at = text.find("RC_FAIL(message)\n"); at != std::string::npos) text = text.substr(at + 17);
-    while (!text.empty() && text.front() == '\n') text.erase(0, 1);
-    s << text << (text.empty() || text.back() != '\n' ? "\n" : "");
+    s << failure_text(last_failure.empty() ? failure.description : last_failure);
     s << "  Found after " << out.cases << " cases and " << shrinks.accepted << " shrinks, seed "
       << hex_u64(out.seed) << " (derived from run seed " << hex_u64(params.seed) << ")\n";
     if (after_failure >= shrink_budget) s << "  (shrinking stopped after " << shrink_budget << " evaluations)\n";
     for (const auto& [type, value] : failure.counterExample)
       s << "  Drawn " << type << ": " << (value.size() > 400 ? value.substr(0, 400) + " ..." : value) << "\n";
     out.counterexample = s.str();
+    out.counterexample_ratio = last_failure_ratio;
+    out.worst_failure_ratio = worst_failure_ratio;
+    if (worst_failure_ratio > last_failure_ratio) out.worst_failure = failure_text(worst_failure);
     if (undecided) {  // not a counterexample: the oracle could not judge this case
       out.verdict = Verdict::error;
       out.message = "the oracle could not decide a case (" + out.counterexample + ")";

@@ -73,6 +73,13 @@ struct Outcome {
   std::size_t unbounded = 0;      // observations whose derived allowance was infinite (γ_n >= 1)
   oracle::tiered::tier_counts certified;  // reference values from the tiered oracle, by tier
   std::string worst_case;         // where it was seen
+  // The failing cases' own figures (0 when the check passed or its failure states no ratio): the
+  // error/allowance of the shrunk counterexample's failing comparison, and the failing case with the
+  // largest one. Shrinking seeks the smallest failing input, not the largest error, so a kernel 10^4
+  // off can shrink to a case at ratio 1.006: reports show both, labelled (docs/reports.md).
+  double counterexample_ratio = 0;
+  double worst_failure_ratio = 0;
+  std::string worst_failure;      // that case as the property reported it; empty when it is the counterexample
   std::vector<std::string> findings;  // measured facts a property reports on a pass (note_finding)
   std::vector<SampleSeries> samples;  // per-case measurements for plots (sample), by first offer
   std::vector<CoverageSeries> coverage;  // input regions reached (cover), by generator in first-draw order
@@ -139,6 +146,10 @@ std::string replay_command(const Outcome& o, const RunParams& params);
 
 // Records error/allowed for the "largest error seen" report; where says what was measured.
 void observe(double ratio, const std::string& where);
+
+// Records the error/allowed of the comparison a failure states (Report::error calls it): the
+// largest error seen includes it, and it is the failing case's ratio in the report.
+void observe_failure(double ratio, const std::string& where);
 
 // Records a measured fact worth printing even when the property passes (e.g. the smallest
 // distance an exhaustive search found, and where): the gate prints it under its row.

@@ -66,7 +66,8 @@ struct BatchedCase {
   Output run(const KernelSet<T>& ks) const { return run(ks, tiling); }
   std::string describe() const {
     std::string r = p.describe();
-    if (tiling.bc) r += ", tiles " + std::to_string(tiling.br) + " x " + std::to_string(tiling.bc);
+    // Whose tiling: the reference kernel's (and its mutants'); a kernel under audit tiles as it likes.
+    if (tiling.bc) r += ", the reference's tiles " + std::to_string(tiling.br) + " x " + std::to_string(tiling.bc) + " (Br x Bc)";
     if (shift != 0) r += ", scores shifted by about " + std::to_string(static_cast<long long>(shift));
     if (v_mean != 0) r += ", odd value columns of mean " + std::to_string(static_cast<long long>(v_mean));
     return r;
