@@ -1,36 +1,24 @@
 // attncheck audit: names and codes of kernel kinds and dtypes.
 #include "attncheck/audit/call.hpp"
+#include "attncheck/audit/kinds/registry.hpp"
 
 #include <algorithm>
 #include <cstring>
 
 namespace attncheck::audit {
 
-std::string_view kind_name(Kind k) {
-  switch (k) {
-    case Kind::softmax: return "softmax";
-    case Kind::log_softmax: return "log_softmax";
-    case Kind::scores: return "scores";
-    case Kind::rmsnorm: return "rmsnorm";
-    case Kind::entropy: return "entropy";
-    case Kind::attention: return "attention";
-    case Kind::softmax_jvp: return "softmax_jvp";
-    case Kind::attention_v2: return "attention";
-    case Kind::attention_backward: return "attention_backward";
-    case Kind::attention_merge: return "attention_merge";
-    case Kind::attention_varlen: return "attention_varlen";
-    case Kind::attention_paged: return "attention_paged";
-    case Kind::attention_fp8kv: return "attention_fp8kv";
-    case Kind::kv_quantize: return "kv_quantize";
-  }
-  return "?";
-}
+std::string_view kind_name(Kind k) { return descriptor_of(k).name; }
+bool abi2_only(Kind k) { return descriptor_of(k).abi2_only; }
+bool takes_problem(Kind k) { return descriptor_of(k).takes_problem; }
+bool returns_o_lse(Kind k) { return descriptor_of(k).returns_o_lse; }
+bool takes_fp8(Kind k) { return descriptor_of(k).takes_fp8; }
+std::size_t output_size(Kind k, Dtype d) { return descriptor_of(k).byte_output ? 1 : dtype_size(d); }
 
 std::string kind_label(Kind k) { return std::string(kind_name(k)) + (k == Kind::attention_v2 ? " (ABI 2)" : ""); }
 
 std::optional<Kind> parse_kind(std::string_view s) {
-  for (Kind k : all_kinds)
-    if (k != Kind::attention_v2 && kind_name(k) == s) return k;
+  for (Kind k : registered_kinds())
+    if (descriptor_of(k).spelt && kind_name(k) == s) return k;
   return std::nullopt;
 }
 

@@ -1,5 +1,6 @@
 // attncheck audit: encoding and strict decoding of exec-protocol frames.
 #include "attncheck/audit/protocol.hpp"
+#include "attncheck/audit/kinds/registry.hpp"
 
 #include <cstring>
 
@@ -35,25 +36,10 @@ struct Reader {
   }
 };
 
-std::size_t expected_inputs(Kind k) {
-  switch (k) {
-    case Kind::scores:
-    case Kind::rmsnorm:
-    case Kind::softmax_jvp: return 2;
-    case Kind::attention:
-    case Kind::attention_v2: return 3;
-    case Kind::attention_backward: return 5;  // q, k, v, o, dO (the LSE travels in the attention block)
-    case Kind::attention_merge: return 1;     // o_parts (lse_parts travel in the merge block)
-    case Kind::attention_varlen: return 3;    // q, k, v (the offsets travel in the varlen block)
-    case Kind::attention_paged: return 3;     // q, k_cache, v_cache (the page table travels in the paged block)
-    case Kind::attention_fp8kv: return 3;     // q, the codes k and v (the scales travel in the fp8 block)
-    default: return 1;
-  }
-}
-
-// Bytes per element of input i of kind k at storage d in CALL: attention_fp8kv's codes k and v are
-// one byte each; every other input is in the storage format.
-std::size_t input_width(Kind k, std::size_t i, Dtype d) { return k == Kind::attention_fp8kv && (i == 1 || i == 2) ? 1 : dtype_size(d); }
+// CALL's input arrays of kind k, and the bytes per element of input i at storage d (attention_fp8kv's
+// codes k and v are one byte each; every other input is in the storage format): the kind's descriptor.
+std::size_t expected_inputs(Kind k) { return descriptor_of(k).wire_inputs; }
+std::size_t input_width(Kind k, std::size_t i, Dtype d) { return element_size(descriptor_of(k).arrays[i].element, d); }
 }  // namespace
 
 std::string version_note(unsigned peer) {
@@ -190,7 +176,7 @@ Call decode_call(const std::vector<unsigned char>& payload) {
   Reader r{payload};
   Call c;
   const auto kind = r.get(1, "kind");
-  if (kind < 1 || kind > 14) throw ProtocolError("unknown kernel kind " + std::to_string(kind));
+  if (!find_kind(static_cast<std::uint8_t>(kind))) throw ProtocolError("unknown kernel kind " + std::to_string(kind));
   c.kind = static_cast<Kind>(kind);
   const auto storage = static_cast<std::uint8_t>(r.get(1, "dtype"));
   c.causal = r.get(1, "causal") != 0;
