@@ -16,3 +16,8 @@ add_test(NAME "protocol: a wire-format drift planted in the table, the docs, pro
 set_tests_properties("protocol: protocol.cpp, protocol.py, the Node example and docs/audit-protocol.md agree with wire_format.tsv"
                      "protocol: a wire-format drift planted in the table, the docs, protocol.py or the Node example fails the check"
                      PROPERTIES LABELS "audit;protocol" TIMEOUT 120)
+
+# Kinds are described once (src/attncheck/audit/kinds/): no new `switch` on the kind elsewhere.
+add_test(NAME "audit: no switch on the kernel kind outside its descriptor but the draws not yet moved"
+         COMMAND ${ATTNCHECK_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_kind_switches.py ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties("audit: no switch on the kernel kind outside its descriptor but the draws not yet moved" PROPERTIES LABELS audit)
