@@ -50,6 +50,7 @@ constinit const KindDescriptor attention_backward_kind{
     .name = "attention_backward",
     .abi2_only = true,
     .takes_problem = true,
+    .blocks = wire_block::lse_given,
     .wire_inputs = 5,
     .smallest_call =
         [](Call& c) {

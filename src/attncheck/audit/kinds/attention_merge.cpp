@@ -11,6 +11,7 @@ constinit const KindDescriptor attention_merge_kind{
     .name = "attention_merge",
     .abi2_only = true,
     .returns_o_lse = true,
+    .blocks = wire_block::merge,
     .wire_inputs = 1,
     .smallest_call =
         [](Call& c) {  // one split of one row, dv = 1, no LSE asked

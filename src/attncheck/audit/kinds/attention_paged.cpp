@@ -12,6 +12,7 @@ constinit const KindDescriptor attention_paged_kind{
     .abi2_only = true,
     .takes_problem = true,
     .returns_o_lse = true,
+    .blocks = wire_block::paged,
     .wire_inputs = 3,
     .smallest_call =
         [](Call& c) {  // one sequence of one query and one key in one page of one token, no LSE asked

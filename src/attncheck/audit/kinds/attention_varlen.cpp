@@ -12,6 +12,7 @@ constinit const KindDescriptor attention_varlen_kind{
     .abi2_only = true,
     .takes_problem = true,
     .returns_o_lse = true,
+    .blocks = wire_block::varlen,
     .wire_inputs = 3,
     .smallest_call =
         [](Call& c) {  // one sequence of one query and one key, no LSE asked

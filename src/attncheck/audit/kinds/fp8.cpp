@@ -13,7 +13,7 @@ constinit const KindDescriptor attention_fp8kv_kind{
     .abi2_only = true,
     .takes_problem = true,
     .returns_o_lse = true,
-    .takes_fp8 = true,
+    .blocks = wire_block::fp8_kv_scales,
     .wire_inputs = 3,
     .smallest_call =
         [](Call& c) {  // one query and one key, d = dv = 1, E4M3FN codes 0, scales 1 per tensor, no LSE asked
@@ -39,7 +39,7 @@ constinit const KindDescriptor kv_quantize_kind{
     .kind = Kind::kv_quantize,
     .name = "kv_quantize",
     .abi2_only = true,
-    .takes_fp8 = true,
+    .blocks = wire_block::fp8_one_scale,
     .byte_output = true,
     .smallest_call =
         [](Call& c) {  // one value +0, E4M3FN saturating, scale 1

@@ -27,6 +27,17 @@ inline std::size_t element_size(Element e, Dtype d) {
   return e == Element::storage ? dtype_size(d) : e == Element::lse ? lse_size(d) : e == Element::byte ? 1 : 4;
 }
 
+// CALL's blocks after the attention block (docs/audit-protocol.md, wire_format.tsv), as the bits
+// of KindDescriptor::blocks: the exec codec reads and writes a kind's blocks by them.
+namespace wire_block {
+inline constexpr std::uint8_t lse_given = 1;       // the LSE given, right after the attention block (Call::inputs[5])
+inline constexpr std::uint8_t merge = 2;           // the LSE asked for and lse_parts (Call::inputs[1])
+inline constexpr std::uint8_t varlen = 4;          // cu_seqlens_q, cu_seqlens_k (Call::inputs[3], [4])
+inline constexpr std::uint8_t paged = 8;           // Call::paging, cu_seqlens_q, seqused_k, block_table (inputs[3] to [5])
+inline constexpr std::uint8_t fp8_kv_scales = 16;  // the fp8 block with k_scale and v_scale (Call::inputs[3], [4])
+inline constexpr std::uint8_t fp8_one_scale = 32;  // the fp8 block with one scale and the overflow rule (Call::fp8)
+}  // namespace wire_block
+
 struct KindDescriptor {
   Kind kind;                    // its number in the exec protocol (CALL's first byte) and in abi.h's order
   std::string_view name;        // as users spell it and reports print it (attention_v2: "attention")
@@ -34,7 +45,7 @@ struct KindDescriptor {
   bool abi2_only = false;       // only ABI version 2 has a signature for it
   bool takes_problem = false;   // it takes ABI version 2's attention problem (CALL's attention block)
   bool returns_o_lse = false;   // its result is o and, when asked, the LSE (RESULT's LSE part)
-  bool takes_fp8 = false;       // it reads or writes FP8 codes (CALL's fp8 block)
+  std::uint8_t blocks = 0;      // its CALL blocks besides the attention block (wire_block's bits)
   std::size_t wire_inputs = 1;  // CALL's input arrays (src/attncheck/audit/wire_format.tsv)
   bool byte_output = false;     // its output is one byte per element (FP8 codes)
   // The smallest call of the kind at c.dtype (one element, +0), which the exec backend sends to ask
