@@ -83,6 +83,8 @@ TEST_CASE("a registered kind's number or spelling cannot be taken twice, and unr
   again.kind = static_cast<Kind>(201);
   CHECK_THROWS_AS(register_kind(again), std::logic_error);  // the name `scale` is taken
   CHECK(find_kind(202) == nullptr);
+  CHECK(kind_name(static_cast<Kind>(202)) == "?");  // named as before the registry, never a throw
+  CHECK_FALSE(takes_problem(static_cast<Kind>(202)));
   std::vector<unsigned char> payload(4 + 4 + 6 * 8, 0);
   payload[0] = 202;
   CHECK_THROWS_AS(protocol::decode_call(payload), protocol::ProtocolError);

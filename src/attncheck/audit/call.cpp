@@ -7,12 +7,18 @@
 
 namespace attncheck::audit {
 
-std::string_view kind_name(Kind k) { return descriptor_of(k).name; }
-bool abi2_only(Kind k) { return descriptor_of(k).abi2_only; }
-bool takes_problem(Kind k) { return descriptor_of(k).takes_problem; }
-bool returns_o_lse(Kind k) { return descriptor_of(k).returns_o_lse; }
-bool takes_fp8(Kind k) { return (descriptor_of(k).blocks & (wire_block::fp8_kv_scales | wire_block::fp8_one_scale)) != 0; }
-std::size_t output_size(Kind k, Dtype d) { return descriptor_of(k).byte_output ? 1 : dtype_size(d); }
+namespace {
+// The kind's descriptor, or null for a number no kind is registered under: the questions below then
+// answer as they did before the registry ("?", false), never throw.
+const KindDescriptor* known(Kind k) { return find_kind(static_cast<std::uint8_t>(k)); }
+}  // namespace
+
+std::string_view kind_name(Kind k) { return known(k) ? known(k)->name : "?"; }
+bool abi2_only(Kind k) { return known(k) && known(k)->abi2_only; }
+bool takes_problem(Kind k) { return known(k) && known(k)->takes_problem; }
+bool returns_o_lse(Kind k) { return known(k) && known(k)->returns_o_lse; }
+bool takes_fp8(Kind k) { return known(k) && (known(k)->blocks & (wire_block::fp8_kv_scales | wire_block::fp8_one_scale)) != 0; }
+std::size_t output_size(Kind k, Dtype d) { return known(k) && known(k)->byte_output ? 1 : dtype_size(d); }
 
 std::string kind_label(Kind k) { return std::string(kind_name(k)) + (k == Kind::attention_v2 ? " (ABI 2)" : ""); }
 
