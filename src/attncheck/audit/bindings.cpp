@@ -10,6 +10,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "attncheck/audit/bindings.hpp"
+#include "attncheck/audit/kinds/registry.hpp"
 
 #include "attncheck/property/tolerance.hpp"
 #include "attncheck/contract/yaml_documents.hpp"
@@ -25,8 +26,8 @@ namespace {
 
 std::vector<std::string> kind_names() {
   std::vector<std::string> v;
-  for (Kind k : all_kinds)
-    if (k != Kind::attention_v2) v.emplace_back(kind_name(k));  // spelt `attention` (call.hpp, abi_kind)
+  for (Kind k : registered_kinds())
+    if (descriptor_of(k).spelt) v.emplace_back(kind_name(k));  // not attention_v2, spelt `attention` (call.hpp, abi_kind)
   return v;
 }
 

@@ -1,36 +1,30 @@
 // attncheck audit: names and codes of kernel kinds and dtypes.
 #include "attncheck/audit/call.hpp"
+#include "attncheck/audit/kinds/registry.hpp"
 
 #include <algorithm>
 #include <cstring>
 
 namespace attncheck::audit {
 
-std::string_view kind_name(Kind k) {
-  switch (k) {
-    case Kind::softmax: return "softmax";
-    case Kind::log_softmax: return "log_softmax";
-    case Kind::scores: return "scores";
-    case Kind::rmsnorm: return "rmsnorm";
-    case Kind::entropy: return "entropy";
-    case Kind::attention: return "attention";
-    case Kind::softmax_jvp: return "softmax_jvp";
-    case Kind::attention_v2: return "attention";
-    case Kind::attention_backward: return "attention_backward";
-    case Kind::attention_merge: return "attention_merge";
-    case Kind::attention_varlen: return "attention_varlen";
-    case Kind::attention_paged: return "attention_paged";
-    case Kind::attention_fp8kv: return "attention_fp8kv";
-    case Kind::kv_quantize: return "kv_quantize";
-  }
-  return "?";
-}
+namespace {
+// The kind's descriptor, or null for a number no kind is registered under: the questions below then
+// answer as they did before the registry ("?", false), never throw.
+const KindDescriptor* known(Kind k) { return find_kind(static_cast<std::uint8_t>(k)); }
+}  // namespace
+
+std::string_view kind_name(Kind k) { return known(k) ? known(k)->name : "?"; }
+bool abi2_only(Kind k) { return known(k) && known(k)->abi2_only; }
+bool takes_problem(Kind k) { return known(k) && known(k)->takes_problem; }
+bool returns_o_lse(Kind k) { return known(k) && known(k)->returns_o_lse; }
+bool takes_fp8(Kind k) { return known(k) && (known(k)->blocks & (wire_block::fp8_kv_scales | wire_block::fp8_one_scale)) != 0; }
+std::size_t output_size(Kind k, Dtype d) { return known(k) && known(k)->byte_output ? 1 : dtype_size(d); }
 
 std::string kind_label(Kind k) { return std::string(kind_name(k)) + (k == Kind::attention_v2 ? " (ABI 2)" : ""); }
 
 std::optional<Kind> parse_kind(std::string_view s) {
-  for (Kind k : all_kinds)
-    if (k != Kind::attention_v2 && kind_name(k) == s) return k;
+  for (Kind k : registered_kinds())
+    if (descriptor_of(k).spelt && kind_name(k) == s) return k;
   return std::nullopt;
 }
 

@@ -42,28 +42,17 @@ enum class Kind : std::uint8_t {
   kv_quantize
 };
 
-inline constexpr Kind all_kinds[] = {Kind::softmax,     Kind::log_softmax,  Kind::scores,
-                                     Kind::rmsnorm,     Kind::entropy,      Kind::attention,
-                                     Kind::softmax_jvp, Kind::attention_v2, Kind::attention_backward,
-                                     Kind::attention_merge, Kind::attention_varlen, Kind::attention_paged,
-                                     Kind::attention_fp8kv, Kind::kv_quantize};
+// What each kind is lives in its descriptor (attncheck/audit/kinds/): the questions below read it.
+// Every registered kind, in the order of abi.h (kinds/registry.cpp, one line each).
+const std::vector<Kind>& registered_kinds();
 // The kinds a library must be of ABI version 2 to bind (version 1 has no signature for them).
-inline bool abi2_only(Kind k) {
-  return k == Kind::attention_backward || k == Kind::attention_merge || k == Kind::attention_varlen || k == Kind::attention_paged ||
-         k == Kind::attention_fp8kv || k == Kind::kv_quantize;
-}
+bool abi2_only(Kind k);
 // The kinds that take the attention problem struct (ABI version 2's).
-inline bool takes_problem(Kind k) {
-  return k == Kind::attention_v2 || k == Kind::attention_backward || k == Kind::attention_varlen || k == Kind::attention_paged ||
-         k == Kind::attention_fp8kv;
-}
+bool takes_problem(Kind k);
 // The kinds whose result is o and, when asked, the LSE (a RESULT with an LSE part, outputs o and lse).
-inline bool returns_o_lse(Kind k) {
-  return k == Kind::attention_v2 || k == Kind::attention_merge || k == Kind::attention_varlen || k == Kind::attention_paged ||
-         k == Kind::attention_fp8kv;
-}
+bool returns_o_lse(Kind k);
 // The kinds that read or write FP8 codes (a format, and scales).
-inline bool takes_fp8(Kind k) { return k == Kind::attention_fp8kv || k == Kind::kv_quantize; }
+bool takes_fp8(Kind k);
 
 // The ABI versions this attncheck speaks (include/attncheck/abi.h, ATTNCHECK_ABI_VERSION).
 inline constexpr int min_abi_version = 1, max_abi_version = 2;
@@ -82,7 +71,7 @@ inline Kind spelt_kind(Kind k) { return k == Kind::attention_v2 ? Kind::attentio
 std::size_t lse_size(Dtype d);
 std::size_t dtype_size(Dtype d);   // bytes per element: 2, 4 or 8
 // Bytes per output element of kind k at storage d: 1 for kv_quantize (FP8 codes), else dtype_size(d).
-inline std::size_t output_size(Kind k, Dtype d) { return k == Kind::kv_quantize ? 1 : dtype_size(d); }
+std::size_t output_size(Kind k, Dtype d);
 std::uint8_t dtype_code(Dtype d);  // exec protocol code of the storage format: f16 1, bf16 2, f32 3, f64 4
 std::uint8_t arithmetic_code(Dtype d);  // of the arithmetic format: 0 the storage format's own, 3 f32
 std::optional<Dtype> dtype_from_code(std::uint8_t storage, std::uint8_t arithmetic);

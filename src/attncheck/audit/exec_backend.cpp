@@ -1,5 +1,6 @@
 // attncheck audit: the exec-protocol client (see docs/audit-protocol.md).
 #include "attncheck/audit/exec_backend.hpp"
+#include "attncheck/audit/kinds/registry.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -185,83 +186,7 @@ ExecBackend::Served ExecBackend::serves(Kind k, Dtype d) {
   Call c;
   c.kind = k;
   c.dtype = d;
-  const std::size_t bytes = dtype_size(d);
-  const auto zeros = [bytes](std::size_t count) { return std::vector<unsigned char>(count * bytes, 0); };
-  switch (k) {
-    case Kind::softmax:
-    case Kind::log_softmax:
-    case Kind::entropy:
-      c.n = 1;
-      c.inputs = {zeros(1)};
-      c.output_count = 1;
-      break;
-    case Kind::softmax_jvp:
-      c.n = 1;
-      c.inputs = {zeros(1), zeros(1)};
-      c.output_count = 1;
-      break;
-    case Kind::scores:
-      c.n = c.m = c.d = 1;
-      c.inputs = {zeros(1), zeros(1)};
-      c.output_count = 1;
-      break;
-    case Kind::rmsnorm:
-      c.d = 1;
-      c.eps = 1.0 / 1024;  // a power of two: exact in every S
-      c.inputs = {zeros(1), zeros(1)};
-      c.output_count = 1;
-      break;
-    case Kind::attention:
-    case Kind::attention_v2:
-      c.n = c.m = c.d = c.dv = 1;
-      c.problem.shape.n = c.problem.shape.m = c.problem.shape.d = c.problem.shape.dv = 1;
-      c.inputs = {zeros(1), zeros(1), zeros(1)};
-      c.output_count = 1;
-      break;
-    case Kind::attention_backward:
-      c.n = c.m = c.d = c.dv = 1;
-      c.problem.shape.n = c.problem.shape.m = c.problem.shape.d = c.problem.shape.dv = 1;
-      c.inputs = {zeros(1), zeros(1), zeros(1), zeros(1), zeros(1), std::vector<unsigned char>(lse_size(d), 0)};
-      c.lse_count = 1;
-      c.output_count = 3;
-      break;
-    case Kind::attention_merge:  // one split of one row, dv = 1, no LSE asked
-      c.n = c.m = c.dv = 1;
-      c.inputs = {zeros(1), std::vector<unsigned char>(lse_size(d), 0)};
-      c.output_count = 1;
-      break;
-    case Kind::attention_varlen: {  // one sequence of one query and one key, no LSE asked
-      c.n = c.m = c.d = c.dv = 1;
-      c.problem.shape.n = c.problem.shape.m = c.problem.shape.d = c.problem.shape.dv = 1;
-      const std::vector<unsigned char> offsets = {0, 0, 0, 0, 1, 0, 0, 0};  // int32 LE {0, 1}
-      c.inputs = {zeros(1), zeros(1), zeros(1), offsets, offsets};
-      c.output_count = 1;
-      break;
-    }
-    case Kind::attention_paged: {  // one sequence of one query and one key in one page of one token, no LSE asked
-      c.n = c.m = c.d = c.dv = 1;
-      c.problem.shape.n = c.problem.shape.m = c.problem.shape.d = c.problem.shape.dv = 1;
-      c.paging = {.page_size = 1, .num_pages = 1, .pages_per_sequence = 1};
-      const std::vector<unsigned char> cu_q = {0, 0, 0, 0, 1, 0, 0, 0}, one = {1, 0, 0, 0}, page0 = {0, 0, 0, 0};  // int32 LE
-      c.inputs = {zeros(1), zeros(1), zeros(1), cu_q, one, page0};
-      c.output_count = 1;
-      break;
-    }
-    case Kind::attention_fp8kv: {  // one query and one key, d = dv = 1, E4M3FN codes 0, scales 1 per tensor, no LSE asked
-      c.n = c.m = c.d = c.dv = 1;
-      c.problem.shape.n = c.problem.shape.m = c.problem.shape.d = c.problem.shape.dv = 1;
-      const std::vector<unsigned char> one = {0x00, 0x00, 0x80, 0x3f};  // 1.0f LE
-      c.inputs = {zeros(1), {0}, {0}, one, one};
-      c.output_count = 1;
-      break;
-    }
-    case Kind::kv_quantize:  // one value +0, E4M3FN saturating, scale 1
-      c.n = 1;
-      c.fp8 = {.format = 0, .saturating = true, .scale = 1.0f};
-      c.inputs = {zeros(1)};
-      c.output_count = 1;
-      break;
-  }
+  descriptor_of(k).smallest_call(c);  // the kind's smallest input (its descriptor, kinds/)
   const Reply r = exchange(c);
   if (r.status == Status::done || r.status == Status::declined) return Served::yes;
   if (r.status == Status::protocol_error && r.detail.rfind(peer_error_prefix, 0) == 0 &&

@@ -46,6 +46,7 @@
 #include <type_traits>
 
 #include "attncheck/audit/fd_io.hpp"
+#include "attncheck/audit/kinds/registry.hpp"
 #include "attncheck/abi.h"  // the signatures invoke() calls; also keeps the header C++-clean
 
 namespace attncheck::audit {
@@ -60,24 +61,9 @@ constexpr double startup_seconds = 30;        // dlopen and the library's constr
 std::size_t page_size() { return static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)); }
 std::size_t align_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
 
-// What travels over the request pipe: plain data, offsets into the shared region.
-constexpr int max_inputs = 6, max_outputs = 3;
-struct Request {
-  std::uint32_t binding;
-  std::uint32_t causal;
-  std::uint64_t n, m, d, dv;
-  double eps;
-  std::uint64_t in_off[max_inputs];
-  std::uint64_t out_off[max_outputs];  // [0] the output (o, dQ); [1] attention_v2's or the merge's LSE, or dK; [2] dV
-  std::uint32_t kind;         // the Kind to call the binding as (attention_v2 for `attention` of ABI 2)
-  std::uint32_t outputs;      // how many of out_off are used (attention_v2, attention_merge without LSE: 1, lse NULL)
-  std::uint64_t problem_off;  // attention_v2, attention_backward: the attncheck_attention_problem
-  std::uint64_t guard_off[max_outputs - 1];  // outputs 1 and 2: the pages to protect during the call
-  std::uint64_t page_size, num_pages, pages_per_sequence;  // attention_paged's scalars
-  std::uint64_t scale_count;                               // attention_fp8kv: k_scale and v_scale elements
-  std::int32_t fp8_format, fp8_saturating;                 // attention_fp8kv, kv_quantize (saturating: kv_quantize)
-  float fp8_scale;                                         // kv_quantize's scale
-};
+// What travels over the request pipe (kinds/library_call.hpp: the descriptors' calls read it).
+using Request = LibraryRequest;
+constexpr int max_inputs = max_library_inputs, max_outputs = max_library_outputs;
 struct Response {
   std::int32_t guard_hit;  // 1 + the output whose guard page the child hit (sent by its SIGSEGV handler)
   std::int32_t rc;         // the kernel's return value
@@ -106,7 +92,8 @@ void on_segv(int, siginfo_t* info, void*) {
   }
 }
 
-// The casts below must match include/attncheck/abi.h; checked at compile time for f32.
+// The casts of the kinds' calls (their descriptors' invoke, kinds/) must match include/attncheck/abi.h;
+// checked at compile time here for some formats.
 static_assert(std::is_same_v<attncheck_softmax_f32_fn, int (*)(const float*, float*, std::size_t)>);
 static_assert(std::is_same_v<attncheck_rmsnorm_bf16_fn, int (*)(const std::uint16_t*, const std::uint16_t*, std::size_t, float, std::uint16_t*)>);
 static_assert(std::is_same_v<attncheck_attention_f64_fn, int (*)(const double*, const double*, const double*, std::size_t, std::size_t,
@@ -145,77 +132,6 @@ static_assert(std::is_same_v<attncheck_attention_fp8kv_v2_f64_fn,
                                      const std::uint8_t*, const std::uint8_t*, double*, double*)>);
 static_assert(std::is_same_v<attncheck_kv_quantize_v2_bf16_fn, int (*)(int, int, std::size_t, float, const std::uint16_t*, std::uint8_t*)>);
 static_assert(std::is_same_v<attncheck_kv_quantize_v2_f64_fn, int (*)(int, int, std::size_t, float, const double*, std::uint8_t*)>);
-
-template <class T, class S>
-int invoke(Kind k, void* fn, const Request& r, unsigned char* base) {
-  auto in = [&](int i) { return reinterpret_cast<const T*>(base + r.in_off[i]); };
-  auto out_at = [&](int i) { return reinterpret_cast<T*>(base + r.out_off[i]); };
-  T* out = out_at(0);
-  switch (k) {
-    case Kind::softmax:
-    case Kind::log_softmax:
-      return reinterpret_cast<int (*)(const T*, T*, std::size_t)>(fn)(in(0), out, r.n);
-    case Kind::scores:
-      return reinterpret_cast<int (*)(const T*, const T*, std::size_t, std::size_t, std::size_t, T*)>(fn)(
-          in(0), in(1), r.n, r.m, r.d, out);
-    case Kind::rmsnorm:
-      return reinterpret_cast<int (*)(const T*, const T*, std::size_t, S, T*)>(fn)(in(0), in(1), r.d, static_cast<S>(r.eps), out);
-    case Kind::entropy:
-      return reinterpret_cast<int (*)(const T*, std::size_t, T*)>(fn)(in(0), r.n, out);
-    case Kind::attention:
-      return reinterpret_cast<int (*)(const T*, const T*, const T*, std::size_t, std::size_t, std::size_t, std::size_t, int, T*)>(fn)(
-          in(0), in(1), in(2), r.n, r.m, r.d, r.dv, static_cast<int>(r.causal), out);
-    case Kind::softmax_jvp:
-      return reinterpret_cast<int (*)(const T*, const T*, std::size_t, T*)>(fn)(in(0), in(1), r.n, out);
-    case Kind::attention_v2: {
-      const auto* p = reinterpret_cast<const attncheck_attention_problem*>(base + r.problem_off);
-      S* lse = r.outputs > 1 ? reinterpret_cast<S*>(base + r.out_off[1]) : nullptr;
-      return reinterpret_cast<int (*)(const attncheck_attention_problem*, const T*, const T*, const T*, T*, S*)>(fn)(
-          p, in(0), in(1), in(2), out, lse);
-    }
-    case Kind::attention_backward: {
-      const auto* p = reinterpret_cast<const attncheck_attention_problem*>(base + r.problem_off);
-      const S* lse = reinterpret_cast<const S*>(base + r.in_off[5]);
-      return reinterpret_cast<int (*)(const attncheck_attention_problem*, const T*, const T*, const T*, const T*, const T*, const S*, T*, T*,
-                                      T*)>(fn)(p, in(0), in(1), in(2), in(3), in(4), lse, out, out_at(1), out_at(2));
-    }
-    case Kind::attention_merge: {  // n = splits, m = rows
-      const S* lse_parts = reinterpret_cast<const S*>(base + r.in_off[1]);
-      S* lse = r.outputs > 1 ? reinterpret_cast<S*>(base + r.out_off[1]) : nullptr;
-      return reinterpret_cast<int (*)(std::size_t, std::size_t, std::size_t, const T*, const S*, T*, S*)>(fn)(r.n, r.m, r.dv, in(0),
-                                                                                                          lse_parts, out, lse);
-    }
-    case Kind::attention_varlen: {  // inputs q, k, v, cu_seqlens_q, cu_seqlens_k
-      const auto* p = reinterpret_cast<const attncheck_attention_problem*>(base + r.problem_off);
-      const auto* cu_q = reinterpret_cast<const std::int32_t*>(base + r.in_off[3]);
-      const auto* cu_k = reinterpret_cast<const std::int32_t*>(base + r.in_off[4]);
-      S* lse = r.outputs > 1 ? reinterpret_cast<S*>(base + r.out_off[1]) : nullptr;
-      return reinterpret_cast<int (*)(const attncheck_attention_problem*, const std::int32_t*, const std::int32_t*, const T*, const T*,
-                                      const T*, T*, S*)>(fn)(p, cu_q, cu_k, in(0), in(1), in(2), out, lse);
-    }
-    case Kind::attention_paged: {  // inputs q, k_cache, v_cache, cu_seqlens_q, seqused_k, block_table
-      const auto* p = reinterpret_cast<const attncheck_attention_problem*>(base + r.problem_off);
-      const auto ints = [&](int i) { return reinterpret_cast<const std::int32_t*>(base + r.in_off[i]); };
-      S* lse = r.outputs > 1 ? reinterpret_cast<S*>(base + r.out_off[1]) : nullptr;
-      return reinterpret_cast<int (*)(const attncheck_attention_problem*, const std::int32_t*, const std::int32_t*, const std::int32_t*,
-                                      std::size_t, std::size_t, std::size_t, const T*, const T*, const T*, T*, S*)>(fn)(
-          p, ints(3), ints(4), ints(5), r.pages_per_sequence, r.page_size, r.num_pages, in(0), in(1), in(2), out, lse);
-    }
-    case Kind::attention_fp8kv: {  // inputs q, k codes, v codes, k_scale, v_scale
-      const auto* p = reinterpret_cast<const attncheck_attention_problem*>(base + r.problem_off);
-      const auto codes = [&](int i) { return reinterpret_cast<const std::uint8_t*>(base + r.in_off[i]); };
-      const auto scales = [&](int i) { return reinterpret_cast<const float*>(base + r.in_off[i]); };
-      S* lse = r.outputs > 1 ? reinterpret_cast<S*>(base + r.out_off[1]) : nullptr;
-      return reinterpret_cast<int (*)(const attncheck_attention_problem*, int, std::size_t, const float*, const float*, const T*,
-                                      const std::uint8_t*, const std::uint8_t*, T*, S*)>(fn)(
-          p, r.fp8_format, r.scale_count, scales(3), scales(4), in(0), codes(1), codes(2), out, lse);
-    }
-    case Kind::kv_quantize:  // n values, one output of n codes
-      return reinterpret_cast<int (*)(int, int, std::size_t, float, const T*, std::uint8_t*)>(fn)(
-          r.fp8_format, r.fp8_saturating, r.n, r.fp8_scale, in(0), reinterpret_cast<std::uint8_t*>(base + r.out_off[0]));
-  }
-  return -1;
-}
 
 // Sends the startup message (empty = loaded) as a length and the text.
 void send_startup(int fd, const std::string& msg) {
@@ -290,18 +206,9 @@ void send_startup(int fd, const std::string& msg) {
       child_guards[g - 1] = region + r.guard_off[g - 1];
       ::mprotect(child_guards[g - 1], child_guard_size, PROT_NONE);
     }
-    int rc = -1;
-    switch (b.dtype) {
-      case Dtype::f32: rc = invoke<float, float>(kind, fns[r.binding], r, region); break;
-      case Dtype::f64: rc = invoke<double, double>(kind, fns[r.binding], r, region); break;
-      case Dtype::f16:
-      case Dtype::bf16:
-      case Dtype::f16_f32:
-      case Dtype::bf16_f32: rc = invoke<std::uint16_t, float>(kind, fns[r.binding], r, region); break;
-      case Dtype::e4m3:  // bmc's formats: no binding has them (parse_dtype refuses them)
-      case Dtype::e5m2:
-      case Dtype::e4m3sat: break;
-    }
+    // The kind's call of its signature (its descriptor, kinds/); -1 for a kind that has none.
+    const KindDescriptor* kd = find_kind(static_cast<std::uint8_t>(kind));
+    const int rc = kd && kd->invoke ? kd->invoke(fns[r.binding], LibraryArgs{r, region}, b.dtype) : -1;
     for (auto& g : child_guards)
       if (g) {
         ::mprotect(g, child_guard_size, PROT_READ | PROT_WRITE);
@@ -349,6 +256,7 @@ void LibraryBackend::start() {
   int req[2], resp[2];
   if (::pipe2(req, O_CLOEXEC) != 0 || ::pipe2(resp, O_CLOEXEC) != 0)
     throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  (void)registered_kinds();  // the registry built before the fork: the child looks kinds up without allocating
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
@@ -431,9 +339,8 @@ Reply LibraryBackend::call(const Call& c) {
   auto it = std::find_if(bindings_.begin(), bindings_.end(),
                          [&](const Binding& b) { return abi_kind(b.kind, abi_) == c.kind && b.dtype == c.dtype; });
   if (it == bindings_.end()) throw KindAbsent(kind_label(c.kind));
-  const bool v2 = c.kind == Kind::attention_v2, bwd = c.kind == Kind::attention_backward, merge = c.kind == Kind::attention_merge,
-             varlen = c.kind == Kind::attention_varlen, paged = c.kind == Kind::attention_paged,
-             fp8kv = c.kind == Kind::attention_fp8kv, quantize = c.kind == Kind::kv_quantize;
+  const KindDescriptor& kind = descriptor_of(c.kind);
+  const bool bwd = c.kind == Kind::attention_backward, fp8kv = c.kind == Kind::attention_fp8kv, quantize = kind.byte_output;
   const std::size_t es = dtype_size(c.dtype);
   // The outputs, each between two canaries and before a guard page: the kind's one output, or
   // attention_v2's, the merge's, varlen's or paged's o and LSE, or the backward's dQ, dK, dV (in the order of Reply::output).
@@ -454,7 +361,7 @@ Reply LibraryBackend::call(const Call& c) {
   // lse too; the merge's o_parts and lse_parts; varlen's two offset arrays; paged's three int32
   // arrays; fp8kv's two scale arrays; the write's x), and for the attention kinds the problem
   // struct and the slopes, built here.
-  const std::size_t own_inputs = bwd || paged ? 6 : merge ? 2 : varlen || fp8kv ? 5 : quantize ? 1 : 3;
+  const std::size_t own_inputs = kind.call_inputs;
   std::vector<std::vector<unsigned char>> inputs(
       c.inputs.begin(), c.inputs.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(c.inputs.size(), own_inputs)));
   const std::size_t problem_index = inputs.size();
@@ -561,38 +468,15 @@ Reply LibraryBackend::call(const Call& c) {
       r.detail = bad;
       return r;
     }
-  static const char* const v2_names[] = {"q", "k", "v", "problem struct", "alibi_slopes"};
-  static const char* const bwd_names[] = {"q", "k", "v", "o", "dout", "lse", "problem struct", "alibi_slopes"};
-  static const char* const merge_names[] = {"o_parts", "lse_parts"};
-  static const char* const varlen_names[] = {"q", "k", "v", "cu_seqlens_q", "cu_seqlens_k", "problem struct", "alibi_slopes"};
-  static const char* const paged_names[] = {"q", "k_cache", "v_cache", "cu_seqlens_q", "seqused_k", "block_table", "problem struct",
-                                            "alibi_slopes"};
-  static const char* const fp8kv_names[] = {"q", "k", "v", "k_scale", "v_scale", "problem struct", "alibi_slopes"};
-  static const char* const quantize_names[] = {"x"};
   for (std::size_t i = 0; i < inputs.size(); ++i)
     if (!inputs[i].empty() && std::memcmp(region_ + in_off[i], inputs[i].data(), inputs[i].size()) != 0) {  // empty: no slopes
       std::size_t at = 0;
       while (region_[in_off[i] + at] == inputs[i][at]) ++at;
+      // The kind's own inputs by their descriptor's names and elements, then the problem struct
+      // (compared byte by byte) and the slopes (double).
       const bool problem = takes_problem(c.kind) && i == problem_index;
-      const bool lse_input = (bwd && i == 5) || (merge && i == 1);  // elements of the ABI's S
-      const bool offsets = (varlen && (i == 3 || i == 4)) || (paged && i >= 3 && i <= 5);  // int32 elements
-      const bool codes = fp8kv && (i == 1 || i == 2);                                       // one byte each
-      const bool scales = fp8kv && (i == 3 || i == 4);                                      // float elements
-      const std::size_t width = problem ? 1
-                                : i > problem_index ? sizeof(double)
-                                : lse_input         ? lse_size(c.dtype)
-                                : offsets           ? sizeof(std::int32_t)
-                                : codes             ? 1
-                                : scales            ? sizeof(float)
-                                                    : es;
-      const char* name = bwd        ? bwd_names[i]
-                         : v2       ? v2_names[i]
-                         : merge    ? merge_names[i]
-                         : varlen   ? varlen_names[i]
-                         : paged    ? paged_names[i]
-                         : fp8kv    ? fp8kv_names[i]
-                         : quantize ? quantize_names[i]
-                                    : nullptr;
+      const std::size_t width = problem ? 1 : i > problem_index ? sizeof(double) : element_size(kind.arrays[i].element, c.dtype);
+      const char* name = problem ? "problem struct" : i > problem_index ? "alibi_slopes" : kind.arrays[i].name;
       r.status = Status::modified_input;
       r.detail = name ? "modified its input " + std::string(name) + " (" + (problem ? "byte " : "element ") + std::to_string(at / width) + " changed)"
                       : "modified its input " + std::to_string(i) + " (element " + std::to_string(at / es) + " changed)";

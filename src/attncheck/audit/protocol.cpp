@@ -1,5 +1,6 @@
 // attncheck audit: encoding and strict decoding of exec-protocol frames.
 #include "attncheck/audit/protocol.hpp"
+#include "attncheck/audit/kinds/registry.hpp"
 
 #include <cstring>
 
@@ -35,25 +36,10 @@ struct Reader {
   }
 };
 
-std::size_t expected_inputs(Kind k) {
-  switch (k) {
-    case Kind::scores:
-    case Kind::rmsnorm:
-    case Kind::softmax_jvp: return 2;
-    case Kind::attention:
-    case Kind::attention_v2: return 3;
-    case Kind::attention_backward: return 5;  // q, k, v, o, dO (the LSE travels in the attention block)
-    case Kind::attention_merge: return 1;     // o_parts (lse_parts travel in the merge block)
-    case Kind::attention_varlen: return 3;    // q, k, v (the offsets travel in the varlen block)
-    case Kind::attention_paged: return 3;     // q, k_cache, v_cache (the page table travels in the paged block)
-    case Kind::attention_fp8kv: return 3;     // q, the codes k and v (the scales travel in the fp8 block)
-    default: return 1;
-  }
-}
-
-// Bytes per element of input i of kind k at storage d in CALL: attention_fp8kv's codes k and v are
-// one byte each; every other input is in the storage format.
-std::size_t input_width(Kind k, std::size_t i, Dtype d) { return k == Kind::attention_fp8kv && (i == 1 || i == 2) ? 1 : dtype_size(d); }
+// CALL's input arrays of kind k, and the bytes per element of input i at storage d (attention_fp8kv's
+// codes k and v are one byte each; every other input is in the storage format): the kind's descriptor.
+std::size_t expected_inputs(Kind k) { return descriptor_of(k).wire_inputs; }
+std::size_t input_width(Kind k, std::size_t i, Dtype d) { return element_size(descriptor_of(k).arrays[i].element, d); }
 }  // namespace
 
 std::string version_note(unsigned peer) {
@@ -95,6 +81,7 @@ std::vector<unsigned char> encode_hello() {
 
 std::vector<unsigned char> encode_call(const Call& c) {
   std::vector<unsigned char> p;
+  const auto has = [blocks = descriptor_of(c.kind).blocks](std::uint8_t b) { return (blocks & b) != 0; };  // its blocks
   p.push_back(static_cast<unsigned char>(c.kind));
   p.push_back(dtype_code(c.dtype));
   p.push_back(c.causal ? 1 : 0);
@@ -123,9 +110,9 @@ std::vector<unsigned char> encode_call(const Call& c) {
     for (double s : a.alibi_slopes) f64(s);
     put(p, c.lse_count, 8);
     // Kind 9: the LSE given to the backward pass, lse_count elements of lse_size(dtype) bytes.
-    if (c.kind == Kind::attention_backward) p.insert(p.end(), c.inputs.at(5).begin(), c.inputs.at(5).end());
+    if (has(wire_block::lse_given)) p.insert(p.end(), c.inputs.at(5).begin(), c.inputs.at(5).end());
   }
-  if (c.kind == Kind::attention_varlen) {  // the varlen block: B + 1, then cu_seqlens_q and cu_seqlens_k (int32)
+  if (has(wire_block::varlen)) {  // the varlen block: B + 1, then cu_seqlens_q and cu_seqlens_k (int32)
     const auto& cu_q = c.inputs.at(3);
     const auto& cu_k = c.inputs.at(4);
     if (cu_q.size() != cu_k.size() || cu_q.size() != 4 * (c.problem.shape.batch + 1))
@@ -135,7 +122,7 @@ std::vector<unsigned char> encode_call(const Call& c) {
     p.insert(p.end(), cu_q.begin(), cu_q.end());
     p.insert(p.end(), cu_k.begin(), cu_k.end());
   }
-  if (c.kind == Kind::attention_paged) {  // the paged block: the three scalars, then three int32 arrays
+  if (has(wire_block::paged)) {  // the paged block: the three scalars, then three int32 arrays
     const auto& cu_q = c.inputs.at(3);
     const auto& used = c.inputs.at(4);
     const auto& table = c.inputs.at(5);
@@ -152,7 +139,7 @@ std::vector<unsigned char> encode_call(const Call& c) {
   }
   if (takes_fp8(c.kind)) {  // the fp8 block: format, saturating, reserved, scale count, then the scales (f32)
     std::vector<unsigned char> scales;
-    if (c.kind == Kind::attention_fp8kv) {
+    if (has(wire_block::fp8_kv_scales)) {
       const auto& ks = c.inputs.at(3);
       const auto& vs = c.inputs.at(4);
       if (ks.size() != vs.size() || ks.empty() || ks.size() % 4 != 0)
@@ -164,12 +151,12 @@ std::vector<unsigned char> encode_call(const Call& c) {
       std::memcpy(scales.data(), &c.fp8.scale, 4);
     }
     p.push_back(c.fp8.format);
-    p.push_back(c.kind == Kind::kv_quantize && c.fp8.saturating ? 1 : 0);
+    p.push_back(has(wire_block::fp8_one_scale) && c.fp8.saturating ? 1 : 0);
     put(p, 0, 2);
-    put(p, c.kind == Kind::attention_fp8kv ? scales.size() / 8 : 1, 4);
+    put(p, has(wire_block::fp8_kv_scales) ? scales.size() / 8 : 1, 4);
     p.insert(p.end(), scales.begin(), scales.end());
   }
-  if (c.kind == Kind::attention_merge) {  // the merge block: the LSE asked for, then lse_parts
+  if (has(wire_block::merge)) {  // the merge block: the LSE asked for, then lse_parts
     const auto& parts = c.inputs.at(1);
     put(p, c.lse_count, 8);
     put(p, parts.size() / lse_size(c.dtype), 8);
@@ -190,7 +177,7 @@ Call decode_call(const std::vector<unsigned char>& payload) {
   Reader r{payload};
   Call c;
   const auto kind = r.get(1, "kind");
-  if (kind < 1 || kind > 14) throw ProtocolError("unknown kernel kind " + std::to_string(kind));
+  if (!find_kind(static_cast<std::uint8_t>(kind))) throw ProtocolError("unknown kernel kind " + std::to_string(kind));
   c.kind = static_cast<Kind>(kind);
   const auto storage = static_cast<std::uint8_t>(r.get(1, "dtype"));
   c.causal = r.get(1, "causal") != 0;
@@ -199,6 +186,7 @@ Call decode_call(const std::vector<unsigned char>& payload) {
   if (!d)
     throw ProtocolError("unknown dtype code " + std::to_string(storage) + " with arithmetic code " + std::to_string(arithmetic));
   c.dtype = *d;
+  const auto has = [blocks = descriptor_of(c.kind).blocks](std::uint8_t b) { return (blocks & b) != 0; };  // its blocks
   const auto inputs = r.get(4, "input count");
   if (inputs != expected_inputs(c.kind)) throw ProtocolError("wrong input count " + std::to_string(inputs));
   c.n = r.get(8, "n"), c.m = r.get(8, "m"), c.d = r.get(8, "d"), c.dv = r.get(8, "dv");
@@ -231,9 +219,9 @@ Call decode_call(const std::vector<unsigned char>& payload) {
     a.alibi_slopes.resize(slopes);
     if (slopes) std::memcpy(a.alibi_slopes.data(), bytes.data(), bytes.size());
     c.lse_count = r.get(8, "lse count");
-    if (c.kind == Kind::attention_backward) lse_in = r.bytes_of(c.lse_count, lse_size(c.dtype), "lse");
+    if (has(wire_block::lse_given)) lse_in = r.bytes_of(c.lse_count, lse_size(c.dtype), "lse");
   }
-  if (c.kind == Kind::attention_merge) {  // n = splits, m = rows
+  if (has(wire_block::merge)) {  // n = splits, m = rows
     c.lse_count = r.get(8, "lse count");
     if (c.lse_count != 0 && c.lse_count != c.m)
       throw ProtocolError("merge asks for " + std::to_string(c.lse_count) + " LSE elements (0 or rows = " + std::to_string(c.m) + " allowed)");
@@ -243,7 +231,7 @@ Call decode_call(const std::vector<unsigned char>& payload) {
     lse_in = r.bytes_of(parts, lse_size(c.dtype), "lse_parts");
   }
   std::vector<unsigned char> cu_q, cu_k;
-  if (c.kind == Kind::attention_varlen) {  // B + 1 offsets each (the B of the attention block)
+  if (has(wire_block::varlen)) {  // B + 1 offsets each (the B of the attention block)
     const auto count = r.get(8, "offset count");
     if (count != c.problem.shape.batch + 1)
       throw ProtocolError("varlen block holds " + std::to_string(count) + " offsets per array, B + 1 is " +
@@ -252,7 +240,7 @@ Call decode_call(const std::vector<unsigned char>& payload) {
     cu_k = r.bytes_of(count, 4, "cu_seqlens_k");
   }
   std::vector<unsigned char> used, table;
-  if (c.kind == Kind::attention_paged) {  // the page table: each array's count fixed by B and pages_per_sequence
+  if (has(wire_block::paged)) {  // the page table: each array's count fixed by B and pages_per_sequence
     c.paging.page_size = r.get(8, "page_size");
     c.paging.num_pages = r.get(8, "num_pages");
     c.paging.pages_per_sequence = r.get(8, "pages_per_sequence");
@@ -278,12 +266,12 @@ Call decode_call(const std::vector<unsigned char>& payload) {
     if (format > 1) throw ProtocolError("unknown FP8 format " + std::to_string(format) + " (0 E4M3FN, 1 E5M2)");
     c.fp8.format = static_cast<std::uint8_t>(format);
     const auto saturating = r.get(1, "saturating");
-    if (saturating > 1 || (saturating && c.kind != Kind::kv_quantize))
+    if (saturating > 1 || (saturating && !has(wire_block::fp8_one_scale)))
       throw ProtocolError("FP8 saturating byte " + std::to_string(saturating) + " (0 or 1, and 0 for kind 13)");
     c.fp8.saturating = saturating != 0;
     if (r.get(2, "reserved") != 0) throw ProtocolError("reserved FP8 bytes are not zero");
     const auto count = r.get(4, "scale count");
-    if (c.kind == Kind::kv_quantize) {
+    if (has(wire_block::fp8_one_scale)) {
       if (count != 1) throw ProtocolError("kv_quantize's fp8 block holds " + std::to_string(count) + " scales (1 allowed)");
       const auto bits = r.bytes_of(1, 4, "scale");
       std::memcpy(&c.fp8.scale, bits.data(), 4);
@@ -299,17 +287,17 @@ Call decode_call(const std::vector<unsigned char>& payload) {
     const auto count = r.get(8, "input length");
     c.inputs.push_back(r.bytes_of(count, input_width(c.kind, i, c.dtype), "input"));
   }
-  if (c.kind == Kind::attention_backward || c.kind == Kind::attention_merge) c.inputs.push_back(std::move(lse_in));
-  if (c.kind == Kind::attention_varlen) {
+  if (has(wire_block::lse_given | wire_block::merge)) c.inputs.push_back(std::move(lse_in));
+  if (has(wire_block::varlen)) {
     c.inputs.push_back(std::move(cu_q));
     c.inputs.push_back(std::move(cu_k));
   }
-  if (c.kind == Kind::attention_paged) {
+  if (has(wire_block::paged)) {
     c.inputs.push_back(std::move(cu_q));
     c.inputs.push_back(std::move(used));
     c.inputs.push_back(std::move(table));
   }
-  if (c.kind == Kind::attention_fp8kv) {
+  if (has(wire_block::fp8_kv_scales)) {
     c.inputs.push_back(std::move(k_scale));
     c.inputs.push_back(std::move(v_scale));
   }

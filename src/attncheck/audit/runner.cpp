@@ -88,7 +88,7 @@ unsigned probe(const property::PropertyInfo& p, property::RunParams params, bool
 
 std::vector<std::string> used_names(unsigned used) {
   std::vector<std::string> v;
-  for (Kind k : all_kinds)
+  for (Kind k : registered_kinds())
     if (used & bit(k)) v.emplace_back(kind_name(k));
   if (used & heads_bit) v.emplace_back("rmsnorm_heads");
   if (used & hvp_bit) v.emplace_back("attention_hvp");
@@ -145,7 +145,7 @@ KernelSet<T> audited_set(Backend& b, const AuditRequest& req, CallStats& st) {
 template <class T>
 DeclaredKinds declared_at(const Backend& b, const AuditRequest& req) {
   DeclaredKinds d;
-  for (Kind k : all_kinds)
+  for (Kind k : registered_kinds())
     if (b.has(k, dtype_of<T>()))
       if (Capabilities c = capabilities_for(req.policy_for(k, dtype_of<T>()).supports, k); c.any()) d[k] = std::move(c);
   return d;
@@ -173,7 +173,7 @@ void run_contract_test(Backend& b, const property::PropertyInfo& p, const AuditR
   }
   row.kinds = used_names(used);
   std::vector<std::string> missing;
-  for (Kind k : all_kinds)
+  for (Kind k : registered_kinds())
     if ((used & bit(k)) && !b.has(k, dtype_of<T>())) missing.emplace_back(kind_label(k));
   if (used & heads_bit) missing.emplace_back("rmsnorm_heads (no ABI kind: several heads in one call)");
   if (used & hvp_bit) missing.emplace_back("attention_hvp (no ABI kind)");
@@ -352,7 +352,7 @@ std::vector<AuditRow> run_audit(Backend& backend, const AuditRequest& req, const
   std::vector<Dtype> dtypes;
   for (Dtype d : all_dtypes) {
     bool any = false;
-    for (Kind k : all_kinds) any |= backend.has(k, d);
+    for (Kind k : registered_kinds()) any |= backend.has(k, d);
     if (any && (req.only_dtypes.empty() || std::find(req.only_dtypes.begin(), req.only_dtypes.end(), d) != req.only_dtypes.end()))
       dtypes.push_back(d);
   }
