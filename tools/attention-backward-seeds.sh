@@ -10,7 +10,8 @@
 #
 #   bash tools/attention-backward-seeds.sh [COUNT] [FIRST]   seeds FIRST .. FIRST+COUNT-1 (default 100 from 1)
 # Env: ATTNCHECK_BUILD_DIR (default build); CASES (default 100); KERNELS (symbols of the table below
-# to run, e.g. KERNELS="bwd_fa2_b64_bf16 bwd_fa2_b64_f16"; default all). Each run's time is printed.
+# to run, e.g. KERNELS="bwd_fa2_b64_bf16 bwd_fa2_b64_f16"; default all); KEEP (a directory: each
+# failing run's whole output is kept there). Each run's time is printed.
 # Ends with the plain line 'N passed, N failed' (one per kernel and seed) and exits 1 on a failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -63,7 +64,10 @@ for ((s = first; s < first + count; s++)); do
     else
       failed=$((failed + 1))
       echo "seed $s, $sym ($dt $extra): exit $rc"
-      grep -E "^(FAIL|ERROR|GAVE-UP) |Replay:" "$out/run.txt" | sed "s/^/    /"
+      # The verdict, its message (the figures or the fault) and the replay line; the whole output
+      # is kept in $KEEP (default: none) for a failure to be read in full.
+      grep -E "^(FAIL|ERROR|GAVE-UP) |Replay:|exception:|Error:|^  [A-Z].*: " "$out/run.txt" | grep -v "needs kind\|calls no kernel" | cut -c1-400 | sed "s/^/    /"
+      [ -n "${KEEP:-}" ] && mkdir -p "$KEEP" && cp "$out/run.txt" "$KEEP/seed$s-$sym.txt"
     fi
   done
   echo "seed $s done ($(( $(date +%s) - start )) s so far)"

@@ -217,7 +217,7 @@ TEST_CASE("ABI 2 end to end: the C tiled kernel (--lib) and the NumPy reference 
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     return static_cast<double>(state >> 11) / 9007199254740992.0 * 4 - 2;
   };
-  for (int t = 0; t < 24; ++t) {
+  for (std::size_t t = 0; t < 24; ++t) {
     Call c;
     c.kind = Kind::attention_v2;
     c.dtype = Dtype::f64;
