@@ -9,7 +9,7 @@
     list is in tools/check-coq-assumptions.sh). *)
 From Attncheck Require Export AttentionEquivariance AttentionEquivarianceLift
   AttentionExpressiveness ScoresRounding AttentionScaling MaxSubtraction SoftmaxKernel
-  AttentionScalingLift QkNorm SoftmaxLipschitz SoftmaxRounding SoftmaxKernelLift.
+  AttentionScalingLift SoftmaxJvpRounding QkNorm SoftmaxLipschitz SoftmaxRounding SoftmaxKernelLift.
 
 Definition all_theorems :=
   (@AttentionEquivariance.softmax_perm,
@@ -45,6 +45,8 @@ Definition all_theorems :=
    @AttentionScaling.scaling_never_lowers_entropy,
    @AttentionScalingLift.kani_ascl_002_all_d,
    @AttentionScalingLift.bmc_ascl_003_all_d,
+   @SoftmaxJvpRounding.lse_hessian_fl_bound,
+   @SoftmaxJvpRounding.softmax_jvp_fl_bound,
    @QkNorm.rmsnorm_norm2,
    @QkNorm.rmsnorm_amplitude,
    @SoftmaxLipschitz.softmax_line_derivative,

@@ -17,7 +17,7 @@ grep -q "no proofs record" "$work/err" || fail "no warning about the missing pro
 page="$work/none/softmax-kernel-v1.md"
 grep -q '| Proof checked | Last verdict |' "$page" || fail "no status columns in $page"
 grep -q 'LaTeX checked' "$page" && fail "a proof counts as checked without a record"
-grep -Eq '\| SM-INV-001 \|.*\| LaTeX not checked in this build; Coq 0/1 checked \| not run \|$' "$page" || fail "SM-INV-001 row wrong"
+grep -Eq '\| SM-INV-001 \|.*\| LaTeX not checked in this build; Coq 0/3 checked \| not run \|$' "$page" || fail "SM-INV-001 row wrong"
 
 # A record with softmax_kernel.tex as built, and the report of a gate run against a mutant.
 mkdir -p "$work/record/pdf/checked"
@@ -25,7 +25,7 @@ cp "$root/proofs/softmax_kernel.tex" "$work/record/pdf/checked/"
 "$attncheck" --contracts "$contracts" docs --out "$work/live" --proofs-record "$work/record" --report "$report" ||
   fail "docs with a record and a report failed"
 page="$work/live/softmax-kernel-v1.md"
-grep -Eq '\| SM-INV-001 \|.*\| LaTeX checked; Coq 0/1 checked \| FAIL FALSIFY-SM-001 \[(f16@f16|bf16@bf16|f16@f32|bf16@f32|f32|f64)\]' "$page" ||
+grep -Eq '\| SM-INV-001 \|.*\| LaTeX checked; Coq 0/3 checked \| FAIL FALSIFY-SM-001 \[(f16@f16|bf16@bf16|f16@f32|bf16@f32|f32|f64)\]' "$page" ||
   fail "SM-INV-001 should show LaTeX checked and the failing FALSIFY-SM-001 of the report"
 grep -Eq '^\| FALSIFY-SM-001 \|.*\| FAIL [a-z0-9 ]*' "$page" || fail "FALSIFY-SM-001 should show FAIL"
 # qk-norm-v1 was not in the gate run and its proof is not in the record.
