@@ -8,7 +8,7 @@
     fails if one is not among the standard axioms of Coq's real numbers and classical logic (the
     list is in tools/check-coq-assumptions.sh). *)
 From Attncheck Require Export AttentionEquivariance AttentionEquivarianceLift
-  AttentionExpressiveness ScoresRounding AttentionScaling MaxSubtraction SoftmaxKernel
+  AttentionExpressiveness MergeRounding ScoresRounding AttentionScaling MaxSubtraction SoftmaxKernel
   AttentionScalingLift SoftmaxJvpRounding QkNorm SoftmaxLipschitz SoftmaxRounding SoftmaxKernelLift.
 
 Definition all_theorems :=
@@ -25,6 +25,8 @@ Definition all_theorems :=
    @AttentionExpressiveness.noisy_key_ratio,
    @AttentionExpressiveness.two_heads_average,
    @AttentionExpressiveness.seed_head_one,
+   @MergeRounding.merge_fl_lse,
+   @MergeRounding.merge_fl_output,
    @ScoresRounding.dot_fl_error,
    @ScoresRounding.scaled_score_error,
    @ScoresRounding.pow_sub_1_le_gamma,

@@ -57,6 +57,14 @@ expect "JVP bound function edited (gamma_n -> gamma_{n-1})" 'SoftmaxJvpRounding.
 fresh; sed -i '/struct Lse004/,/^};/s/slack += lambda \* std::abs/slack += std::abs/' "$tmp/t/falsify/log_sum_exp.cpp"
 grep -q 'slack += std::abs(static_cast<real>(to_double(v\[i\])))' "$tmp/t/falsify/log_sum_exp.cpp" || { echo "the plant did not apply"; fails=1; }
 expect "LSE-BND-001 allowance edited" 'SoftmaxJvpRounding.v:[0-9]+: STALE: Lse004 in falsify/log_sum_exp.cpp'
+# MERGE-BND-001's bound functions: γ₆ becomes γ₅ in the LSE allowance of merge_row_error, and
+# γ_{S+1} becomes γ_S in attention_merge_exact's output allowance.
+fresh; sed -i '/merge_row_error(const/,/^}/s/gamma(6, u) \* (std::abs(M)/gamma(5, u) * (std::abs(M)/' "$tmp/t/src/attncheck/bounds/attention_merge.hpp"
+grep -q 'gamma(5, u) \* (std::abs(M)' "$tmp/t/src/attncheck/bounds/attention_merge.hpp" || { echo "the plant did not apply"; fails=1; }
+expect "merge LSE bound edited (gamma_6 -> gamma_5)" 'MergeRounding.v:[0-9]+: STALE: merge_row_error in src/attncheck/bounds/attention_merge.hpp'
+fresh; sed -i 's/first + gamma(S + 1, a.u) \* second/first + gamma(S, a.u) * second/' "$tmp/t/src/attncheck/bounds/attention_merge.hpp"
+grep -q 'first + gamma(S, a.u) \* second' "$tmp/t/src/attncheck/bounds/attention_merge.hpp" || { echo "the plant did not apply"; fails=1; }
+expect "merge output bound edited (gamma_{S+1} -> gamma_S)" 'MergeRounding.v:[0-9]+: STALE: attention_merge_exact in src/attncheck/bounds/attention_merge.hpp'
 # The error model's γ itself edited.
 fresh; sed -i 's|return ku < 1 ? ku / (1 - ku)|return ku < 1 ? ku / (1 - 2 * ku)|' "$tmp/t/src/attncheck/bounds/error_model.hpp"
 expect "gamma edited" 'STALE: gamma in src/attncheck/bounds/error_model.hpp'
