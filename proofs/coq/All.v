@@ -53,6 +53,7 @@ Definition all_theorems :=
    @QkNorm.rmsnorm_amplitude,
    @SoftmaxLipschitz.softmax_line_derivative,
    @SoftmaxLipschitz.jvp_sum_zero,
+   @SoftmaxJvpRounding.jvp_sum_fl_bound,
    @SoftmaxLipschitz.jvp_linear,
    @SoftmaxLipschitz.jvp_norm_le_half,
    @SoftmaxLipschitz.jvp_quad_form_var,
@@ -80,6 +81,7 @@ Definition all_theorems :=
    @SoftmaxLipschitz.jvp_const_zero,
    @SoftmaxLipschitz.var_nonneg,
    @SoftmaxLipschitz.var_le_half_norm2,
+   @SoftmaxJvpRounding.jvp_quad_fl_bound,
    @SoftmaxLipschitz.softmax_lipschitz_half,
    @SoftmaxLipschitz.two_point_attains_half,
    @SoftmaxLipschitz.uniform_jvp_norm).

@@ -6,7 +6,8 @@
     with gradual underflow (Flocq's FLT, emin ≤ 0) and round to nearest, every row length n with
     γ_n finite (n·u < 1). Proved: the element bound ([softmax_jvp_fl_bound]; the JVP of
     softmax-lipschitz-v1), and from it and the exact core of SoftmaxLipschitz.v LSE-BND-001
-    ([lse_hessian_fl_bound]): the quadratic form λ·vᵀdŷ of the kernel's JVP at λz lies in
+    ([lse_hessian_fl_bound]; at λ = 1 SLIP-BND-001, [jvp_quad_fl_bound]; and SJVP-INV-001,
+    the outputs' sum, [jvp_sum_fl_bound]): the quadratic form λ·vᵀdŷ of the kernel's JVP at λz lies in
     [−λΣ|v_i|B_i, λ‖v‖²/2 + λΣ|v_i|B_i], B_i the JVP bound, as FALSIFY-LSE-004 checks it.
     The libm's exp is a Section hypothesis, as in SoftmaxRounding.v. Outside Coq: overflow, flush
     to zero, mixed precision (16-bit storage with f32 arithmetic: [round_out] is the identity
@@ -279,6 +280,61 @@ Proof.
   assert (lam * var n pp v <= lam * (norm2 n v / 2)) by (apply Rmult_le_compat_l; assumption).
   assert (0 <= lam * var n pp v) by (apply Rmult_le_pos; assumption).
   rewrite Hq'. split; nra.
+Qed.
+
+(** SLIP-BND-001 (FALSIFY-SLIP-003): λ = 1 and the test's own sum, not widened once more: the
+    kernel's vᵀdŷ lies in [−S, ‖v‖²/2 + S], S = Σ_i |v_i|·B_i.
+    {transcribes src/attncheck/bounds/softmax_jvp.hpp softmax_jvp_bound #02519914}
+    {transcribes falsify/softmax_lipschitz.cpp Slip003 #44aeb2c8} *)
+Theorem jvp_quad_fl_bound slack n x v :
+  1 <= slack -> (0 < n)%nat -> INR n * u < 1 ->
+  (forall j, (j < n)%nat -> format (x j)) -> (forall j, (j < n)%nat -> format (v j)) ->
+  let q := sum n (fun i => v i * softmax_jvp_fl n x v i) in
+  let S := sum n (fun i => Rabs (v i) * softmax_jvp_bound slack n x v i) in
+  - S <= q <= norm2 n v / 2 + S.
+Proof.
+  intros Hs Hn Hnu Fx Fv q S.
+  set (pp := p n x).
+  assert (Hsim : simplex n pp) by exact (softmax_simplex n (shifted n x) Hn).
+  destruct (jvp_quad_form_var n pp v (proj2 Hsim)) as [_ Hq].
+  pose proof (var_nonneg n pp v Hsim) as V0. pose proof (var_le_half_norm2 n pp v Hn Hsim) as V1.
+  set (err := fun i => softmax_jvp_fl n x v i - pp i * (v i - sum n (fun j => pp j * v j))).
+  assert (Hq' : q = var n pp v + sum n (fun i => v i * err i)).
+  { rewrite <- Hq. unfold q, dot, jvp, mean, err. rewrite <- sum_plus.
+    apply sum_ext. intros i _. ring. }
+  assert (He : Rabs (sum n (fun i => v i * err i)) <= S).
+  { apply (Rle_trans _ _ _ (sum_abs_le _ _)). apply sum_le. intros i Hi. rewrite Rabs_mult.
+    apply Rmult_le_compat_l; [apply Rabs_pos|]. apply softmax_jvp_fl_bound; assumption. }
+  apply Rabs_le_inv in He. rewrite Hq'. split; lra.
+Qed.
+
+(** SJVP-INV-001 (FALSIFY-SJVP-002): the JVP sums to 0 exactly, so the kernel's outputs sum to
+    within Σ_i B_i, widened by [evaluation_slack] as the test does.
+    {transcribes src/attncheck/bounds/softmax_jvp.hpp softmax_jvp_bound #02519914}
+    {transcribes falsify/softmax_jvp.cpp Sjvp002 #ee0907f3} *)
+Theorem jvp_sum_fl_bound slack n x dx :
+  1 <= slack -> (0 < n)%nat -> INR n * u < 1 ->
+  (forall j, (j < n)%nat -> format (x j)) -> (forall j, (j < n)%nat -> format (dx j)) ->
+  Rabs (sum n (softmax_jvp_fl n x dx)) <= sum n (softmax_jvp_bound slack n x dx) * slack.
+Proof.
+  intros Hs Hn Hnu Fx Fdx.
+  set (pp := p n x).
+  assert (Hsim : simplex n pp) by exact (softmax_simplex n (shifted n x) Hn).
+  assert (H0 : sum n (fun i => pp i * (dx i - sum n (fun j => pp j * dx j))) = 0).
+  { replace (sum n (fun i => pp i * (dx i - sum n (fun j => pp j * dx j))))
+      with (sum n (fun i => pp i * dx i) - sum n pp * sum n (fun j => pp j * dx j)).
+    - rewrite (proj2 Hsim). ring.
+    - rewrite <- sum_scal_r, <- sum_minus. apply sum_ext. intros; ring. }
+  replace (sum n (softmax_jvp_fl n x dx))
+    with (sum n (fun i => softmax_jvp_fl n x dx i - pp i * (dx i - sum n (fun j => pp j * dx j))))
+    by (rewrite sum_minus, H0; ring).
+  assert (HB : sum n (fun i => Rabs (softmax_jvp_fl n x dx i - pp i * (dx i - sum n (fun j => pp j * dx j))))
+               <= sum n (softmax_jvp_bound slack n x dx)).
+  { apply sum_le. intros i Hi. apply softmax_jvp_fl_bound; assumption. }
+  apply (Rle_trans _ _ _ (sum_abs_le _ _)). apply (Rle_trans _ _ _ HB).
+  assert (0 <= sum n (softmax_jvp_bound slack n x dx))
+    by (apply (Rle_trans _ _ _ (sum_nonneg _ _ (fun i _ => Rabs_pos _)) HB)).
+  rewrite <- (Rmult_1_r (sum n _)) at 1. apply Rmult_le_compat_l; lra.
 Qed.
 End WithSoftmax.
 End Jvp.

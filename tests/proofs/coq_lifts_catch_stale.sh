@@ -57,6 +57,10 @@ expect "JVP bound function edited (gamma_n -> gamma_{n-1})" 'SoftmaxJvpRounding.
 fresh; sed -i '/struct Lse004/,/^};/s/slack += lambda \* std::abs/slack += std::abs/' "$tmp/t/falsify/log_sum_exp.cpp"
 grep -q 'slack += std::abs(static_cast<real>(to_double(v\[i\])))' "$tmp/t/falsify/log_sum_exp.cpp" || { echo "the plant did not apply"; fails=1; }
 expect "LSE-BND-001 allowance edited" 'SoftmaxJvpRounding.v:[0-9]+: STALE: Lse004 in falsify/log_sum_exp.cpp'
+# SLIP-BND-001's allowance sum in its test (FALSIFY-SLIP-003) loses its |v_i|.
+fresh; sed -i '/struct Slip003/,/^};/s/slack += std::abs(to_double(v\[i\])) \* allowed\[i\]/slack += allowed[i]/' "$tmp/t/falsify/softmax_lipschitz.cpp"
+grep -q 'slack += allowed\[i\]' "$tmp/t/falsify/softmax_lipschitz.cpp" || { echo "the plant did not apply"; fails=1; }
+expect "SLIP-BND-001 allowance edited" 'SoftmaxJvpRounding.v:[0-9]+: STALE: Slip003 in falsify/softmax_lipschitz.cpp'
 # MERGE-BND-001's bound functions: γ₆ becomes γ₅ in the LSE allowance of merge_row_error, and
 # γ_{S+1} becomes γ_S in attention_merge_exact's output allowance.
 fresh; sed -i '/merge_row_error(const/,/^}/s/gamma(6, u) \* (std::abs(M)/gamma(5, u) * (std::abs(M)/' "$tmp/t/src/attncheck/bounds/attention_merge.hpp"
