@@ -8,8 +8,8 @@
     fails if one is not among the standard axioms of Coq's real numbers and classical logic (the
     list is in tools/check-coq-assumptions.sh). *)
 From Attncheck Require Export AttentionEquivariance AttentionEquivarianceLift
-  AttentionExpressiveness ScoresRounding AttentionScaling MaxSubtraction SoftmaxKernel
-  AttentionScalingLift QkNorm SoftmaxLipschitz SoftmaxRounding SoftmaxKernelLift.
+  AttentionExpressiveness MergeRounding ScoresRounding AttentionScaling MaxSubtraction SoftmaxKernel
+  AttentionScalingLift SoftmaxJvpRounding QkNorm SoftmaxLipschitz SoftmaxRounding SoftmaxKernelLift.
 
 Definition all_theorems :=
   (@AttentionEquivariance.softmax_perm,
@@ -25,6 +25,8 @@ Definition all_theorems :=
    @AttentionExpressiveness.noisy_key_ratio,
    @AttentionExpressiveness.two_heads_average,
    @AttentionExpressiveness.seed_head_one,
+   @MergeRounding.merge_fl_lse,
+   @MergeRounding.merge_fl_output,
    @ScoresRounding.dot_fl_error,
    @ScoresRounding.scaled_score_error,
    @ScoresRounding.pow_sub_1_le_gamma,
@@ -45,10 +47,13 @@ Definition all_theorems :=
    @AttentionScaling.scaling_never_lowers_entropy,
    @AttentionScalingLift.kani_ascl_002_all_d,
    @AttentionScalingLift.bmc_ascl_003_all_d,
+   @SoftmaxJvpRounding.lse_hessian_fl_bound,
+   @SoftmaxJvpRounding.softmax_jvp_fl_bound,
    @QkNorm.rmsnorm_norm2,
    @QkNorm.rmsnorm_amplitude,
    @SoftmaxLipschitz.softmax_line_derivative,
    @SoftmaxLipschitz.jvp_sum_zero,
+   @SoftmaxJvpRounding.jvp_sum_fl_bound,
    @SoftmaxLipschitz.jvp_linear,
    @SoftmaxLipschitz.jvp_norm_le_half,
    @SoftmaxLipschitz.jvp_quad_form_var,
@@ -76,6 +81,7 @@ Definition all_theorems :=
    @SoftmaxLipschitz.jvp_const_zero,
    @SoftmaxLipschitz.var_nonneg,
    @SoftmaxLipschitz.var_le_half_norm2,
+   @SoftmaxJvpRounding.jvp_quad_fl_bound,
    @SoftmaxLipschitz.softmax_lipschitz_half,
    @SoftmaxLipschitz.two_point_attains_half,
    @SoftmaxLipschitz.uniform_jvp_norm).

@@ -9,6 +9,7 @@ fresh() {  # a copy of what the check reads
   rm -rf "$tmp/t"; mkdir -p "$tmp/t/proofs" "$tmp/t/src/attncheck"
   cp -r "$root/contracts" "$root/harnesses" "$tmp/t/"; cp -r "$root/proofs/coq" "$tmp/t/proofs/"
   cp -r "$root/src/attncheck/kernels" "$root/src/attncheck/bounds" "$tmp/t/src/attncheck/"
+  cp -r "$root/falsify" "$tmp/t/"  # the test that evaluates LSE-BND-001's allowance
 }
 fails=0
 expect() {  # expect NAME PATTERN: the check exits 1 and prints PATTERN
@@ -48,6 +49,26 @@ expect "log-softmax bound function edited" 'SoftmaxRounding.v:[0-9]+: STALE: log
 # SM-INV-001's bound function: γ_{n−1} becomes γ_{n−2} in normalisation_bound.
 fresh; sed -i '/normalisation_bound(std::size_t n/,/^}/s/gamma(n > 0 ? n - 1 : 0, md.u)/gamma(n > 1 ? n - 2 : 0, md.u)/' "$tmp/t/src/attncheck/bounds/softmax.hpp"
 expect "normalisation bound edited" 'SoftmaxRounding.v:[0-9]+: STALE: normalisation_bound in src/attncheck/bounds/softmax.hpp'
+# LSE-BND-001's bound function (issue 47): γ_n becomes γ_{n−1} for the JVP's mean μ̂ in
+# softmax_jvp_bound, and the test's own allowance sum (FALSIFY-LSE-004) loses its factor λ.
+fresh; sed -i 's/const real g = s2 > 0 ? gamma(n, md.u) \* s2 : 0;/const real g = s2 > 0 ? gamma(n - 1, md.u) * s2 : 0;/' "$tmp/t/src/attncheck/bounds/softmax_jvp.hpp"
+grep -q 'gamma(n - 1, md.u) \* s2' "$tmp/t/src/attncheck/bounds/softmax_jvp.hpp" || { echo "the plant did not apply"; fails=1; }
+expect "JVP bound function edited (gamma_n -> gamma_{n-1})" 'SoftmaxJvpRounding.v:[0-9]+: STALE: softmax_jvp_bound in src/attncheck/bounds/softmax_jvp.hpp'
+fresh; sed -i '/struct Lse004/,/^};/s/slack += lambda \* std::abs/slack += std::abs/' "$tmp/t/falsify/log_sum_exp.cpp"
+grep -q 'slack += std::abs(static_cast<real>(to_double(v\[i\])))' "$tmp/t/falsify/log_sum_exp.cpp" || { echo "the plant did not apply"; fails=1; }
+expect "LSE-BND-001 allowance edited" 'SoftmaxJvpRounding.v:[0-9]+: STALE: Lse004 in falsify/log_sum_exp.cpp'
+# SLIP-BND-001's allowance sum in its test (FALSIFY-SLIP-003) loses its |v_i|.
+fresh; sed -i '/struct Slip003/,/^};/s/slack += std::abs(to_double(v\[i\])) \* allowed\[i\]/slack += allowed[i]/' "$tmp/t/falsify/softmax_lipschitz.cpp"
+grep -q 'slack += allowed\[i\]' "$tmp/t/falsify/softmax_lipschitz.cpp" || { echo "the plant did not apply"; fails=1; }
+expect "SLIP-BND-001 allowance edited" 'SoftmaxJvpRounding.v:[0-9]+: STALE: Slip003 in falsify/softmax_lipschitz.cpp'
+# MERGE-BND-001's bound functions: γ₆ becomes γ₅ in the LSE allowance of merge_row_error, and
+# γ_{S+1} becomes γ_S in attention_merge_exact's output allowance.
+fresh; sed -i '/merge_row_error(const/,/^}/s/gamma(6, u) \* (std::abs(M)/gamma(5, u) * (std::abs(M)/' "$tmp/t/src/attncheck/bounds/attention_merge.hpp"
+grep -q 'gamma(5, u) \* (std::abs(M)' "$tmp/t/src/attncheck/bounds/attention_merge.hpp" || { echo "the plant did not apply"; fails=1; }
+expect "merge LSE bound edited (gamma_6 -> gamma_5)" 'MergeRounding.v:[0-9]+: STALE: merge_row_error in src/attncheck/bounds/attention_merge.hpp'
+fresh; sed -i 's/first + gamma(S + 1, a.u) \* second/first + gamma(S, a.u) * second/' "$tmp/t/src/attncheck/bounds/attention_merge.hpp"
+grep -q 'first + gamma(S, a.u) \* second' "$tmp/t/src/attncheck/bounds/attention_merge.hpp" || { echo "the plant did not apply"; fails=1; }
+expect "merge output bound edited (gamma_{S+1} -> gamma_S)" 'MergeRounding.v:[0-9]+: STALE: attention_merge_exact in src/attncheck/bounds/attention_merge.hpp'
 # The error model's γ itself edited.
 fresh; sed -i 's|return ku < 1 ? ku / (1 - ku)|return ku < 1 ? ku / (1 - 2 * ku)|' "$tmp/t/src/attncheck/bounds/error_model.hpp"
 expect "gamma edited" 'STALE: gamma in src/attncheck/bounds/error_model.hpp'
