@@ -176,6 +176,16 @@ function(attncheck_add_audit)
   if(listing STREQUAL "")
     message(FATAL_ERROR "attncheck_add_audit(${A_NAME}): no check applies to the kernels given")
   endif()
+  # A test named in TESTS that does not apply (another kind or ABI version, the LSE's check under
+  # NO_LSE, ...) is not registered: said, never silently dropped.
+  foreach(t IN LISTS A_TESTS)
+    string(REGEX MATCH "(^|\n)${t} " hit "${listing}")
+    if(NOT hit)
+      message(WARNING "attncheck_add_audit(${A_NAME}): TESTS names ${t}, which does not apply to the kernels given "
+                      "(their kinds, ABI version and options): no test is registered for it "
+                      "(`attncheck audit --list` with the same kernels lists what applies)")
+    endif()
+  endforeach()
 
   set(run "${exe}" ${common} ${source} ${policy})
   if(DEFINED A_CASES)

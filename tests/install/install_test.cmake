@@ -96,7 +96,13 @@ elseif(STEP STREQUAL "consumer")
   set(bin ${OUT}/consumer-build)
   file(REMOVE_RECURSE ${src} ${bin})
   file(COPY ${SOURCE}/ DESTINATION ${src})
-  run(${CMAKE_COMMAND} -S ${src} -B ${bin} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
+  # Configured without a warning: attncheck_add_audit warns of a test named in TESTS that it does
+  # not register (the example once named version 1's AUDIT-ATT-001 beside version-2 kernels).
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${src} -B ${bin} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0 OR err MATCHES "CMake Warning")
+    message(FATAL_ERROR "configuring examples/consumer: exit ${rc}, or a warning:\n${out}\n${err}")
+  endif()
   file(READ ${bin}/CMakeCache.txt cache)
   expect("${cache}" "attncheck_DIR:PATH=${prefix}/" "the package found")
   run(${CMAKE_COMMAND} --build ${bin})
@@ -115,6 +121,21 @@ elseif(STEP STREQUAL "consumer")
       message(FATAL_ERROR "attncheck_add_audit ABI 2 NO_LSE registered ${absent} (a version-1 check, or the LSE's under NO_LSE):\n${out}")
     endif()
   endforeach()
+  # A test named in TESTS that does not apply is said, not silently dropped: a project naming version
+  # 1's AUDIT-ATT-001 beside a version-2 attention kernel is warned at configure time.
+  file(REMOVE_RECURSE ${OUT}/tests-warning)
+  file(WRITE ${OUT}/tests-warning/src/CMakeLists.txt
+       "cmake_minimum_required(VERSION 3.25)\nproject(tests_warning C)\nenable_testing()\nfind_package(attncheck REQUIRED)\n"
+       "attncheck_add_audit(NAME w LIB ${OUT}/tests-warning/none.so KERNELS attention:f32:k ABI 2 NO_LSE\n"
+       "                    TESTS FALSIFY-ATTK-001 AUDIT-ATT-001)\n")
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${OUT}/tests-warning/src -B ${OUT}/tests-warning/build -DCMAKE_PREFIX_PATH=${prefix}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE wout ERROR_VARIABLE werr)
+  string(REGEX REPLACE "[ \n]+" " " werr "${werr}")
+  expect("${werr}" "TESTS names AUDIT-ATT-001, which does not apply to the kernels given" "attncheck_add_audit's warning")
+  string(FIND "${werr}" "TESTS names FALSIFY-ATTK-001" at)
+  if(NOT at EQUAL -1)
+    message(FATAL_ERROR "attncheck_add_audit warned of FALSIFY-ATTK-001, which applies:\n${werr}")
+  endif()
   # The failing kernel's check really failed: its output has the verdict and the replay command.
   run(${CMAKE_CTEST_COMMAND} --test-dir ${bin} -R naive_audit -V)
   expect("${out}" "FAIL FALSIFY-SM-004 [f32]" "the failing kernel's verdict")
