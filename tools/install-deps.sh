@@ -21,6 +21,7 @@ PACKAGES=(
   cvc5  # attncheck bmc --solver cvc5|portfolio: the cvc5 CLI on the SMT-LIB2 export of the formulas
   gappa  # attncheck bmc GAPPA-* harnesses: rounding-error bounds of dot products for large d (src/attncheck/bmc/gappa.cpp)
   python3-pytest python3-setuptools python3-pip python3-wheel  # python/: the package's wheel, built offline, and its pytest suite (tests/install)
+  python3-venv  # the README's pytest way in, run as written in a fresh venv (tests/install, STEP=readme-venv)
   dpkg-dev  # cpack -G DEB: dpkg-shlibdeps writes the .deb's Depends (cmake/install.cmake, tests/install)
 )
 

@@ -28,6 +28,14 @@ add_test(NAME "python: the attncheck package's wheel, installed, passes its pyte
 set_tests_properties("python: the attncheck package's wheel, installed, passes its pytest suite"
                      PROPERTIES LABELS "python;install" FIXTURES_REQUIRED attncheck_installed TIMEOUT 600)
 
+# The README's pytest way in, as written, in a fresh venv (about 5 s).
+add_test(NAME "python: the README's pip and pytest lines pass as written in a fresh venv"
+         COMMAND ${CMAKE_COMMAND} -DSTEP=readme-venv -DSOURCE=${CMAKE_CURRENT_SOURCE_DIR}
+                 -DPYTHON=${ATTNCHECK_SYSTEM_PYTHON3} -DOUT=${ATTNCHECK_INSTALL_TEST_DIR}
+                 -P ${CMAKE_CURRENT_LIST_DIR}/install_test.cmake)
+set_tests_properties("python: the README's pip and pytest lines pass as written in a fresh venv"
+                     PROPERTIES LABELS "python;install" FIXTURES_REQUIRED attncheck_installed TIMEOUT 300)
+
 # The Debian package: CPack's .deb, its Depends, the gate from its files (dpkg-deb, dpkg-dev).
 add_test(NAME "install: the .deb from CPack has its Depends and runs the gate from its files"
          COMMAND ${CMAKE_COMMAND} -DSTEP=deb -DBUILD=${CMAKE_CURRENT_BINARY_DIR} -DOUT=${ATTNCHECK_INSTALL_TEST_DIR}
