@@ -560,8 +560,9 @@ int list_audit_checks(const audit::KernelSource& src, audit::AuditRequest& req) 
 // An exec program asked for a kernel it does not serve is a usage error, not one failure per
 // check: each requested kernel is asked for once (ExecBackend::serves), and when the program
 // says it serves no such kernel but serves the kind at another format, the error lists those
-// and suggests the nearest spelling. When the program serves the kind at no format, or answers
-// the question otherwise (a crash, a hang, another ERROR), the checks run and judge it.
+// and suggests the nearest spelling; when it serves the kind at no format, the error says so.
+// When it answers the question otherwise (a crash, a hang, another ERROR), the checks run and
+// judge it.
 bool exec_serves_requested(audit::ExecBackend& b, const audit::KernelSource& src) {
   const int abi = src.abi != 0 ? src.abi : 1;
   for (const auto& binding : src.bindings) {
@@ -576,8 +577,17 @@ bool exec_serves_requested(audit::ExecBackend& b, const audit::KernelSource& src
                    "them (docs/audit-protocol.md)\n";
       return false;
     }
-    if (served.empty()) continue;
     const std::string k(audit::kind_name(kind));
+    if (served.empty()) {
+      // It serves the kind at no format: a setup error (the wrong program, or the wrong kind asked),
+      // said at once with exit 2, not one failure per check.
+      std::cerr << "error: " << b.describe() << " serves no " << k << " kernel"
+                << (kind == audit::Kind::attention_v2 ? " (CALL kind 8, attention of ABI version 2, which --abi 2 or abi: 2 asks for)" : "")
+                << ": asked for " << k << ":" << dtype_name(binding.dtype)
+                << " and at every other format, it answered that it serves none. Audit it for a kind it serves (its "
+                   "serve() table; docs/audit-protocol.md, Conversation 2)\n";
+      return false;
+    }
     std::string list;
     for (Dtype d : served) list += (list.empty() ? "" : ", ") + k + ":" + std::string(dtype_name(d));
     const auto same_storage = std::find_if(served.begin(), served.end(), [&](Dtype d) { return storage_name(d) == storage_name(binding.dtype); });
