@@ -1,0 +1,27 @@
+# attncheck audit tests run as CMake scripts (node_softmax.cmake, node_tfjs_backward.cmake): the
+# audit's exit status was 0 and its JSON report has exactly one PASS row for each check of `tests`
+# (exit 0 alone would also admit NOT-JUDGED rows or a check that did not run). `what` names the
+# audit in messages; out and err are its printed output, shown on a failure.
+function(attncheck_expect_pass_rows what rc json_file tests out err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "attncheck audit of ${what}: exit status ${rc}, expected 0\n${out}\n${err}")
+  endif()
+  file(READ ${json_file} json)
+  string(JSON n LENGTH "${json}" results)
+  math(EXPR last "${n} - 1")
+  set(passed 0)
+  foreach(i RANGE ${last})
+    string(JSON test GET "${json}" results ${i} test)
+    string(JSON verdict GET "${json}" results ${i} verdict)
+    if(test IN_LIST tests)
+      if(NOT verdict STREQUAL "PASS")
+        message(FATAL_ERROR "${what}: ${test}: ${verdict}, expected PASS\n${out}\n${err}")
+      endif()
+      math(EXPR passed "${passed} + 1")
+    endif()
+  endforeach()
+  list(LENGTH tests nt)
+  if(NOT passed EQUAL nt)
+    message(FATAL_ERROR "${what}: expected ${nt} PASS rows, got ${passed}\n${out}")
+  endif()
+endfunction()
