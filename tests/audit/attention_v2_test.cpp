@@ -169,7 +169,7 @@ TEST_CASE("python example: a NumPy attention of ABI version 2 over the exec prot
   Run old = audit(old_peer + "--abi 2 --kernel attention:f32 --test AUDIT-SAFE-001 --cases 5 -j 1");
   INFO(old.output);
   CHECK(old.status == 2);
-  CHECK(contains(old.output, "serves no attention_v2 kernel (CALL kind 8, attention of ABI version 2"));
+  CHECK(contains(old.output, "serves no attention kernel (CALL kind 8, attention of ABI version 2"));
   CHECK(contains(old.output, "at every other format, it answered that it serves none"));
 }
 
