@@ -47,8 +47,10 @@ main_cxx="$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$main/CMakeCache.txt")"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" \
   -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" -DCMAKE_CXX_COMPILER="$main_cxx" \
   -DATTNCHECK_PREBUILT_OBJECTS="$(cd "$main" && pwd)" >/dev/null
+# attncheck_wire_format_peer: the exec protocol's C++ codec on every kind's CALL and RESULT built
+# from src/attncheck/audit/wire_format.tsv (the two protocol wire-format tests), under the sanitizers.
 cmake --build "$build" -j "$(nproc)" --target attncheck_cli attncheck_tests \
-  attncheck_audit_tests attncheck_audit_testkernels
+  attncheck_audit_tests attncheck_audit_testkernels attncheck_wire_format_peer
 echo "sanitize: the instrumented build took $SECONDS s"
 
 # allocator_may_return_null: a test kernel's malloc(4 GiB) under the audit's memory limit must get
