@@ -83,15 +83,17 @@ int bwd_tiled_f64(BWD_ARGS(double, double)) {
   return bwd_attention_f64(p, q, k, v, o, dout, lse, dq, dk, dv, TILE, TILE, BUG_BWD_NONE, NULL, 0);
 }
 
-/* 16-bit storage, f32 arithmetic: widen, run the f32 kernel with P and dS stored, round once. */
-static int bwd_16bit(BWD_ARGS(uint16_t, float), float (*from)(uint16_t), uint16_t (*to)(float), const bwd_stores* st) {
+/* 16-bit storage, f32 arithmetic: widen, run the f32 kernel with tiles of `tile` and the roundings
+ * of st, round once. Shared with kernels_attention_backward_drift.c (blocks of 64), same library. */
+int attncheck_test_bwd_16bit_tiles(BWD_ARGS(uint16_t, float), size_t tile, float (*from)(uint16_t), uint16_t (*to)(float),
+                                   const bwd_stores* st) {
   const size_t qs = p->batch * p->n * p->heads * p->d, ks = p->batch * p->m * p->kv_heads * p->d;
   const size_t vs = p->batch * p->m * p->kv_heads * p->dv, os = p->batch * p->n * p->heads * p->dv;
   float *qf = widen16(q, qs, from), *kf = widen16(k, ks, from), *vf = widen16(v, vs, from), *of = widen16(o, os, from), *df = widen16(dout, os, from);
   float *gq = malloc((qs ? qs : 1) * sizeof(float)), *gk = malloc((ks ? ks : 1) * sizeof(float)), *gv = malloc((vs ? vs : 1) * sizeof(float));
   int rc = 2;
   if (qf && kf && vf && of && df && gq && gk && gv) {
-    rc = bwd_attention_f32(p, qf, kf, vf, of, df, lse, gq, gk, gv, TILE, TILE, BUG_BWD_NONE, st, 0);
+    rc = bwd_attention_f32(p, qf, kf, vf, of, df, lse, gq, gk, gv, tile, tile, BUG_BWD_NONE, st, 0);
     if (rc == 0) {
       for (size_t i = 0; i < qs; ++i) dq[i] = to(gq[i]);
       for (size_t i = 0; i < ks; ++i) dk[i] = to(gk[i]);
@@ -100,6 +102,9 @@ static int bwd_16bit(BWD_ARGS(uint16_t, float), float (*from)(uint16_t), uint16_
   }
   free(qf), free(kf), free(vf), free(of), free(df), free(gq), free(gk), free(gv);
   return rc;
+}
+static int bwd_16bit(BWD_ARGS(uint16_t, float), float (*from)(uint16_t), uint16_t (*to)(float), const bwd_stores* st) {
+  return attncheck_test_bwd_16bit_tiles(p, q, k, v, o, dout, lse, dq, dk, dv, TILE, from, to, st);
 }
 static const bwd_stores stored_bf16 = {round_bf16, round_bf16, NULL, NULL};
 static const bwd_stores stored_f16 = {round_f16, round_f16, NULL, NULL};

@@ -20,15 +20,6 @@
 #include "attention_backward_kernel.h"
 #include "bits16.h"
 
-#define F float
-#define SFX f32
-#define EXP expf
-#define TANH tanhf
-#include "attention_backward_impl.h"
-#undef F
-#undef SFX
-#undef EXP
-#undef TANH
 
 enum { BLOCK = 64 }; /* FlashAttention-2's Br = Bc = 64 (head dimension 64 to 128 on A100) */
 
@@ -36,23 +27,11 @@ enum { BLOCK = 64 }; /* FlashAttention-2's Br = Bc = 64 (head dimension 64 to 12
   const attncheck_attention_problem *p, const uint16_t *q, const uint16_t *k, const uint16_t *v, const uint16_t *o,          \
       const uint16_t *dout, const float *lse, uint16_t *dq, uint16_t *dk, uint16_t *dv
 
-/* Widen to f32, run the f32 kernel with blocks of 64 and the given roundings, narrow once. */
+/* Widen to f32, run the f32 kernel with blocks of 64 and the given roundings, narrow once
+ * (kernels_attention_backward.c's wrapper, the same library). */
+int attncheck_test_bwd_16bit_tiles(BWD_ARGS, size_t tile, float (*from)(uint16_t), uint16_t (*to)(float), const bwd_stores* st);
 static int bwd_blocks16(BWD_ARGS, float (*from)(uint16_t), uint16_t (*to)(float), const bwd_stores* st) {
-  const size_t qs = p->batch * p->n * p->heads * p->d, ks = p->batch * p->m * p->kv_heads * p->d;
-  const size_t vs = p->batch * p->m * p->kv_heads * p->dv, os = p->batch * p->n * p->heads * p->dv;
-  float *qf = widen16(q, qs, from), *kf = widen16(k, ks, from), *vf = widen16(v, vs, from), *of = widen16(o, os, from), *df = widen16(dout, os, from);
-  float *gq = malloc((qs ? qs : 1) * sizeof(float)), *gk = malloc((ks ? ks : 1) * sizeof(float)), *gv = malloc((vs ? vs : 1) * sizeof(float));
-  int rc = 2;
-  if (qf && kf && vf && of && df && gq && gk && gv) {
-    rc = bwd_attention_f32(p, qf, kf, vf, of, df, lse, gq, gk, gv, BLOCK, BLOCK, BUG_BWD_NONE, st, 0);
-    if (rc == 0) {
-      for (size_t i = 0; i < qs; ++i) dq[i] = to(gq[i]);
-      for (size_t i = 0; i < ks; ++i) dk[i] = to(gk[i]);
-      for (size_t i = 0; i < vs; ++i) dv[i] = to(gv[i]);
-    }
-  }
-  free(qf), free(kf), free(vf), free(of), free(df), free(gq), free(gk), free(gv);
-  return rc;
+  return attncheck_test_bwd_16bit_tiles(p, q, k, v, o, dout, lse, dq, dk, dv, BLOCK, from, to, st);
 }
 
 static const bwd_stores fa2_bf16 = {round_bf16, round_bf16, NULL, NULL};
