@@ -31,14 +31,17 @@ attncheck_fuzzer(fuzz_contract fuzz/contract_fuzz.cpp
   src/attncheck/contract/cycles.cpp src/attncheck/contract/model.cpp src/attncheck/contract/yaml_documents.cpp)
 target_link_libraries(fuzz_contract PRIVATE yaml-cpp fmt::fmt)
 
+# The kind registry (src/attncheck/audit/kinds/) names and numbers the kinds both parsers read.
+file(GLOB ATTNCHECK_FUZZ_KIND_SOURCES CONFIGURE_DEPENDS src/attncheck/audit/kinds/*.cpp)
+
 attncheck_fuzzer(fuzz_protocol fuzz/protocol_fuzz.cpp
-  src/attncheck/audit/protocol.cpp src/attncheck/audit/call.cpp)
-target_link_libraries(fuzz_protocol PRIVATE attncheck::kernels)
+  src/attncheck/audit/protocol.cpp src/attncheck/audit/call.cpp ${ATTNCHECK_FUZZ_KIND_SOURCES})
+target_link_libraries(fuzz_protocol PRIVATE attncheck::kernels attncheck::abi)
 
 # The bindings parser with the two small files it calls (kind and policy names), not the audit
 # library: CI builds only what its bounded run fuzzes (tools/fuzz.sh).
 attncheck_fuzzer(fuzz_bindings fuzz/bindings_fuzz.cpp src/attncheck/audit/bindings.cpp src/attncheck/audit/call.cpp
-  src/attncheck/audit/masked_policy.cpp src/attncheck/audit/capabilities.cpp)
+  src/attncheck/audit/masked_policy.cpp src/attncheck/audit/capabilities.cpp ${ATTNCHECK_FUZZ_KIND_SOURCES})
 target_link_libraries(fuzz_bindings PRIVATE attncheck::property attncheck::abi)
 
 # The command line needs every subcommand's option set: the CLI sources (not main.cpp) and the core.
