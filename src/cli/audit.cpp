@@ -689,7 +689,7 @@ Command setup_audit(CLI::App& parent, const Global& global) {
                                "Only this test ID, FALSIFY-... or AUDIT-... (repeatable)",
                                "Only this dtype (repeatable; default: every dtype given a kernel)",
                                "Run seed, decimal or 0x hex; same seed, same cases", "Successful random cases per check"});
-  app->add_option("--timeout", o->timeout, "Seconds one kernel call may take before it is killed (attention calls: plus 1 s per 2e7 multiply-adds)")->capture_default_str();
+  app->add_option("--timeout", o->timeout, "Seconds of CPU time one kernel call may use before it is killed (attention calls: plus 1 s per 2e7 multiply-adds); a call waiting for a busy machine is not cut short (docs/audit.md)")->capture_default_str();
   app->add_option("--memory", o->memory_mib,
                   "MiB of address space the kernel process may add (--lib; default 1024) or use in all (--exec; default 4096: "
                   "interpreters reserve much at start); an allocation failure the program reports is an ERROR naming this limit");

@@ -97,8 +97,11 @@ std::string without_draws(const std::string& counterexample);
 std::string failure_figures(const property::Outcome& o);
 // A ratio as a failure's text prints it (Report::error: 4 significant digits), "inf" for NaN or overflow.
 std::string ratio_figure(double ratio);
-// The likely cause of the check's failure, in the contract's words (if_fails), or "".
-std::string likely_cause(const GateReport& report, const std::string& test_id);
+// The likely cause of the check's failure, in the contract's words (if_fails), or "". When the
+// failing case is a fault of the call (the kernel hung, crashed, wrote out of bounds: the
+// counterexample is an exception and states no error/allowance), the contract's accuracy cause
+// would mislead: it says so instead.
+std::string likely_cause(const GateReport& report, const property::Outcome& o);
 
 // The terminal report: header, one block per non-PASS row (the failures first), the table, and
 // the summary line.

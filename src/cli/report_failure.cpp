@@ -31,8 +31,15 @@ std::string failure_figures(const property::Outcome& o) {
   return s;
 }
 
-std::string likely_cause(const GateReport& report, const std::string& test_id) {
-  const auto at = report.test_causes.find(test_id);
+std::string likely_cause(const GateReport& report, const property::Outcome& o) {
+  if (o.counterexample.rfind("exception: ", 0) == 0 && o.counterexample_ratio == 0) {
+    const std::string first = o.counterexample.substr(0, o.counterexample.find('\n'));
+    if (first.find(" no answer ") != std::string::npos)
+      return "the call did not finish, not an accuracy failure: a hang, or a kernel slower than --timeout allows (the counterexample "
+             "says how long it ran and how much CPU time it used)";
+    return "the call itself failed, not an accuracy failure: the counterexample's first line says how";
+  }
+  const auto at = report.test_causes.find(o.test_id);
   return at == report.test_causes.end() ? std::string() : at->second;
 }
 

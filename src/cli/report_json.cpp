@@ -140,7 +140,7 @@ std::string render_row_extras_json(const GateReport& r, const GateRow& row) {
   s += ", \"coverage\": " + render_coverage_json(row.outcome.coverage);
   // What a failure says first (schema_version 7): the contract's likely cause and the failing cases' figures.
   const property::Outcome& o = row.outcome;
-  s += ", \"likely_cause\": " + json_string(o.verdict == property::Verdict::fail ? likely_cause(r, o.test_id) : std::string());
+  s += ", \"likely_cause\": " + json_string(o.verdict == property::Verdict::fail ? likely_cause(r, o) : std::string());
   s += ", \"counterexample_ratio\": " + number(o.counterexample_ratio);
   s += ", \"worst_failure\": " + json_string(o.worst_failure);
   return s + ", \"worst_failure_ratio\": " + number(o.worst_failure_ratio);

@@ -57,7 +57,7 @@ std::string testcase(const GateReport& report, const GateRow& row) {
   const std::string tag = is_error ? "error" : "failure";
   std::string detail = o.counterexample.empty() ? o.message : without_draws(o.counterexample);
   if (!detail.empty() && detail.back() != '\n') detail += '\n';
-  if (const std::string cause = likely_cause(report, o.test_id); !cause.empty() && o.verdict == property::Verdict::fail)
+  if (const std::string cause = likely_cause(report, o); !cause.empty() && o.verdict == property::Verdict::fail)
     detail = "Likely cause: " + cause + "\n" + detail;
   // The exact values too, so this report carries the same counterexample as the JSON and SARIF ones.
   for (const auto& v : counterexample_values(o.counterexample, o.dtype))

@@ -82,7 +82,7 @@ std::string render_markdown(const GateReport& r) {
       if (row.passed()) continue;
       const property::Outcome& o = row.outcome;
       s += "#### " + verdict_text(row) + " " + o.test_id + " [" + row.dtype() + "] — " + row.contract + "\n\n";
-      if (const std::string cause = likely_cause(r, o.test_id); !cause.empty() && o.verdict == property::Verdict::fail)
+      if (const std::string cause = likely_cause(r, o); !cause.empty() && o.verdict == property::Verdict::fail)
         s += "Likely cause: " + cell(cause) + "\n\n";
       s += "Obligations: " + obligations_of(r, row) + "; kernels " + code(o.kernels) + "; cases " + std::to_string(o.cases) + ".\n\n";
       if (const std::string figures = failure_figures(o); !figures.empty()) s += cell(figures) + ".\n\n";

@@ -62,7 +62,7 @@ std::string problem_block(const GateReport& r, const GateRow& row) {
   s += paint(r, std::string(property::verdict_name(o.verdict)), o.verdict) + " " + o.test_id + " [" + row.dtype() + "]  contract " +
        row.contract + ", obligations " + (row.obligations.empty() ? "-" : join(row.obligations, ", ")) +
        ", kernels " + o.kernels + "\n";
-  if (const std::string cause = likely_cause(r, o.test_id); !cause.empty() && o.verdict == property::Verdict::fail)
+  if (const std::string cause = likely_cause(r, o); !cause.empty() && o.verdict == property::Verdict::fail)
     s += "  Likely cause: " + cause + "\n";
   if (row.has_property)
     if (const std::string figures = failure_figures(o); !figures.empty()) s += "  " + figures + "\n";

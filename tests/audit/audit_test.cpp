@@ -313,7 +313,9 @@ TEST_CASE("a hanging kernel is killed after the timeout and reported with the sm
   INFO(r.output);
   CHECK(r.status == 1);
   CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "FAIL");
-  CHECK(contains(r.detail["AUDIT-SAFE-001 [f32]"], "no answer within 0.3"));
+  // Killed once it has used its budget of CPU time (call_watch.hpp).
+  CHECK(contains(r.detail["AUDIT-SAFE-001 [f32]"], "no answer within "));
+  CHECK(contains(r.detail["AUDIT-SAFE-001 [f32]"], "of CPU time, past the limit of 0.3 s"));
   // A row that hangs (n > 4). Shrinking spends its budget of 400 evaluations and may stop above
   // the smallest such row since the generators draw at the nominal size (noted for follow-up).
   const std::string& hung = r.detail["AUDIT-SAFE-001 [f32]"];
@@ -705,7 +707,9 @@ TEST_CASE("an exec peer that hangs is killed after the timeout, one that exits i
   Run r = audit("--exec \"" + hello + "sleep 30\" --kernel softmax:f32 --cases 5 --timeout 0.3 --test AUDIT-SAFE-001");
   INFO(r.output);
   CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "FAIL");
+  // The shell and its sleep use no CPU time: blocked, killed at the first look (call_watch.hpp).
   CHECK(contains(r.detail["AUDIT-SAFE-001 [f32]"], "no answer within 0.3"));
+  CHECK(contains(r.detail["AUDIT-SAFE-001 [f32]"], "blocked (none of its threads could run"));
   r = audit("--exec \"" + hello + "exit 3\" --kernel softmax:f32 --cases 5 --test AUDIT-SAFE-001");
   INFO(r.output);
   CHECK(r.verdicts["AUDIT-SAFE-001 [f32]"] == "FAIL");

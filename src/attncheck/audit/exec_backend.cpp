@@ -15,6 +15,7 @@
 #include <cstring>
 #include <initializer_list>
 
+#include "attncheck/audit/call_watch.hpp"
 #include "attncheck/audit/fd_io.hpp"
 #include "attncheck/audit/protocol.hpp"
 
@@ -24,12 +25,12 @@ namespace {
 constexpr double startup_seconds = 60;  // interpreters importing NumPy/SciPy on a loaded machine
 
 // Reads one frame under the deadline. Returns the I/O outcome; throws ProtocolError on a bad frame.
-Io read_frame(int fd, Deadline deadline, protocol::Header& h, std::vector<unsigned char>& payload) {
+Io read_frame(int fd, Deadline deadline, protocol::Header& h, std::vector<unsigned char>& payload, const Extension& extend = {}) {
   unsigned char head[protocol::header_bytes];
-  if (const Io io = read_full(fd, head, sizeof head, deadline); io != Io::ok) return io;
+  if (const Io io = read_full(fd, head, sizeof head, deadline, extend); io != Io::ok) return io;
   h = protocol::decode_header(head);
   payload.resize(h.length);  // bounded by protocol::max_payload
-  return h.length ? read_full(fd, payload.data(), h.length, deadline) : Io::ok;
+  return h.length ? read_full(fd, payload.data(), h.length, deadline, extend) : Io::ok;
 }
 
 bool contains_any(const std::string& text, std::initializer_list<const char*> words) {
@@ -209,17 +210,18 @@ Reply ExecBackend::exchange(const Call& c) {
                " MiB, docs/audit-protocol.md); audit this shape with --lib";
     return r;
   }
-  const double seconds = call_timeout_seconds(c, limits_.timeout_seconds);
-  const Deadline deadline = deadline_after(seconds);
-  const std::string late = "no answer within " + std::to_string(seconds).substr(0, 5) + " s";
-  Io io = write_full(to_peer_, frame.data(), frame.size(), deadline);
-  if (io == Io::timeout) return fault(Status::timed_out, late);
+  // The program's process group (it may have started others): judged on the CPU time it used.
+  CallWatch watch(child_, /*whole_group=*/true, call_timeout_seconds(c, limits_.timeout_seconds));
+  const Deadline deadline = watch.first();
+  const Extension extend = watch.extension();
+  Io io = write_full(to_peer_, frame.data(), frame.size(), deadline, extend);
+  if (io == Io::timeout) return fault(Status::timed_out, watch.why());
   if (io != Io::ok) return fault(Status::crashed, "program closed its input");
   protocol::Header h;
   std::vector<unsigned char> payload;
   try {
-    io = read_frame(from_peer_, deadline, h, payload);
-    if (io == Io::timeout) return fault(Status::timed_out, late);
+    io = read_frame(from_peer_, deadline, h, payload, extend);
+    if (io == Io::timeout) return fault(Status::timed_out, watch.why());
     if (io != Io::ok) return fault(Status::crashed, "program closed its output without answering");
     if (h.type == protocol::Type::error) {
       const std::string text = peer_error_text(payload);

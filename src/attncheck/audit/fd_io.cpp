@@ -14,16 +14,22 @@
 namespace attncheck::audit {
 
 namespace {
-// Waits until fd is ready for events or the deadline passes; true when ready.
-Io wait_ready(int fd, short events, Deadline deadline) {
+// Waits until fd is ready for events or the deadline passes (and extend gives no later one).
+// The deadline is updated to the last one extend gave, for the rest of the same transfer.
+Io wait_ready(int fd, short events, Deadline& deadline, const Extension& extend) {
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
-    if (left <= 0) return Io::timeout;
+    if (left <= 0) {
+      if (!extend) return Io::timeout;
+      const auto next = extend();
+      if (!next) return Io::timeout;
+      deadline = *next;
+      continue;
+    }
     pollfd p{fd, events, 0};
     const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1 << 30)));
     if (r > 0) return Io::ok;
-    if (r == 0) return Io::timeout;
-    if (errno != EINTR) return Io::error;
+    if (r < 0 && errno != EINTR) return Io::error;
   }
 }
 }  // namespace
@@ -32,10 +38,10 @@ Deadline deadline_after(double seconds) {
   return std::chrono::steady_clock::now() + std::chrono::microseconds(static_cast<long long>(seconds * 1e6));
 }
 
-Io read_full(int fd, void* buf, std::size_t n, Deadline deadline) {
+Io read_full(int fd, void* buf, std::size_t n, Deadline deadline, const Extension& extend) {
   auto* p = static_cast<unsigned char*>(buf);
   while (n > 0) {
-    if (const Io w = wait_ready(fd, POLLIN, deadline); w != Io::ok) return w;
+    if (const Io w = wait_ready(fd, POLLIN, deadline, extend); w != Io::ok) return w;
     const ssize_t r = ::read(fd, p, n);
     if (r == 0) return Io::eof;
     if (r < 0) {
@@ -48,10 +54,10 @@ Io read_full(int fd, void* buf, std::size_t n, Deadline deadline) {
   return Io::ok;
 }
 
-Io write_full(int fd, const void* buf, std::size_t n, Deadline deadline) {
+Io write_full(int fd, const void* buf, std::size_t n, Deadline deadline, const Extension& extend) {
   const auto* p = static_cast<const unsigned char*>(buf);
   while (n > 0) {
-    if (const Io w = wait_ready(fd, POLLOUT, deadline); w != Io::ok) return w;
+    if (const Io w = wait_ready(fd, POLLOUT, deadline, extend); w != Io::ok) return w;
     const ssize_t r = ::write(fd, p, n);
     if (r < 0) {
       if (errno == EINTR || errno == EAGAIN) continue;

@@ -3,6 +3,8 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
+#include <optional>
 #include <string>
 
 namespace attncheck::audit {
@@ -11,10 +13,15 @@ using Deadline = std::chrono::steady_clock::time_point;
 
 enum class Io { ok, eof, timeout, error };
 
-// Reads exactly n bytes unless the peer closes (eof), the deadline passes or the fd fails.
-Io read_full(int fd, void* buf, std::size_t n, Deadline deadline);
+// Asked when a deadline passes: the next deadline to wait until, or nullopt when the time is up
+// (call_watch.hpp's CallWatch, which looks at what the peer process did meanwhile).
+using Extension = std::function<std::optional<Deadline>()>;
+
+// Reads exactly n bytes unless the peer closes (eof), the deadline passes (and extend, if given,
+// gives no later one) or the fd fails.
+Io read_full(int fd, void* buf, std::size_t n, Deadline deadline, const Extension& extend = {});
 // Writes exactly n bytes; a closed reader (EPIPE) is eof.
-Io write_full(int fd, const void* buf, std::size_t n, Deadline deadline);
+Io write_full(int fd, const void* buf, std::size_t n, Deadline deadline, const Extension& extend = {});
 
 Deadline deadline_after(double seconds);
 

@@ -45,6 +45,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "attncheck/audit/call_watch.hpp"
 #include "attncheck/audit/fd_io.hpp"
 #include "attncheck/audit/kinds/registry.hpp"
 #include "attncheck/abi.h"  // the signatures invoke() calls; also keeps the header C++-clean
@@ -432,12 +433,13 @@ Reply LibraryBackend::call(const Call& c) {
   }
   req.outputs = static_cast<std::uint32_t>(outs.size());
 
-  const double seconds = call_timeout_seconds(c, limits_.timeout_seconds);
-  const Deadline deadline = deadline_after(seconds);
-  if (write_full(req_fd_, &req, sizeof req, deadline) != Io::ok) return reap("");
+  // The server process (its threads): judged on the CPU time it used, not on a busy machine's clock.
+  CallWatch watch(child_, /*whole_group=*/false, call_timeout_seconds(c, limits_.timeout_seconds));
+  const Extension extend = watch.extension();
+  if (write_full(req_fd_, &req, sizeof req, watch.first(), extend) != Io::ok) return reap("");
   Response resp{};
-  const Io io = read_full(resp_fd_, &resp, sizeof resp, deadline);
-  if (io == Io::timeout) return reap("no answer within " + std::to_string(seconds).substr(0, 5) + " s");
+  const Io io = read_full(resp_fd_, &resp, sizeof resp, watch.first(), extend);
+  if (io == Io::timeout) return reap(watch.why());
   if (io != Io::ok) return reap("");
 
   Reply r;

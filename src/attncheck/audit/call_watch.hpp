@@ -1,0 +1,63 @@
+// attncheck audit: when a kernel call has taken too long, judged on the time the kernel's process
+// really ran, never on the wall clock alone. A call is given a budget of seconds (--timeout plus
+// the call's work estimate, call.hpp's call_timeout_seconds). At the first look, after that many
+// seconds of wall-clock time, a kernel process that has used less CPU time than the budget was
+// waiting for a busy machine (CI with other jobs, `nice`, a laptop on battery), not hung: the call
+// waits on. It is hung, and killed, when
+//   - it has used the budget in CPU time (all its threads; an endless loop), or
+//   - none of its threads can run (all sleep: a deadlock, a read of a pipe nobody writes, sleep())
+//     and it used no CPU time since the previous look, at least kBlockedLook apart, or
+//   - kWallFactor times the budget has passed in wall-clock time (the machine gave it less than
+//     1/kWallFactor of a core: the audit could not finish in any useful time either).
+// A thread stopped by a signal (state T) or in uninterruptible sleep (D: paging under memory
+// pressure) is the machine's doing, so it counts as runnable. On a system without /proc the
+// process's usage cannot be read and the budget is wall-clock time, as before.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "attncheck/audit/fd_io.hpp"
+
+namespace attncheck::audit {
+
+inline constexpr double kWallFactor = 50;      // a call waits at most 50 budgets of wall-clock time
+inline constexpr double kBlockedLook = 0.25;   // seconds between two looks that find a blocked process
+
+// CPU time used so far and whether a thread can run, of one process (its threads) or of every
+// process of a process group (an exec program that starts others, e.g. a shell running Python).
+struct ProcessUsage {
+  bool known = false;     // false without /proc, or when the process is gone
+  double cpu_seconds = 0;
+  bool runnable = false;  // some thread in state R, D or T
+};
+ProcessUsage process_usage(pid_t pid, bool whole_group);
+
+class CallWatch {
+ public:
+  CallWatch(pid_t pid, bool whole_group, double budget_seconds);
+  // The first wall-clock time to look: the budget from now.
+  Deadline first() const { return first_; }
+  // At a passed deadline: the next one, or nullopt when the call is hung (then why() says how).
+  std::optional<Deadline> look();
+  // For read_full/write_full's extend argument.
+  Extension extension() {
+    return [this] { return look(); };
+  }
+  const std::string& why() const { return why_; }
+
+ private:
+  pid_t pid_;
+  bool group_;
+  double budget_;
+  std::chrono::steady_clock::time_point start_, last_look_;
+  Deadline first_;
+  double cpu_at_start_ = 0, cpu_at_last_look_ = 0;
+  bool usage_known_ = false;
+  std::string why_;
+};
+
+}  // namespace attncheck::audit
