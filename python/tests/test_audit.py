@@ -77,13 +77,52 @@ def test_several_kernels_and_a_declining_one(cli):
     assert result.check("FALSIFY-SM-001", "f32").row["declined"] > 0
 
 
-def test_a_kernel_that_raises_is_a_crash_not_a_hang(cli):
+def test_a_kernel_that_raises_on_some_inputs_fails_with_its_message(cli):
     def broken(x):
-        raise ValueError("boom")
+        if x.size > 3:
+            raise ValueError("boom")
+        return softmax(x)
 
     result = attncheck.audit(broken, kind="softmax", dtype="f32", cases=5, tests=["FALSIFY-SM-001"])
     check = result.check("FALSIFY-SM-001")
-    assert check.verdict in ("FAIL", "ERROR") and "exited" in (check.counterexample + check.message)
+    assert check.verdict == "FAIL" and "kernel raised ValueError: boom" in check.counterexample
+    # A fault of the call, not an accuracy failure: the contract's cause is not given as its cause.
+    assert "not an accuracy failure" in check.likely_cause
+
+
+def test_a_kernel_that_raises_on_any_input_is_a_setup_error_said_at_once(cli):
+    import time
+
+    def attention(q, k, v):  # attention_v2's kernels take (q, k, v, problem)
+        return q
+
+    start = time.monotonic()
+    with pytest.raises(attncheck.AttncheckError) as e:
+        attncheck.audit(attention, kind="attention_v2", dtype="f32")
+    assert time.monotonic() - start < 30
+    said = str(e.value)
+    assert "exited with status 2" in said and "the Python kernels given to attncheck.audit()" in said
+    assert "kernel raised TypeError: " in said and "takes 3 positional arguments but 4 were given" in said
+    assert "kernels.sock" not in said  # the relay's plumbing is not shown
+
+
+def test_cli_replay_lines_replay_from_a_shell(cli):
+    import shlex
+    import subprocess
+
+    result = attncheck.audit(softmax_without_max, kind="softmax", dtype="f32", cases=20, tests=["FALSIFY-SM-001"])
+    check = result.check("FALSIFY-SM-001", "f32")
+    assert check.verdict == "FAIL"
+    assert "python3" in check.cli_replay or " -m attncheck serve softmax:f32=" in check.cli_replay
+    assert "kernels.sock" not in check.cli_replay
+    words = shlex.split(check.cli_replay)
+    assert words[0] == "attncheck"
+    again = subprocess.run([cli] + words[1:], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert again.returncode == 1, again.stdout
+    assert "FAIL FALSIFY-SM-001 [f32]" in again.stdout
+    # A lambda cannot be imported by name: no CLI line, the Python replay is the one.
+    result = attncheck.audit(lambda x: softmax_without_max(x), kind="softmax", dtype="f32", cases=20, tests=["FALSIFY-SM-001"])
+    assert result.check("FALSIFY-SM-001", "f32").cli_replay == ""
 
 
 def test_usage_errors_raise(cli):

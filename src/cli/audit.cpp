@@ -563,11 +563,31 @@ int list_audit_checks(const audit::KernelSource& src, audit::AuditRequest& req) 
 // and suggests the nearest spelling; when it serves the kind at no format, the error says so.
 // When it answers the question otherwise (a crash, a hang, another ERROR), the checks run and
 // judge it.
+// A multi-line message (a Python traceback) indented under its first line.
+std::string indent_lines(std::string text) {
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  for (std::size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 3)) text.replace(at, 1, "\n  ");
+  return text;
+}
+
 bool exec_serves_requested(audit::ExecBackend& b, const audit::KernelSource& src) {
   const int abi = src.abi != 0 ? src.abi : 1;
   for (const auto& binding : src.bindings) {
     const audit::Kind kind = audit::abi_kind(binding.kind, abi);
-    if (b.serves(kind, binding.dtype) != audit::ExecBackend::Served::no) continue;
+    const auto served_here = b.serves(kind, binding.dtype);
+    if (served_here == audit::ExecBackend::Served::unknown) {
+      // Served, or failing: a kernel that raises the same error on any input is set up wrong (its
+      // signature, the function its table names), said at once with exit 2 and its own message.
+      if (const std::string text = b.fails_every_call(kind, binding.dtype); !text.empty()) {
+        std::cerr << "error: " << b.describe() << " failed the same way on two different " << audit::kind_name(kind) << ":"
+                  << dtype_name(binding.dtype) << " calls (the smallest input, all +0, then all 0.5), so the audit would fail every check "
+                  << "for it. Its message:\n  " << indent_lines(text)
+                  << "\nCheck the kernel's signature and return values against docs/audit-protocol.md (Python: help(attncheck.audit) "
+                     "gives each kind's); a kernel that cannot compute an input must decline it, not raise\n";
+        return false;
+      }
+    }
+    if (served_here != audit::ExecBackend::Served::no) continue;
     std::vector<Dtype> served;
     for (Dtype d : all_dtypes)
       if (d != binding.dtype && b.serves(kind, d) == audit::ExecBackend::Served::yes) served.push_back(d);

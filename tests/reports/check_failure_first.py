@@ -12,6 +12,10 @@ mode as a CTest).
   html   the missing-scale audit's HTML report in headless Chromium, at a 1280 x 900 window:
          the first failure's cause, figures, counterexample and replay lie within the first screen
          (the page's self-check measures their boxes: data-first-screen).
+  text   also two setup mistakes served by a Python program (attncheck.serve): a kernel with the
+         wrong signature (raises TypeError on any input) and a program asked for a kind it does not
+         serve. Each is a usage error: exit 2 within seconds, the kernel's own message (or what it
+         serves) in the first lines, no check run.
 
 Each check is also run on a planted wrong output (the draw log kept, the table first, the
 cause dropped), which it must reject, so the test can fail.
@@ -144,6 +148,51 @@ def mode_text(tmp):
     r = next(r for r in report["results"] if r["test"] == "AUDIT-ATTBWD-001")
     check(r["verdict"] == "FAIL" and r["worst_ratio"] not in (0, "inf") and r["worst_ratio"] > 1,
           "AUDIT-ATTBWD-001: worst_ratio %s is that of its failing comparison" % r["worst_ratio"])
+    setup_errors(tmp)
+
+
+SERVER = """
+import sys
+sys.path.insert(0, sys.argv[2])
+import numpy as np
+import attncheck
+
+def attention(q, k, v):  # attention_v2's kernels take (q, k, v, problem): a wrong signature
+    return q
+
+def softmax(x):
+    e = np.exp(x - x.max())
+    return e / e.sum()
+
+attncheck.serve({"attention_v2:f32": attention} if sys.argv[1] == "signature" else {"softmax:f32": softmax})
+"""
+
+
+def setup_error(name, server, mistake, args, words):
+    import shlex
+    import time
+    start = time.monotonic()
+    # Debian's interpreter, where python3-numpy is installed (tools/install-deps.sh), as the audit tests'.
+    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+    p = run(["audit", "--exec", "%s %s %s %s" % (shlex.quote(python), shlex.quote(server), mistake,
+                                                  shlex.quote(os.path.join(ARGS.source, "python", "src")))] + args, expect=2)
+    said = (p.stderr + p.stdout).split("\n")[:FIRST_SCREEN]
+    check(time.monotonic() - start < 30, "%s: said within seconds (%.0f s)" % (name, time.monotonic() - start))
+    for w in words:
+        check(any(w in l for l in said), "%s: the first lines say %r:\n%s" % (name, w, "\n".join(said)))
+    check(not any(re.match(r"(FAIL|PASS) ", l) for l in said), name + ": no check ran")
+    # The check can fail: the message without the kernel's own words is told apart.
+    check(not all(any(w in l for l in [x.replace(words[-1], "") for x in said]) for w in words),
+          name + ": a message without %r is rejected" % words[-1])
+
+
+def setup_errors(tmp):
+    server = os.path.join(tmp, "server.py")
+    open(server, "w").write(SERVER)
+    setup_error("wrong signature", server, "signature", ["--kernel", "attention:f32", "--abi", "2"],
+                ["error: ", "failed the same way", "kernel raised TypeError", "takes 3 positional arguments but 4 were given"])
+    setup_error("wrong kind", server, "kind", ["--kernel", "log_softmax:f32"],
+                ["error: ", "serves no log_softmax kernel"])
 
 
 def mode_html(tmp):

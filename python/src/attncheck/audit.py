@@ -82,7 +82,10 @@ class Check:
     counterexample: str        # the failure's text block, "" when it passed
     message: str
     reason: str                # why not applicable
-    cli_replay: str            # the CLI's replay line (its --exec program only lives during audit())
+    # The CLI's replay line, serving the kernels with ``python3 -m attncheck serve`` (works as
+    # printed from a shell); "" when a kernel cannot be imported by name (a lambda, a closure, a
+    # function of __main__): then ``replay`` is the one that replays.
+    cli_replay: str
     replay: str                # the same check from Python: an attncheck.audit(...) call
     # The figures of a check, each labelled as the text report labels them (error / allowance; 0.0
     # when nothing was measured, math.inf when a NaN or an overflow was seen):
@@ -259,6 +262,38 @@ class _Server:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def _cli_quoted(s: str) -> str:
+    """A word as the CLI's replay lines quote it (src/cli/util.cpp's shell_quoted)."""
+    if s and all(c.isascii() and (c.isalnum() or c in "_-./=:,+") for c in s):
+        return s
+    return "'" + s.replace("'", "'\\''") + "'"
+
+
+def _serve_command(table: Mapping[Tuple[str, str], Kernel]) -> Optional[str]:
+    """The shell command ``python3 -m attncheck serve KIND:DTYPE=MODULE:FUNCTION ...`` that serves
+    the table's kernels from their modules, or None when one of them cannot be imported by name."""
+    roots = [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]  # this package's
+    words = []
+    for (k, d), fn in table.items():
+        module, qualname = getattr(fn, "__module__", None), getattr(fn, "__qualname__", "")
+        loaded = sys.modules.get(module or "")
+        where = getattr(loaded, "__file__", None)
+        if not module or module == "__main__" or "<" in qualname or not where:
+            return None
+        obj: Any = loaded
+        for part in qualname.split("."):
+            obj = getattr(obj, part, None)
+        if obj is not fn:  # rebound or shadowed: the name does not lead to this function
+            return None
+        root = os.path.dirname(os.path.abspath(where))
+        for _ in range(module.count(".") + (os.path.basename(where) == "__init__.py")):
+            root = os.path.dirname(root)
+        roots.append(root)
+        words.append("%s:%s=%s:%s" % (k, d, module, qualname))
+    return "env PYTHONPATH=%s %s -m attncheck serve %s" % (
+        shlex.quote(os.pathsep.join(dict.fromkeys(roots))), shlex.quote(sys.executable), " ".join(shlex.quote(w) for w in words))
+
+
 # ---- audit() ------------------------------------------------------------------------------------
 
 def _python_replay(kernels: Mapping[Tuple[str, str], Kernel], fn_name: str, test: str, dtype: str, seed: str,
@@ -354,8 +389,9 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
         cmd += ["-j", str(jobs), "-q", "--json", report_path] + list(extra_args)
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         if proc.returncode not in (0, 1) or not os.path.exists(report_path):
-            raise AttncheckError("attncheck audit exited with status %d:\n%s%s" % (proc.returncode, proc.stderr,
-                                                                                 proc.stdout))
+            # The relay program attncheck ran is this process's plumbing: named for what it serves.
+            said = (proc.stderr + proc.stdout).replace("program '%s'" % server.exec_command(), "the Python kernels given to attncheck.audit()")
+            raise AttncheckError("attncheck audit exited with status %d:\n%s" % (proc.returncode, said))
         with open(report_path, encoding="utf-8") as f:
             report = json.load(f)
     finally:
@@ -374,6 +410,14 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
         extra += ", no_lse=True"
     if supports:
         extra += ", supports=%r" % supports_words(supports)
+    serve_cmd = _serve_command(table)
+    relay = " --exec " + _cli_quoted(server.exec_command())
+
+    def cli_replay(line: str) -> str:
+        if not line or relay not in line or serve_cmd is None:
+            return ""
+        return line.replace(relay, " --exec " + _cli_quoted(serve_cmd))
+
     checks = []
     for row in report.get("results", []):
         values = {}
@@ -385,7 +429,7 @@ def audit(fn: Optional[Kernel] = None, *, kind: str = "softmax", dtype: str = "f
             test=row["test"], dtype=row["dtype"], verdict=row["verdict"], contract=row.get("contract", ""),
             obligations=list(row.get("obligations", [])), kinds=list(row.get("kinds", [])),
             counterexample=row.get("counterexample", ""), message=row.get("message", ""),
-            reason=row.get("reason", ""), cli_replay=row.get("replay", ""),
+            reason=row.get("reason", ""), cli_replay=cli_replay(row.get("replay", "")),
             worst_ratio=_ratio(row, "worst_ratio"), worst_case=row.get("worst_case", ""),
             counterexample_ratio=_ratio(row, "counterexample_ratio"), worst_failure=row.get("worst_failure", ""),
             worst_failure_ratio=_ratio(row, "worst_failure_ratio"), likely_cause=row.get("likely_cause", ""),

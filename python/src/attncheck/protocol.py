@@ -504,6 +504,12 @@ def serve_stream(kernels: KernelTable, inp: BinaryIO, out: BinaryIO) -> None:
             # reports the limit to raise rather than a crash of the kernel.
             _send(out, ERROR, ("MemoryError: %s" % e).encode()[:4096])
             return
+        except Exception as e:
+            # The kernel raised: its message in an ERROR frame, which attncheck prints as the
+            # failure (and, when it does so on any input, as a setup error before the checks), then
+            # the exception goes on (a traceback on stderr; attncheck restarts the program).
+            _send(out, ERROR, ("kernel raised %s: %s" % (type(e).__name__, e)).encode()[:4096])
+            raise
 
 
 def serve(kernels: KernelTable) -> None:

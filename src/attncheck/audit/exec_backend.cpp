@@ -138,7 +138,10 @@ void ExecBackend::start() {
       else if (WIFEXITED(st) && WEXITSTATUS(st) == 126)
         why = "could not be started: not executable (the shell exited with status 126; its message is above)";
       else if (WIFEXITED(st))
-        why = "exited with status " + std::to_string(WEXITSTATUS(st)) + " before HELLO" + memory;
+        // Its own messages (an ImportError, a usage line) say why; the limit only if they speak of memory.
+        why = "exited with status " + std::to_string(WEXITSTATUS(st)) + " before HELLO (its own messages, above, say why; if they " +
+              "speak of memory, it ran into the address-space limit of --memory " + std::to_string(limits_.memory_bytes >> 20) +
+              " MiB, which an interpreter that reserves more at start needs raised)";
       else if (WIFSIGNALED(st) && WTERMSIG(st) != SIGKILL)
         why = "was killed by signal " + std::to_string(WTERMSIG(st)) + " before HELLO" + memory;
       else
@@ -194,6 +197,29 @@ ExecBackend::Served ExecBackend::serves(Kind k, Dtype d) {
       reports_unserved_kind(r.detail.substr(peer_error_prefix.size())))
     return Served::no;
   return Served::unknown;
+}
+
+std::string ExecBackend::fails_every_call(Kind k, Dtype d) {
+  const KindDescriptor& kind = descriptor_of(k);
+  Call c;
+  c.kind = k;
+  c.dtype = d;
+  kind.smallest_call(c);
+  const auto error_text = [](const Reply& r) {
+    return r.status == Status::protocol_error && r.detail.rfind(peer_error_prefix, 0) == 0 ? r.detail.substr(peer_error_prefix.size())
+                                                                                          : std::string();
+  };
+  const std::string first = error_text(exchange(c));
+  if (first.empty()) return "";
+  // The same call with every storage element 0.5 (the LSE, offsets and FP8 codes as they were).
+  const std::string storage(storage_name(d));
+  const std::uint64_t half = storage == "f64" ? 0x3fe0000000000000u : storage == "f32" ? 0x3f000000u : storage == "bf16" ? 0x3f00u : 0x3800u;
+  const std::size_t es = dtype_size(d);
+  for (std::size_t i = 0; i < c.inputs.size() && i < kind.wire_inputs; ++i)
+    if (kind.arrays[i].element == Element::storage)
+      for (std::size_t at = 0; at + es <= c.inputs[i].size(); at += es) std::memcpy(c.inputs[i].data() + at, &half, es);  // little-endian
+  const std::string second = error_text(exchange(c));
+  return second == first ? first : "";
 }
 
 Reply ExecBackend::exchange(const Call& c) {

@@ -36,6 +36,11 @@ class ExecBackend final : public Backend {
   // the question with the frames every program already answers.
   enum class Served { yes, no, unknown };
   Served serves(Kind k, Dtype d);
+  // When serves() said unknown: the program's error text if it answers the smallest call of kind k
+  // at d with the same ERROR on two inputs (all +0, then all 0.5), so a kernel raises whatever it
+  // is given (a wrong signature, a table naming the wrong function): a setup error the audit
+  // reports at once rather than as one failure per check. "" otherwise.
+  std::string fails_every_call(Kind k, Dtype d);
   std::string describe() const override { return "program '" + command_ + "'"; }
   bool sees_memory() const override { return false; }
 
