@@ -502,6 +502,15 @@ int report_audit(const AuditOptions& o, const audit::KernelSource& src, const au
   if (!o.sarif.empty()) files.emplace_back(o.sarif, render_sarif(report));
   if (!o.markdown.empty()) files.emplace_back(o.markdown, render_markdown(report));
   if (!write_reports(files)) return interrupted() ? interrupted_exit_status() : exit_usage;
+  // Every check NOT-JUDGED and none run: the kernels declined every input the audit drew, so it
+  // verified nothing. A gate must not read that as a pass: a setup error (what it declines, above).
+  const bool judged_any = std::any_of(rows.begin(), rows.end(), [](const audit::AuditRow& r) { return r.state == audit::RowState::ran; });
+  if (judged_none && !judged_any) {
+    std::cerr << "error: nothing was judged: the kernel declined every input of every check (the notes above give the first "
+                 "input each check drew and the status it answered). Audit the shapes and formats it computes (--attention-shape, "
+                 "--supports, --dtype) or fix why it declines\n";
+    return exit_usage;
+  }
   return report.failed() == 0 ? exit_pass : exit_fail;
 }
 
@@ -798,7 +807,7 @@ Command setup_audit(CLI::App& parent, const Global& global) {
               "(which are discarded), prints what finished and writes no report (exit 130; a second SIGINT quits at\n"
               "once); SIGTERM stops at once, writing nothing (exit 143).\n"
               "Exit status: 0 every applicable check passed (or was NOT-JUDGED: the kernel declined every input), 1 a check\n"
-              "failed (or ERROR/GAVE-UP), 2 usage or loading errors.");
+              "failed (or ERROR/GAVE-UP), 2 usage or loading errors, or every check NOT-JUDGED (nothing was judged).");
   return {app, [o, &global] { return run_audit_command(*o, global); }};
 }
 

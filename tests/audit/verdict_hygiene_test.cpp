@@ -1,6 +1,6 @@
 // attncheck audit tests: verdict hygiene on correct kernels (issue 28, section 4). A check whose
 // subject the kernel declared absent (the LSE under --no-lse) is N/A; a check whose every input the
-// kernel declined is NOT-JUDGED (exit 0), while a check whose cases were all discarded for another
+// kernel declined is NOT-JUDGED (exit 0; 2 when no check at all was judged), while a check whose cases were all discarded for another
 // reason stays GAVE-UP; `--list --abi 2` lists version 2's checks; an allocation failure under
 // --memory is an ERROR naming the limit, never a finding; the kind-8 hint only when it applies;
 // --replay prints every element.
@@ -118,11 +118,14 @@ TEST_CASE("--list --abi 2 lists version 2's attention checks, not version 1's") 
   CHECK(contains(v1.output, "add --abi 2"));
 }
 
-TEST_CASE("a check whose every input the kernel declined is NOT-JUDGED (exit 0), with the count and how to aim --attention-shape") {
+TEST_CASE("a check whose every input the kernel declined is NOT-JUDGED, with the count and how to aim --attention-shape; "
+          "an audit that judged nothing at all exits 2") {
   Run all = audit(lib_v2 + "--kernel attention:f32:v2_declines_all_f32 --masked zeros --test FALSIFY-ATTK-001 --test AUDIT-ATTB-001 "
                            "--test AUDIT-ATTB-002 --cases 20 -j 1");
   INFO(all.output);
-  CHECK(all.status == 0);
+  // Every check NOT-JUDGED: the audit verified nothing, a setup error (exit 2), the report still written.
+  CHECK(all.status == 2);
+  CHECK(contains(all.output, "error: nothing was judged: the kernel declined every input of every check"));
   CHECK(all.verdicts["FALSIFY-ATTK-001 attention [f32]"] == "NOT-JUDGED");
   CHECK(all.verdicts["AUDIT-ATTB-001 attention [f32]"] == "NOT-JUDGED");
   CHECK(all.verdicts["AUDIT-ATTB-002 attention [f32]"] == "NOT-JUDGED");
