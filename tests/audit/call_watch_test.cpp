@@ -8,6 +8,7 @@
 #include <chrono>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <doctest/doctest.h>
 
@@ -50,8 +51,10 @@ bool hung_within(CallWatch& w, double limit) {
 
 TEST_CASE("call watch: a process that computes is hung once it used its budget of CPU time") {
   Child c(true);
-  CallWatch w(c.pid, false, 0.3);
+  std::vector<pid_t> members;
+  CallWatch w(c.pid, false, 0.3, members);
   REQUIRE(process_usage(c.pid, false).known);
+  CHECK(members == std::vector<pid_t>{c.pid});
   CHECK(hung_within(w, 5));
   INFO(w.why());
   CHECK(w.why().find("of CPU time, past the limit of 0.3 s") != std::string::npos);
@@ -60,7 +63,8 @@ TEST_CASE("call watch: a process that computes is hung once it used its budget o
 TEST_CASE("call watch: a process whose threads all sleep is hung at the first look") {
   Child c(false);
   const auto t0 = std::chrono::steady_clock::now();
-  CallWatch w(c.pid, false, 0.3);
+  std::vector<pid_t> members;
+  CallWatch w(c.pid, false, 0.3, members);
   CHECK(hung_within(w, 5));
   CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 1.0);
   INFO(w.why());
@@ -70,7 +74,8 @@ TEST_CASE("call watch: a process whose threads all sleep is hung at the first lo
 TEST_CASE("call watch: a process stopped (or waiting for the CPU) is waited for, then judged on what it ran") {
   Child c(true);
   ::kill(c.pid, SIGSTOP);
-  CallWatch w(c.pid, false, 0.3);
+  std::vector<pid_t> members;
+  CallWatch w(c.pid, false, 0.3, members);
   // Stopped for 1.5 s, five budgets: never hung meanwhile (state T counts as runnable).
   CHECK_FALSE(hung_within(w, 1.5));
   ::kill(c.pid, SIGCONT);
@@ -83,7 +88,8 @@ TEST_CASE("call watch: a process stopped (or waiting for the CPU) is waited for,
 TEST_CASE("call watch: a stopped process is given up after kWallFactor budgets of wall-clock time") {
   Child c(true);
   ::kill(c.pid, SIGSTOP);
-  CallWatch w(c.pid, false, 0.02);
+  std::vector<pid_t> members;
+  CallWatch w(c.pid, false, 0.02, members);
   CHECK(hung_within(w, 5 + kWallFactor * kBlockedLook));
   INFO(w.why());
   CHECK(w.why().find("too busy to judge it") != std::string::npos);

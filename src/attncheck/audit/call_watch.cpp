@@ -2,6 +2,7 @@
 #include "attncheck/audit/call_watch.hpp"
 
 #include <dirent.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -39,10 +40,10 @@ bool read_stat(const std::string& path, Stat& s) {
 
 bool is_number(const char* name) { return *name && std::all_of(name, name + std::char_traits<char>::length(name), [](char c) { return c >= '0' && c <= '9'; }); }
 
-// Adds one process's CPU time and whether one of its threads can run.
-void add_process(const std::string& dir, const Stat& s, ProcessUsage& u) {
+// Adds one process and whether one of its threads can run (its CPU time: cpu_seconds_of).
+void add_process(pid_t pid, const std::string& dir, const Stat& s, ProcessUsage& u) {
   u.known = true;
-  u.cpu_seconds += s.cpu_ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
+  u.members.push_back(pid);
   if (u.runnable) return;
   DIR* tasks = ::opendir((dir + "/task").c_str());
   if (!tasks) {
@@ -67,7 +68,8 @@ ProcessUsage process_usage(pid_t pid, bool whole_group) {
   const std::string own = "/proc/" + std::to_string(pid);
   Stat s;
   if (!whole_group) {
-    if (read_stat(own + "/stat", s)) add_process(own, s, u);
+    if (read_stat(own + "/stat", s)) add_process(pid, own, s, u);
+    u.cpu_seconds = cpu_seconds_of(u.members);
     return u;
   }
   DIR* proc = ::opendir("/proc");
@@ -75,18 +77,30 @@ ProcessUsage process_usage(pid_t pid, bool whole_group) {
   while (const dirent* e = ::readdir(proc)) {
     if (!is_number(e->d_name)) continue;
     const std::string dir = std::string("/proc/") + e->d_name;
-    if (read_stat(dir + "/stat", s) && s.pgrp == pid && s.state != 'Z') add_process(dir, s, u);
+    if (read_stat(dir + "/stat", s) && s.pgrp == pid && s.state != 'Z') add_process(static_cast<pid_t>(std::stol(e->d_name)), dir, s, u);
   }
   ::closedir(proc);
+  u.cpu_seconds = cpu_seconds_of(u.members);
   return u;
 }
 
-CallWatch::CallWatch(pid_t pid, bool whole_group, double budget_seconds)
-    : pid_(pid), group_(whole_group), budget_(budget_seconds), start_(std::chrono::steady_clock::now()), last_look_(start_),
-      first_(deadline_after(budget_seconds)) {
-  const ProcessUsage u = process_usage(pid_, group_);
-  usage_known_ = u.known;
-  cpu_at_start_ = cpu_at_last_look_ = u.cpu_seconds;
+double cpu_seconds_of(const std::vector<pid_t>& pids) {
+  double total = 0;
+  for (const pid_t p : pids) {
+    clockid_t clock;
+    timespec t{};
+    if (::clock_getcpuclockid(p, &clock) == 0 && ::clock_gettime(clock, &t) == 0)
+      total += static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+  }
+  return total;
+}
+
+CallWatch::CallWatch(pid_t pid, bool whole_group, double budget_seconds, std::vector<pid_t>& members)
+    : pid_(pid), group_(whole_group), budget_(budget_seconds), members_(members), start_(std::chrono::steady_clock::now()),
+      last_look_(start_), first_(deadline_after(budget_seconds)) {
+  if (members_.empty()) members_ = group_ ? process_usage(pid_, true).members : std::vector<pid_t>{pid_};
+  at_start_ = members_;
+  cpu_at_start_ = cpu_at_last_look_ = cpu_seconds_of(at_start_);
 }
 
 std::optional<Deadline> CallWatch::look() {
@@ -99,10 +113,13 @@ std::optional<Deadline> CallWatch::look() {
   };
   const std::string limit = "the limit of " + secs(budget_) + " (--timeout plus the call's work estimate)";
   const ProcessUsage u = process_usage(pid_, group_);
-  if (!usage_known_ || !u.known) {  // no /proc: the budget is wall-clock time
+  if (!u.known) {  // no /proc, or the process is gone: the budget is wall-clock time
     why_ = "no answer within " + secs(wall) + " of wall-clock time, " + limit;
     return std::nullopt;
   }
+  members_ = u.members;
+  // The CPU time of this call: the members seen at its start from their start, any process
+  // started since (not at_start_) with all it used.
   const double cpu = u.cpu_seconds - cpu_at_start_;
   const double since_look = std::chrono::duration<double>(now - last_look_).count();
   const double cpu_since_look = u.cpu_seconds - cpu_at_last_look_;

@@ -19,6 +19,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "attncheck/audit/fd_io.hpp"
 
@@ -28,17 +29,24 @@ inline constexpr double kWallFactor = 50;      // a call waits at most 50 budget
 inline constexpr double kBlockedLook = 0.25;   // seconds between two looks that find a blocked process
 
 // CPU time used so far and whether a thread can run, of one process (its threads) or of every
-// process of a process group (an exec program that starts others, e.g. a shell running Python).
+// process of a process group (an exec program that starts others, e.g. a shell running Python),
+// from /proc; and which processes those are.
 struct ProcessUsage {
   bool known = false;     // false without /proc, or when the process is gone
   double cpu_seconds = 0;
   bool runnable = false;  // some thread in state R, D or T
+  std::vector<pid_t> members;
 };
 ProcessUsage process_usage(pid_t pid, bool whole_group);
+// The CPU time of the processes listed, read from their CPU clocks (one system call each, no file
+// read: cheap enough for the start of every call); processes that are gone count 0.
+double cpu_seconds_of(const std::vector<pid_t>& pids);
 
 class CallWatch {
  public:
-  CallWatch(pid_t pid, bool whole_group, double budget_seconds);
+  // members: the processes last seen in the group (the backend keeps the list between calls, so a
+  // call's start reads clocks, not /proc); filled here when empty, refreshed at every look.
+  CallWatch(pid_t pid, bool whole_group, double budget_seconds, std::vector<pid_t>& members);
   // The first wall-clock time to look: the budget from now.
   Deadline first() const { return first_; }
   // At a passed deadline: the next one, or nullopt when the call is hung (then why() says how).
@@ -53,10 +61,11 @@ class CallWatch {
   pid_t pid_;
   bool group_;
   double budget_;
+  std::vector<pid_t>& members_;
+  std::vector<pid_t> at_start_;  // the members whose clocks were read at the start
   std::chrono::steady_clock::time_point start_, last_look_;
   Deadline first_;
   double cpu_at_start_ = 0, cpu_at_last_look_ = 0;
-  bool usage_known_ = false;
   std::string why_;
 };
 

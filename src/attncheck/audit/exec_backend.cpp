@@ -97,6 +97,7 @@ void ExecBackend::start() {
   ::close(in[0]);
   ::close(out[1]);
   child_ = pid;
+  watched_.clear();  // a new process: CallWatch finds its members again
   to_peer_ = in[1];
   from_peer_ = out[0];
   ::fcntl(to_peer_, F_SETFL, O_NONBLOCK);
@@ -237,7 +238,7 @@ Reply ExecBackend::exchange(const Call& c) {
     return r;
   }
   // The program's process group (it may have started others): judged on the CPU time it used.
-  CallWatch watch(child_, /*whole_group=*/true, call_timeout_seconds(c, limits_.timeout_seconds));
+  CallWatch watch(child_, /*whole_group=*/true, call_timeout_seconds(c, limits_.timeout_seconds), watched_);
   const Deadline deadline = watch.first();
   const Extension extend = watch.extension();
   Io io = write_full(to_peer_, frame.data(), frame.size(), deadline, extend);

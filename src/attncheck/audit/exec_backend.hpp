@@ -56,6 +56,7 @@ class ExecBackend final : public Backend {
   int abi_ = 1;
   bool answered_v2_ = false;  // the program has answered a kind-8 call with RESULT (it serves kind 8)
   pid_t child_ = -1;
+  std::vector<pid_t> watched_;  // the kernel's processes, for CallWatch (emptied when the child restarts)
   int to_peer_ = -1, from_peer_ = -1;
 };
 

@@ -268,6 +268,7 @@ void LibraryBackend::start() {
   ::close(req[0]);
   ::close(resp[1]);
   child_ = pid;
+  watched_.clear();  // a new process: CallWatch finds its members again
   req_fd_ = req[1];
   resp_fd_ = resp[0];
   std::uint32_t len = 0;
@@ -434,7 +435,7 @@ Reply LibraryBackend::call(const Call& c) {
   req.outputs = static_cast<std::uint32_t>(outs.size());
 
   // The server process (its threads): judged on the CPU time it used, not on a busy machine's clock.
-  CallWatch watch(child_, /*whole_group=*/false, call_timeout_seconds(c, limits_.timeout_seconds));
+  CallWatch watch(child_, /*whole_group=*/false, call_timeout_seconds(c, limits_.timeout_seconds), watched_);
   const Extension extend = watch.extension();
   if (write_full(req_fd_, &req, sizeof req, watch.first(), extend) != Io::ok) return reap("");
   Response resp{};

@@ -62,6 +62,7 @@ class LibraryBackend final : public Backend {
   unsigned char* region_ = nullptr;
   std::size_t region_size_ = 0;
   pid_t child_ = -1;
+  std::vector<pid_t> watched_;  // the kernel's processes, for CallWatch (emptied when the child restarts)
   int req_fd_ = -1, resp_fd_ = -1;
 };
 
