@@ -767,10 +767,10 @@ Proof.
 Qed.
 
 (** [normalisation_bound] for the model's u, η, mixed-precision [out_u], [out_eta] and [slack]
-    ([evaluation_slack]); infinite (no claim) unless γ_{n−1} < 1.
-    {transcribes src/attncheck/bounds/softmax.hpp normalisation_bound #d7eba9ec} *)
-Definition norm_up (n : nat) : R := (1 + u) / (1 - gamma prec (Nat.pred n)) - 1.
-Definition norm_down (n : nat) : R := 1 - (1 - u) / (1 + gamma prec (Nat.pred n)).
+    ([evaluation_slack]), from the enclosure [row_sum_fl_enclosure]: finite at every n.
+    {transcribes src/attncheck/bounds/softmax.hpp normalisation_bound #841649c4} *)
+Definition norm_up (n : nat) : R := (1 + u) / (1 - u) ^ Nat.pred n - 1.
+Definition norm_down (n : nat) : R := 1 - (1 - u) / (1 + u) ^ Nat.pred n.
 Definition norm_in_arithmetic (n : nat) : R := Rmax (norm_up n) (norm_down n) + INR n * eta.
 Definition normalisation_bound (mixed : bool) (out_u out_eta slack : R) (n : nat) : R :=
   (round_out mixed out_u out_eta 1 (norm_in_arithmetic n) + INR n * out_eta) * slack.
@@ -778,17 +778,19 @@ Definition normalisation_bound (mixed : bool) (out_u out_eta slack : R) (n : nat
 (** The outputs' sum before any rounding to storage: Σ ŷ_i within [norm_in_arithmetic] of 1. *)
 Lemma softmax_fl_sum_error n x :
   (0 < n)%nat -> (forall j, (j < n)%nat -> format (x j)) ->
-  INR (Nat.pred n) * u < 1 -> gamma prec (Nat.pred n) < 1 ->
   Rabs (sum n (softmax_fl n x) - 1) <= norm_in_arithmetic n.
 Proof.
-  intros Hn Fx Hk Hg1. pose proof (gamma_nonneg prec (Nat.pred n) Hk) as Hg0.
+  intros Hn Fx.
   pose proof (u_pos prec) as Hu. pose proof (u_le_half prec prec_gt_0_) as Hu2. pose proof eta_pos.
   assert (He : forall j, (j < n)%nat -> format (exps_fl n x j) /\ 0 <= exps_fl n x j)
     by (intros j Hj; destruct (exps_spec n x j Hn Fx Hj) as [A [B _]]; split; assumption).
-  destruct (row_sum_fl_gamma emin prec prec_gt_0_ choice n (exps_fl n x) He Hk) as [Slo Shi].
+  destruct (row_sum_fl_enclosure emin prec prec_gt_0_ choice n (exps_fl n x) He) as [Slo Shi].
   pose proof (row_sum_fl_ge_1 n x Hn Fx) as Hs1.
   set (s := row_sum_fl n (exps_fl n x)) in *. set (E := sum n (exps_fl n x)) in *.
-  set (g := gamma prec (Nat.pred n)) in *.
+  (* a = (1 − u)^(n−1) > 0 and b = (1 + u)^(n−1) >= 1 take the places of 1 − γ and 1 + γ. *)
+  assert (Ha : 0 < (1 - u) ^ Nat.pred n) by (apply pow_lt; lra).
+  assert (Hb : 1 <= (1 + u) ^ Nat.pred n) by (apply pow_R1_Rle; lra).
+  set (a := (1 - u) ^ Nat.pred n) in *. set (b := (1 + u) ^ Nat.pred n) in *.
   assert (HE : 0 < E) by nra.
   (* each output: ŷ_i = q_i (1 + ρ_i) + α_i, q_i = ê_i / ŝ ≥ 0 *)
   assert (Hi : forall i, (i < n)%nat ->
@@ -807,46 +809,44 @@ Proof.
     by (apply sum_le; intros i Hi'; apply (Hi i Hi')).
   rewrite sum_minus, sum_scal_r, Hsum, sum_const in Lo. rewrite sum_plus, sum_scal_r, Hsum, sum_const in Up.
   pose proof half_eta_le_eta. pose proof (pos_INR n).
-  assert (Q1 : E / s <= 1 / (1 - g)).
-  { apply (Rmult_le_reg_r (s * (1 - g))); [nra|].
-    replace (E / s * (s * (1 - g))) with (E * (1 - g)) by (field; lra).
-    replace (1 / (1 - g) * (s * (1 - g))) with s by (field; lra). nra. }
-  assert (Q2 : 1 / (1 + g) <= E / s).
-  { apply (Rmult_le_reg_r (s * (1 + g))); [nra|].
-    replace (E / s * (s * (1 + g))) with (E * (1 + g)) by (field; lra).
-    replace (1 / (1 + g) * (s * (1 + g))) with s by (field; lra). nra. }
+  assert (Q1 : E / s <= 1 / a).
+  { apply (Rmult_le_reg_r (s * a)); [nra|].
+    replace (E / s * (s * a)) with (E * a) by (field; lra).
+    replace (1 / a * (s * a)) with s by (field; lra). nra. }
+  assert (Q2 : 1 / b <= E / s).
+  { apply (Rmult_le_reg_r (s * b)); [nra|].
+    replace (E / s * (s * b)) with (E * b) by (field; lra).
+    replace (1 / b * (s * b)) with s by (field; lra). nra. }
   assert (U1 : E / s * (1 + u) - 1 <= norm_up n).
-  { unfold norm_up. fold g. replace ((1 + u) / (1 - g)) with (1 / (1 - g) * (1 + u)) by (field; lra). nra. }
+  { unfold norm_up. fold a. replace ((1 + u) / a) with (1 / a * (1 + u)) by (field; lra). nra. }
   assert (D1 : 1 - E / s * (1 - u) <= norm_down n).
-  { unfold norm_down. fold g. replace ((1 - u) / (1 + g)) with (1 / (1 + g) * (1 - u)) by (field; lra). nra. }
+  { unfold norm_down. fold b. replace ((1 - u) / b) with (1 / b * (1 - u)) by (field; lra). nra. }
   unfold norm_in_arithmetic. pose proof (Rmax_l (norm_up n) (norm_down n)). pose proof (Rmax_r (norm_up n) (norm_down n)).
   apply Rabs_le. split; nra.
 Qed.
 
-(** SM-INV-001: for every row length n ≥ 1 with γ_{n−1} < 1 and every row x of floats, the sum
+(** SM-INV-001: for every row length n ≥ 1 and every row x of floats, the sum
     of the kernel's softmax outputs is within [normalisation_bound] of 1 (arithmetic and storage in
     one format), for every [evaluation_slack] ≥ 1.
-    {transcribes src/attncheck/bounds/softmax.hpp normalisation_bound #d7eba9ec} *)
+    {transcribes src/attncheck/bounds/softmax.hpp normalisation_bound #841649c4} *)
 Theorem softmax_fl_sum_bound slack n x :
   1 <= slack -> (0 < n)%nat -> (forall j, (j < n)%nat -> format (x j)) ->
-  INR (Nat.pred n) * u < 1 -> gamma prec (Nat.pred n) < 1 ->
   Rabs (sum n (softmax_fl n x) - 1) <= normalisation_bound false 0 0 slack n.
 Proof.
-  intros Hs Hn Fx Hk Hg. pose proof (softmax_fl_sum_error n x Hn Fx Hk Hg) as H.
+  intros Hs Hn Fx. pose proof (softmax_fl_sum_error n x Hn Fx) as H.
   unfold normalisation_bound, round_out. rewrite Rmult_0_r, Rplus_0_r.
   assert (0 <= norm_in_arithmetic n) by (apply (Rle_trans _ _ _ (Rabs_pos _) H)). nra.
 Qed.
 
 (** SM-INV-001 for mixed precision: each output rounded once more, to nearest in the storage
     format (FLT emin_S prec_S); [out_u] = u_S, [out_eta] = η_S.
-    {transcribes src/attncheck/bounds/softmax.hpp normalisation_bound #d7eba9ec} *)
+    {transcribes src/attncheck/bounds/softmax.hpp normalisation_bound #841649c4} *)
 Theorem softmax_fl_sum_bound_mixed emin_S prec_S choice_S slack n x :
   Prec_gt_0 prec_S -> 1 <= slack -> (0 < n)%nat -> (forall j, (j < n)%nat -> format (x j)) ->
-  INR (Nat.pred n) * u < 1 -> gamma prec (Nat.pred n) < 1 ->
   Rabs (sum n (fun i => round radix2 (FLT_exp emin_S prec_S) (Znearest choice_S) (softmax_fl n x i)) - 1)
   <= normalisation_bound true (ScoresRounding.u prec_S) (bpow radix2 emin_S) slack n.
 Proof.
-  intros HpS Hs Hn Fx Hk Hg. pose proof (softmax_fl_sum_error n x Hn Fx Hk Hg) as H.
+  intros HpS Hs Hn Fx. pose proof (softmax_fl_sum_error n x Hn Fx) as H.
   pose proof (u_pos prec_S) as HuS. pose proof (bpow_gt_0 radix2 emin_S) as HeS.
   set (uS := ScoresRounding.u prec_S) in *. set (eS := bpow radix2 emin_S) in *.
   set (B := norm_in_arithmetic n) in *.

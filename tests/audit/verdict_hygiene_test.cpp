@@ -118,7 +118,7 @@ TEST_CASE("--list --abi 2 lists version 2's attention checks, not version 1's") 
   CHECK(contains(v1.output, "add --abi 2"));
 }
 
-TEST_CASE("a check whose every input the kernel declined is NOT-JUDGED, with the count and how to aim --attention-shape; "
+TEST_CASE("a check whose every input the kernel declined is NOT-JUDGED, with the count and how to aim --attention-shape, and "
           "an audit that judged nothing at all exits 2") {
   Run all = audit(lib_v2 + "--kernel attention:f32:v2_declines_all_f32 --masked zeros --test FALSIFY-ATTK-001 --test AUDIT-ATTB-001 "
                            "--test AUDIT-ATTB-002 --cases 20 -j 1");

@@ -46,8 +46,9 @@ expect "bound function edited (gamma_{n-1} -> gamma_{n-2})" 'SoftmaxRounding.v:[
 fresh; sed -i 's/const real B = md.u \* r.gap\[i\] + /const real B = md.u * r.gap[i] \/ 2 + /' "$tmp/t/src/attncheck/bounds/softmax.hpp"
 grep -q 'md.u \* r.gap\[i\] / 2' "$tmp/t/src/attncheck/bounds/softmax.hpp" || { echo "the plant did not apply"; fails=1; }
 expect "log-softmax bound function edited" 'SoftmaxRounding.v:[0-9]+: STALE: log_softmax_bound in src/attncheck/bounds/softmax.hpp'
-# SM-INV-001's bound function: γ_{n−1} becomes γ_{n−2} in normalisation_bound.
-fresh; sed -i '/normalisation_bound(std::size_t n/,/^}/s/gamma(n > 0 ? n - 1 : 0, md.u)/gamma(n > 1 ? n - 2 : 0, md.u)/' "$tmp/t/src/attncheck/bounds/softmax.hpp"
+# SM-INV-001's bound function: the enclosure's (1−u)^{n−1} becomes (1−u)^{n−2} in normalisation_bound.
+fresh; sed -i '/normalisation_bound(std::size_t n/,/^}/s/static_cast<real>(n > 0 ? n - 1 : 0)/static_cast<real>(n > 1 ? n - 2 : 0)/' "$tmp/t/src/attncheck/bounds/softmax.hpp"
+grep -q 'static_cast<real>(n > 1 ? n - 2 : 0)' "$tmp/t/src/attncheck/bounds/softmax.hpp" || { echo "the plant did not apply"; fails=1; }
 expect "normalisation bound edited" 'SoftmaxRounding.v:[0-9]+: STALE: normalisation_bound in src/attncheck/bounds/softmax.hpp'
 # LSE-BND-001's bound function (issue 47): γ_n becomes γ_{n−1} for the JVP's mean μ̂ in
 # softmax_jvp_bound, and the test's own allowance sum (FALSIFY-LSE-004) loses its factor λ.

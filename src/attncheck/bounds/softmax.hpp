@@ -85,12 +85,14 @@ inline SoftmaxBound softmax_bound(const oracle::SoftmaxRow& r, const Model& md, 
 }
 
 // |Σ_i ŷ_i - 1|: the computed outputs are ê_i/ŝ(1+ρ_i) ± η, so Σ ŷ = (Σ ê/ŝ)(1 ± u) ± nη with
-// Σ ê / ŝ in [1/(1+γ_{n-1}), 1/(1-γ_{n-1})]; the exact sum of the outputs (evaluated by the
-// caller in high precision) must lie within this of 1.
+// Σ ê / ŝ in [1/(1+u)^{n-1}, 1/(1-u)^{n-1}]: ŝ, a sum of n non-negative floats in any order,
+// has each term through at most n − 1 roundings (1 + δ) (SoftmaxRounding.row_sum_fl_enclosure,
+// proofs/coq). Finite at every n, where the γ form [1/(1+γ_{n-1}), 1/(1-γ_{n-1})] it sharpens
+// is infinite from (n−1)u = 1 (bf16 rows of 257, f16 rows of 2049) and loose well before. The
+// exact sum of the outputs (evaluated by the caller in high precision) must lie within this of 1.
 inline real normalisation_bound(std::size_t n, const Model& md) {
-  const real g = gamma(n > 0 ? n - 1 : 0, md.u);
-  if (g >= 1) return std::numeric_limits<real>::infinity();
-  const real up = (1 + md.u) / (1 - g) - 1, down = 1 - (1 - md.u) / (1 + g);
+  const real k = static_cast<real>(n > 0 ? n - 1 : 0);
+  const real up = (1 + md.u) / std::pow(1 - md.u, k) - 1, down = 1 - (1 - md.u) / std::pow(1 + md.u, k);
   const real in_arithmetic = std::max(up, down) + static_cast<real>(n) * md.eta;
   // Mixed precision: each output rounded to storage, Σŷ_S = Σŷ (1 ± out_u) ± n out_eta/2.
   return (md.round_out(1, in_arithmetic) + static_cast<real>(n) * md.out_eta) * evaluation_slack;
