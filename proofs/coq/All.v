@@ -69,7 +69,7 @@ Definition all_theorems :=
    @SoftmaxKernel.softmax_eq_iff,
    @SoftmaxRounding.softmax_fl_element_bound,
    @SoftmaxRounding.softmax_fl_element_bound_mixed,
-   @SoftmaxRounding.row_sum_fl_gamma,
+   @SoftmaxRounding.row_sum_fl_enclosure,
    @SoftmaxRounding.softmax_fl_single,
    @SoftmaxRounding.softmax_fl_constant,
    @SoftmaxRounding.softmax_fl_shift,

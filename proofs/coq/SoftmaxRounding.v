@@ -133,7 +133,9 @@ Qed.
     each term passes through at most n − 1 roundings (1 + δ), |δ| ≤ u, so
     (1 − u)^(n−1) Σ e ≤ ŝ ≤ (1 + u)^(n−1) Σ e, for every n and every u: it never degenerates,
     where 1 − γ_{n−1} reaches 0 at (n−1)u = 1/2. Additions of floats are exact in the subnormal
-    range, so no η enters. *)
+    range, so no η enters. The C++ bounds evaluate these factors: [den_lo], [den_hi] of
+    {transcribes src/attncheck/bounds/softmax.hpp softmax_bound_with #c25b5ee4} and the
+    normalisation's {transcribes src/attncheck/bounds/softmax.hpp normalisation_bound #841649c4} *)
 Theorem row_sum_fl_enclosure n e :
   (forall i, (i < n)%nat -> format (e i) /\ 0 <= e i) ->
   (1 - u) ^ Nat.pred n * sum n e <= row_sum_fl n e <= (1 + u) ^ Nat.pred n * sum n e.
@@ -294,11 +296,11 @@ Definition gap (n : nat) (x : nat -> R) (j : nat) : R := row_max n x - x j.
     [md.exp_rel] = e_exp ([detail::plain_model]
     {transcribes src/attncheck/bounds/error_model.hpp plain_model #ef2eab11}), and for mixed
     precision ([md.mixed()]) the storage format's [out_u], [out_eta]; [slack] stands for
-    [evaluation_slack]. γ is [gamma]
-    {transcribes src/attncheck/bounds/error_model.hpp gamma #02647150}. An infinite γ_{n−1}
-    ((n−1)u ≥ 1) or a non-positive [den_lo] makes [hi] infinite and so [b.hi] = 1; an infinite
-    [den_hi] makes [lo] 0. Each definition below is one line of the C++, in its order.
-    {transcribes src/attncheck/bounds/softmax.hpp softmax_bound_with #9a7d7250}
+    [evaluation_slack]. The computed sum's range is the enclosure [row_sum_fl_enclosure]:
+    (1 − u)^(n−1) and (1 + u)^(n−1) times [sum_lo], [sum_hi], finite and, below, positive at every
+    n (where 1 ± γ_{n−1} had no finite value from (n−1)u = 1). A non-positive [den_lo] makes [hi]
+    infinite and so [b.hi] = 1. Each definition below is one line of the C++, in its order.
+    {transcribes src/attncheck/bounds/softmax.hpp softmax_bound_with #c25b5ee4}
     {transcribes src/attncheck/bounds/softmax.hpp softmax_bound #cf8019de} *)
 Section Bound.
 Variable mixed : bool.
@@ -306,28 +308,23 @@ Variable out_u out_eta slack : R.
 Variable n : nat.
 Variable x : nat -> R.
 Definition arg_err (j : nat) : R := u * gap n x j.
-Definition gamma_sum : R := gamma prec (Nat.pred n).
-Definition gamma_finite : Prop := INR (Nat.pred n) * u < 1.
 Definition wl : R := sum n (fun j => exp (logp n x j - arg_err j)).
 Definition wu : R := sum n (fun j => exp (logp n x j + arg_err j)).
 Definition neta : R := INR n * eta.
 Definition sum_lo : R := Rmax 0 ((1 - e_exp) * wl - neta).
 Definition sum_hi : R := (1 + e_exp) * wu + neta.
-Definition den_lo : R := (1 - gamma_sum) * sum_lo.
-Definition den_hi : R := (1 + gamma_sum) * sum_hi.
+Definition den_lo : R := (1 - u) ^ Nat.pred n * sum_lo.
+Definition den_hi : R := (1 + u) ^ Nat.pred n * sum_hi.
 Definition num_hi (i : nat) : R := (exp (logp n x i + arg_err i) * (1 + e_exp) + eta) * (1 + u).
 Definition num_lo (i : nat) : R := Rmax 0 ((exp (logp n x i - arg_err i) * (1 - e_exp) - eta) * (1 - u)).
 Definition hi (i : nat) : R := num_hi i / den_lo + eta.
-Definition lo (i : nat) : R :=
-  if Rlt_dec (INR (Nat.pred n) * u) 1 then Rmax 0 (num_lo i / den_hi - eta) else 0.
+Definition lo (i : nat) : R := Rmax 0 (num_lo i / den_hi - eta).
 (** [Model::round_out] {transcribes src/attncheck/bounds/error_model.hpp round_out #7eded700} *)
 Definition round_out (y_abs B : R) : R := if mixed then B + out_u * (y_abs + B) + out_eta else B.
 Definition hi_out (i : nat) : R := if mixed then hi i * (1 + out_u) + out_eta else hi i.
 Definition lo_out (i : nat) : R := if mixed then Rmax 0 (lo i * (1 - out_u) - out_eta) else lo i.
 Definition bound_hi (i : nat) : R :=
-  if Rlt_dec (INR (Nat.pred n) * u) 1 then
-    if Rlt_dec 0 den_lo then Rmin 1 (p n x i + Rmax 0 (hi_out i - p n x i) * slack) else 1
-  else 1.
+  if Rlt_dec 0 den_lo then Rmin 1 (p n x i + Rmax 0 (hi_out i - p n x i) * slack) else 1.
 Definition bound_lo (i : nat) : R := Rmax 0 (p n x i - Rmax 0 (p n x i - lo_out i) * slack).
 End Bound.
 
@@ -427,25 +424,25 @@ Proof.
     + rewrite sum_scal_l, sum_plus, sum_scal_l, sum_const. lra.
 Qed.
 
-(** Steps 3–4 for the upper bound: ŷ_i ≤ hi_i when γ_{n−1} is finite and den_lo > 0. *)
+(** Steps 3–4 for the upper bound: ŷ_i ≤ hi_i when den_lo > 0. *)
 Lemma softmax_fl_le_hi n x i :
   (0 < n)%nat -> (forall i, (i < n)%nat -> format (x i)) -> (i < n)%nat ->
-  INR (Nat.pred n) * u < 1 -> 0 < den_lo n x ->
+  0 < den_lo n x ->
   softmax_fl n x i <= hi n x i.
 Proof.
-  intros Hn Fx Hi Hg Hd. pose proof (partition_ge_1 n x Hn) as HS.
+  intros Hn Fx Hi Hd. pose proof (partition_ge_1 n x Hn) as HS.
   assert (He : forall j, (j < n)%nat -> format (exps_fl n x j) /\ 0 <= exps_fl n x j)
     by (intros j Hj; destruct (exps_spec n x j Hn Fx Hj) as [A [B _]]; split; assumption).
-  destruct (row_sum_fl_gamma emin prec prec_gt_0_ choice n (exps_fl n x) He Hg) as [Slo _].
+  destruct (row_sum_fl_enclosure emin prec prec_gt_0_ choice n (exps_fl n x) He) as [Slo _].
   destruct (sum_exps_spec n x Hn Fx) as [Elo _].
   destruct (exps_spec n x i Hn Fx Hi) as [_ [Ei0 [_ Eihi]]].
-  pose proof (gamma_nonneg prec (Nat.pred n) Hg) as Hg0.
-  unfold den_lo, gamma_sum in Hd.
+  pose proof (u_pos prec) as Hu0. pose proof (u_le_half prec prec_gt_0_) as Hu2.
+  assert (H1g : 0 < (1 - u) ^ Nat.pred n) by (apply pow_lt; lra).
+  unfold den_lo in Hd.
   assert (Hsl : 0 <= sum_lo n x) by apply Rmax_l.
-  assert (H1g : 0 < 1 - gamma prec (Nat.pred n)).
-  { destruct (Rle_or_lt (1 - gamma prec (Nat.pred n)) 0); [nra | assumption]. }
   set (s := row_sum_fl n (exps_fl n x)) in *. set (S := partition n x) in *.
-  set (D := (1 - gamma prec (Nat.pred n)) * sum_lo n x) in *.
+  set (a := (1 - u) ^ Nat.pred n) in *.
+  set (D := a * sum_lo n x) in *.
   assert (HsD : S * D <= s) by (unfold D; nra).
   assert (Hs : 0 < s) by nra.
   set (A := (1 + e_exp) * exp (logp n x i + u * gap n x i) + eta) in *.
@@ -459,7 +456,7 @@ Proof.
   destruct (error_N_FLT radix2 emin prec prec_gt_0_ choice (exps_fl n x i / s)) as [r [al [Hr [Hal [_ ->]]]]].
   apply Rabs_le_inv in Hr. apply Rabs_le_inv in Hal. fold (ScoresRounding.u prec) in Hr.
   pose proof half_eta_le_eta. fold (half_eta emin) in Hal.
-  unfold hi, num_hi, den_lo, gamma_sum, arg_err. fold D. fold A.
+  unfold hi, num_hi, den_lo, arg_err. fold a. fold D. fold A.
   replace ((exp (logp n x i + u * gap n x i) * (1 + e_exp) + eta) * (1 + u)) with (A * (1 + u)) by (unfold A; ring).
   assert (A * (1 + u) / D = A / D * (1 + u)) by (field; lra).
   pose proof (u_pos prec). nra.
@@ -492,17 +489,16 @@ Lemma softmax_fl_ge_lo n x i :
   lo n x i <= softmax_fl n x i.
 Proof.
   intros Hn Fx Hi. pose proof (softmax_fl_0_1 n x i Hn Fx Hi) as [Y0 _].
-  unfold lo. destruct (Rlt_dec (INR (Nat.pred n) * u) 1) as [Hg|_]; [|exact Y0].
-  apply Rmax_lub; [exact Y0|].
+  unfold lo. apply Rmax_lub; [exact Y0|].
   pose proof (partition_ge_1 n x Hn) as HS. pose proof (u_pos prec) as Hu.
   pose proof (u_le_half prec prec_gt_0_) as Hu2. pose proof eta_pos.
   assert (He : forall j, (j < n)%nat -> format (exps_fl n x j) /\ 0 <= exps_fl n x j)
     by (intros j Hj; destruct (exps_spec n x j Hn Fx Hj) as [A [B _]]; split; assumption).
-  destruct (row_sum_fl_gamma emin prec prec_gt_0_ choice n (exps_fl n x) He Hg) as [_ Shi].
+  destruct (row_sum_fl_enclosure emin prec prec_gt_0_ choice n (exps_fl n x) He) as [_ Shi].
   destruct (row_sum_fl_ge_terms emin prec prec_gt_0_ choice n (exps_fl n x) He) as [Hs0 Hterm].
   destruct (sum_exps_spec n x Hn Fx) as [_ Ehi].
   destruct (exps_spec n x i Hn Fx Hi) as [_ [Ei0 [Eilo _]]].
-  pose proof (gamma_nonneg prec (Nat.pred n) Hg) as Hg0.
+  assert (Hg0 : 1 <= (1 + u) ^ Nat.pred n) by (apply pow_R1_Rle; lra).
   assert (Hsh : 0 <= sum_hi n x).
   { unfold sum_hi, wu, neta. pose proof (pos_INR n).
     assert (0 <= sum n (fun j => exp (logp n x j + arg_err n x j)))
@@ -511,7 +507,7 @@ Proof.
   set (s := row_sum_fl n (exps_fl n x)) in *. set (S := partition n x) in *.
   set (D := den_hi n x).
   assert (HsD : s <= S * D).
-  { unfold D, den_hi, gamma_sum.
+  { unfold D, den_hi.
     apply (Rle_trans _ _ _ Shi). nra. }
   set (B := (1 - e_exp) * exp (logp n x i - arg_err n x i) - eta).
   assert (HnumB : num_lo n x i = Rmax 0 B * (1 - u)).
@@ -568,7 +564,7 @@ Qed.
 (** SM-BND-001: for every row length n ≥ 1 and every row x of floats, every output ŷ_i of the
     kernel's softmax lies in [b.lo_i, b.hi_i] as [softmax_bound] evaluates them (arithmetic and
     storage in the same format: [md.mixed()] false), for every [evaluation_slack] ≥ 1.
-    {transcribes src/attncheck/bounds/softmax.hpp softmax_bound_with #9a7d7250}
+    {transcribes src/attncheck/bounds/softmax.hpp softmax_bound_with #c25b5ee4}
     {transcribes src/attncheck/bounds/softmax.hpp softmax_bound #cf8019de} *)
 Theorem softmax_fl_element_bound slack n x i :
   1 <= slack -> (0 < n)%nat -> (forall j, (j < n)%nat -> format (x j)) -> (i < n)%nat ->
@@ -577,8 +573,7 @@ Proof.
   intros Hs Hn Fx Hi. pose proof (softmax_fl_0_1 n x i Hn Fx Hi) as [Y0 Y1].
   split.
   - unfold bound_lo, lo_out. apply widen_lo; [exact Hs | exact Y0 | apply softmax_fl_ge_lo; assumption].
-  - unfold bound_hi. destruct (Rlt_dec (INR (Nat.pred n) * u) 1) as [Hg|]; [|exact Y1].
-    destruct (Rlt_dec 0 (den_lo n x)) as [Hd|]; [|exact Y1].
+  - unfold bound_hi. destruct (Rlt_dec 0 (den_lo n x)) as [Hd|]; [|exact Y1].
     unfold hi_out. apply widen_hi; [exact Hs | exact Y1 | apply softmax_fl_le_hi; assumption].
 Qed.
 
@@ -586,7 +581,7 @@ Qed.
     output is rounded once more, to nearest in the storage format (FLT emin_S prec_S), and lies in
     [b.lo_i, b.hi_i] as [softmax_bound] evaluates them with [out_u] = u_S and [out_eta] = η_S.
     The inputs are floats of the storage format, and so of the arithmetic: the premise [Fx].
-    {transcribes src/attncheck/bounds/softmax.hpp softmax_bound_with #9a7d7250}
+    {transcribes src/attncheck/bounds/softmax.hpp softmax_bound_with #c25b5ee4}
     {transcribes src/attncheck/bounds/softmax.hpp softmax_bound #cf8019de} *)
 Theorem softmax_fl_element_bound_mixed emin_S prec_S choice_S slack n x i :
   Prec_gt_0 prec_S -> (emin_S <= 0)%Z ->
@@ -613,9 +608,8 @@ Proof.
   - unfold bound_lo, lo_out. apply widen_lo; [exact Hs | exact Y0|].
     apply Rmax_lub; [exact Y0|].
     pose proof (softmax_fl_ge_lo n x i Hn Fx Hi) as Hlo. fold z in Hlo. nra.
-  - unfold bound_hi. destruct (Rlt_dec (INR (Nat.pred n) * u) 1) as [Hg|]; [|exact Y1].
-    destruct (Rlt_dec 0 (den_lo n x)) as [Hd|]; [|exact Y1].
-    pose proof (softmax_fl_le_hi n x i Hn Fx Hi Hg Hd) as Hhi. fold z in Hhi.
+  - unfold bound_hi. destruct (Rlt_dec 0 (den_lo n x)) as [Hd|]; [|exact Y1].
+    pose proof (softmax_fl_le_hi n x i Hn Fx Hi Hd) as Hhi. fold z in Hhi.
     unfold hi_out. apply widen_hi; [exact Hs | exact Y1 | nra].
 Qed.
 (** The C++ interval is inside [0, 1]: [b.lo] is capped below at 0, [b.hi] above at 1. *)
@@ -624,13 +618,13 @@ Proof. apply Rmax_l. Qed.
 
 Lemma bound_hi_le_1 mixed out_u out_eta slack n x i : bound_hi mixed out_u out_eta slack n x i <= 1.
 Proof.
-  unfold bound_hi. destruct (Rlt_dec _ 1); [destruct (Rlt_dec 0 _); [apply Rmin_l | lra] | lra].
+  unfold bound_hi. destruct (Rlt_dec 0 _); [apply Rmin_l | lra].
 Qed.
 
 (** SM-BND-002 (range and rounded positivity): every output of the kernel's softmax is in [0, 1],
     and it is 0 only where the derived lower bound b.lo_i that [softmax_bound] evaluates is 0: a
     zero output is never below an allowance that excludes 0. Arithmetic and storage in one format.
-    {transcribes src/attncheck/bounds/softmax.hpp softmax_bound_with #9a7d7250}
+    {transcribes src/attncheck/bounds/softmax.hpp softmax_bound_with #c25b5ee4}
     {transcribes src/attncheck/bounds/softmax.hpp softmax_bound #cf8019de} *)
 Theorem softmax_fl_range slack n x i :
   1 <= slack -> (0 < n)%nat -> (forall j, (j < n)%nat -> format (x j)) -> (i < n)%nat ->
@@ -642,7 +636,7 @@ Proof.
 Qed.
 
 (** SM-BND-002 for mixed precision: the output rounded to the storage format (FLT emin_S prec_S).
-    {transcribes src/attncheck/bounds/softmax.hpp softmax_bound_with #9a7d7250}
+    {transcribes src/attncheck/bounds/softmax.hpp softmax_bound_with #c25b5ee4}
     {transcribes src/attncheck/bounds/softmax.hpp softmax_bound #cf8019de} *)
 Theorem softmax_fl_range_mixed emin_S prec_S choice_S slack n x i :
   Prec_gt_0 prec_S -> (emin_S <= 0)%Z ->
@@ -675,7 +669,7 @@ Proof.
   - unfold bound_lo. apply Rmax_lub; [lra|].
     assert (0 <= Rmax 0 (p n x i - lo_out mixed out_u out_eta n x i) * slack) by (apply Rmult_le_pos; [apply Rmax_l | lra]).
     lra.
-  - unfold bound_hi. destruct (Rlt_dec _ 1); [destruct (Rlt_dec 0 _)|]; try lra.
+  - unfold bound_hi. destruct (Rlt_dec 0 _); try lra.
     apply Rmin_glb; [lra|].
     assert (0 <= Rmax 0 (hi_out mixed out_u out_eta n x i - p n x i) * slack) by (apply Rmult_le_pos; [apply Rmax_l | lra]).
     lra.
@@ -707,7 +701,7 @@ Proof. intros. apply Rabs_le. lra. Qed.
 (** SM-INV-002 (translation) after rounding: for rows x and x + c of floats (the shift exact), the
     kernel's outputs differ by at most the widths of the two intervals [softmax_bound] evaluates at
     x and at x + c (both hold the same exact softmax).
-    {transcribes src/attncheck/bounds/softmax.hpp softmax_bound_with #9a7d7250}
+    {transcribes src/attncheck/bounds/softmax.hpp softmax_bound_with #c25b5ee4}
     {transcribes src/attncheck/bounds/softmax.hpp softmax_bound #cf8019de} *)
 Theorem softmax_fl_shift slack n x c i :
   1 <= slack -> (0 < n)%nat -> (forall j, (j < n)%nat -> format (x j)) ->
@@ -725,7 +719,7 @@ Proof.
 Qed.
 
 (** SM-INV-002 for mixed precision: both outputs rounded to the storage format (FLT emin_S prec_S).
-    {transcribes src/attncheck/bounds/softmax.hpp softmax_bound_with #9a7d7250}
+    {transcribes src/attncheck/bounds/softmax.hpp softmax_bound_with #c25b5ee4}
     {transcribes src/attncheck/bounds/softmax.hpp softmax_bound #cf8019de} *)
 Theorem softmax_fl_shift_mixed emin_S prec_S choice_S slack n x c i :
   Prec_gt_0 prec_S -> (emin_S <= 0)%Z ->
@@ -965,9 +959,8 @@ Definition log_softmax_fl (n : nat) (x : nat -> R) (i : nat) : R :=
 
 (** The bound, as [log_softmax_bound] evaluates it (the softmax's sum range in the arithmetic:
     [r_lo], [r_hi] are [den_lo], [den_hi]; [log_sum] = log Σ_j exp(x_j − m)), with [round_out]
-    as above. An [r_lo] ≤ 0 (or an
-    infinite γ_{n−1}) makes [log_r] and so the bound infinite: no claim.
-    {transcribes src/attncheck/bounds/softmax.hpp log_softmax_bound #cbfce5a4} *)
+    as above. An [r_lo] ≤ 0 makes [log_r] and so the bound infinite: no claim.
+    {transcribes src/attncheck/bounds/softmax.hpp log_softmax_bound #c51401f8} *)
 Section LogBound.
 Variable mixed : bool.
 Variable out_u out_eta slack : R.
@@ -989,28 +982,26 @@ Proof. intros Ha [H|H]; [left; apply ln_increasing; assumption | subst; lra]. Qe
     B_i + u(|y_i| + B_i) of y_i = log p_i (B_i with [stored_ls] = 0). *)
 Lemma log_softmax_fl_error n x i :
   (0 < n)%nat -> (forall j, (j < n)%nat -> format (x j)) -> (i < n)%nat ->
-  INR (Nat.pred n) * u < 1 -> 0 < den_lo n x ->
+  0 < den_lo n x ->
   Rabs (log_softmax_fl n x i - logp n x i)
   <= log_B false 0 0 n x i + u * (Rabs (logp n x i) + log_B false 0 0 n x i).
 Proof.
-  intros Hn Fx Hi Hg Hd. pose proof (partition_ge_1 n x Hn) as HS.
+  intros Hn Fx Hi Hd. pose proof (partition_ge_1 n x Hn) as HS.
   destruct (row_max_spec n x Hn) as [Hmax [k [Hk Hm]]].
   assert (Fm : format (row_max n x)) by (rewrite Hm; apply Fx, Hk).
   destruct (sub_max_spec n x i (Fx i Hi) Fm (Hmax i Hi)) as [Ft [_ Ht]].
   assert (He : forall j, (j < n)%nat -> format (exps_fl n x j) /\ 0 <= exps_fl n x j)
     by (intros j Hj; destruct (exps_spec n x j Hn Fx Hj) as [A [B _]]; split; assumption).
-  destruct (row_sum_fl_gamma emin prec prec_gt_0_ choice n (exps_fl n x) He Hg) as [Slo Shi].
+  destruct (row_sum_fl_enclosure emin prec prec_gt_0_ choice n (exps_fl n x) He) as [Slo Shi].
   destruct (sum_exps_spec n x Hn Fx) as [Elo Ehi].
-  pose proof (gamma_nonneg prec (Nat.pred n) Hg) as Hg0.
-  pose proof (u_pos prec) as Hu.
+  pose proof (u_pos prec) as Hu. pose proof (u_le_half prec prec_gt_0_) as Hu2.
+  assert (H1g : 0 < (1 - u) ^ Nat.pred n) by (apply pow_lt; lra).
+  assert (Hg0 : 1 <= (1 + u) ^ Nat.pred n) by (apply pow_R1_Rle; lra).
   assert (Hsl : 0 <= sum_lo n x) by apply Rmax_l.
-  unfold den_lo, gamma_sum in Hd.
-  assert (H1g : 0 < 1 - gamma prec (Nat.pred n)).
-  { destruct (Rle_or_lt (1 - gamma prec (Nat.pred n)) 0); [nra | assumption]. }
+  assert (Hdl : 0 < den_lo n x) by exact Hd.
   set (s := row_sum_fl n (exps_fl n x)) in *. set (S := partition n x) in *.
-  assert (HsD : S * den_lo n x <= s) by (unfold den_lo, gamma_sum; nra).
-  assert (HsU : s <= S * den_hi n x) by (unfold den_hi, gamma_sum; apply (Rle_trans _ _ _ Shi); nra).
-  assert (Hdl : 0 < den_lo n x) by (unfold den_lo, gamma_sum; exact Hd).
+  assert (HsD : S * den_lo n x <= s) by (unfold den_lo; nra).
+  assert (HsU : s <= S * den_hi n x) by (unfold den_hi; apply (Rle_trans _ _ _ Shi); nra).
   assert (Hs : 0 < s) by nra.
   (* ln ŝ = ln S + ln(ŝ/S), |ln(ŝ/S)| ≤ log_r *)
   assert (Hq : Rabs (ln (s / S)) <= log_r n x).
@@ -1058,14 +1049,14 @@ Qed.
 (** SM-BND-003: for every row length n ≥ 1 and every row x of floats, every output of the
     kernel's log-softmax is within [log_softmax_bound]'s out_i of log p_i (arithmetic and storage
     in one format: [md.mixed()] false), for every [evaluation_slack] ≥ 1, wherever that bound is
-    finite ((n−1)u < 1 and r_lo > 0).
-    {transcribes src/attncheck/bounds/softmax.hpp log_softmax_bound #cbfce5a4} *)
+    finite (r_lo > 0).
+    {transcribes src/attncheck/bounds/softmax.hpp log_softmax_bound #c51401f8} *)
 Theorem log_softmax_fl_bound slack n x i :
   1 <= slack -> (0 < n)%nat -> (forall j, (j < n)%nat -> format (x j)) -> (i < n)%nat ->
-  INR (Nat.pred n) * u < 1 -> 0 < den_lo n x ->
+  0 < den_lo n x ->
   Rabs (log_softmax_fl n x i - logp n x i) <= log_bound false 0 0 slack n x i.
 Proof.
-  intros Hs Hn Fx Hi Hg Hd. pose proof (log_softmax_fl_error n x i Hn Fx Hi Hg Hd) as H.
+  intros Hs Hn Fx Hi Hd. pose proof (log_softmax_fl_error n x i Hn Fx Hi Hd) as H.
   unfold log_bound, round_out. set (b := log_B false 0 0 n x i + u * (Rabs (logp n x i) + log_B false 0 0 n x i)) in *.
   assert (0 <= b) by (apply (Rle_trans _ _ _ (Rabs_pos _) H)). nra.
 Qed.
@@ -1074,14 +1065,14 @@ Qed.
     in the storage format (FLT emin_S prec_S), is within [log_softmax_bound]'s out_i of log p_i
     with [out_u] = u_S, [out_eta] = η_S. (The template keeps ls in the arithmetic; the bound's
     [stored_ls], for kernels that store it, only widens it.)
-    {transcribes src/attncheck/bounds/softmax.hpp log_softmax_bound #cbfce5a4} *)
+    {transcribes src/attncheck/bounds/softmax.hpp log_softmax_bound #c51401f8} *)
 Theorem log_softmax_fl_bound_mixed emin_S prec_S choice_S slack n x i :
   Prec_gt_0 prec_S -> 1 <= slack -> (0 < n)%nat -> (forall j, (j < n)%nat -> format (x j)) -> (i < n)%nat ->
-  INR (Nat.pred n) * u < 1 -> 0 < den_lo n x ->
+  0 < den_lo n x ->
   Rabs (round radix2 (FLT_exp emin_S prec_S) (Znearest choice_S) (log_softmax_fl n x i) - logp n x i)
   <= log_bound true (ScoresRounding.u prec_S) (bpow radix2 emin_S) slack n x i.
 Proof.
-  intros HpS Hs Hn Fx Hi Hg Hd. pose proof (log_softmax_fl_error n x i Hn Fx Hi Hg Hd) as H.
+  intros HpS Hs Hn Fx Hi Hd. pose proof (log_softmax_fl_error n x i Hn Fx Hi Hd) as H.
   pose proof (u_pos prec_S) as HuS. pose proof (u_le_half prec_S HpS) as HuS2.
   pose proof (bpow_gt_0 radix2 emin_S) as HeS. pose proof (u_pos prec) as Hu.
   set (uS := ScoresRounding.u prec_S) in *. set (eS := bpow radix2 emin_S) in *.

@@ -38,10 +38,10 @@ expect "non-lemma hypothesis" 'kani_sm_002_all_d assumes planted : .*not a step 
 fresh; sed -i 's/ {transcribes src\/attncheck\/kernels\/softmax.hpp row_max #[0-9a-f]*}//' "$tmp/t/proofs/coq/SoftmaxKernelLift.v"
 expect "unanchored transcription" 'quotes C\+\+ but names no'
 # The bound functions the floating-point theorems conclude (issue 47): a planted change in the C++
-# (γ_{n−1} becomes γ_{n−2} in softmax_bound_with) makes SM-BND-001's theorem stale.
-fresh; sed -i '/softmax_bound_with(const/,/^}/s/gamma(n > 0 ? n - 1 : 0, md.u)/gamma(n > 1 ? n - 2 : 0, md.u)/' "$tmp/t/src/attncheck/bounds/softmax.hpp"
-grep -q 'gamma(n > 1 ? n - 2 : 0, md.u)' "$tmp/t/src/attncheck/bounds/softmax.hpp" || { echo "the plant did not apply"; fails=1; }
-expect "bound function edited (gamma_{n-1} -> gamma_{n-2})" 'SoftmaxRounding.v:[0-9]+: STALE: softmax_bound_with in src/attncheck/bounds/softmax.hpp'
+# (the enclosure's (1−u)^{n−1} becomes (1−u)^{n−2} in softmax_bound_with) makes SM-BND-001's theorem stale.
+fresh; sed -i '/softmax_bound_with(const/,/^}/s/static_cast<real>(n > 0 ? n - 1 : 0)/static_cast<real>(n > 1 ? n - 2 : 0)/' "$tmp/t/src/attncheck/bounds/softmax.hpp"
+grep -q 'static_cast<real>(n > 1 ? n - 2 : 0)' "$tmp/t/src/attncheck/bounds/softmax.hpp" || { echo "the plant did not apply"; fails=1; }
+expect "bound function edited ((1-u)^{n-1} -> (1-u)^{n-2})" 'SoftmaxRounding.v:[0-9]+: STALE: softmax_bound_with in src/attncheck/bounds/softmax.hpp'
 # SM-BND-003's bound function: the exp argument's error u·gap_i halved in log_softmax_bound.
 fresh; sed -i 's/const real B = md.u \* r.gap\[i\] + /const real B = md.u * r.gap[i] \/ 2 + /' "$tmp/t/src/attncheck/bounds/softmax.hpp"
 grep -q 'md.u \* r.gap\[i\] / 2' "$tmp/t/src/attncheck/bounds/softmax.hpp" || { echo "the plant did not apply"; fails=1; }

@@ -13,15 +13,18 @@ namespace attncheck::bounds {
 // Derivation (proofs/softmax_kernel.tex, SM-BND-001), for the algorithm of kernels/softmax.hpp:
 //   t̂_j = fl(x_j - m) = t_j(1+δ), so exp's argument moves by a_j = u|t_j|;
 //   ê_j = exp(t̂_j)(1+η_j) ± η,   |η_j| <= exp_rel;
-//   ŝ = Σ ê_j (1+θ),             |θ| <= γ_{n-1}   (recursive summation of non-negatives);
+//   ŝ in [(1-u)^{n-1}, (1+u)^{n-1}] · Σ ê_j   (a sum of n non-negatives in any order: each term
+//                                  goes through at most n − 1 roundings; SoftmaxRounding.
+//                                  row_sum_fl_enclosure. Finite at every n, where the γ_{n−1}
+//                                  form 1 ± γ_{n-1} has no finite value from (n−1)u = 1);
 //   ŷ_i = ê_i/ŝ (1+ρ) ± η,       |ρ| <= u.
 // With S = Σ e^{t_j} >= 1 and p_j = e^{t_j}/S, Σ ê_j / S lies in [L, U] where
 //   L = (1-exp_rel) Σ p_j e^{-a_j} - nη,  U = (1+exp_rel) Σ p_j e^{a_j} + nη,
 // and p_j e^{±a_j} = exp(log p_j ± a_j) is evaluated from the oracle's log-softmax (no overflow).
 struct SoftmaxBound {
   std::vector<real> lo, hi;  // ŷ_i must lie in [lo_i, hi_i]
-  real sum_lo = 0, sum_hi = 0;  // Σ ê_j / S range (used by log-softmax and normalisation)
-  real gamma_sum = 0;
+  real sum_lo = 0, sum_hi = 0;  // Σ ê_j / S range
+  real den_lo = 0, den_hi = 0;  // ŝ / S range: the sum's enclosure times [sum_lo, sum_hi] (used by log-softmax)
 };
 
 namespace detail {
@@ -30,7 +33,7 @@ template <class ArgErr>
 SoftmaxBound softmax_bound_with(const oracle::SoftmaxRow& r, const Model& md, const ArgErr& arg_err) {
   const std::size_t n = r.p.size();
   SoftmaxBound b;
-  b.gamma_sum = gamma(n > 0 ? n - 1 : 0, md.u);
+  const real k = static_cast<real>(n > 0 ? n - 1 : 0);
   real wl = 0, wu = 0;
   for (std::size_t j = 0; j < n; ++j) {
     const real a = arg_err(j);
@@ -40,15 +43,16 @@ SoftmaxBound softmax_bound_with(const oracle::SoftmaxRow& r, const Model& md, co
   const real neta = static_cast<real>(n) * md.eta;
   b.sum_lo = std::max<real>(0, (1 - md.exp_rel) * wl - neta);
   b.sum_hi = (1 + md.exp_rel) * wu + neta;
-  const real den_lo = (1 - b.gamma_sum) * b.sum_lo, den_hi = (1 + b.gamma_sum) * b.sum_hi;
+  b.den_lo = std::pow(1 - md.u, k) * b.sum_lo;
+  b.den_hi = std::pow(1 + md.u, k) * b.sum_hi;
   b.lo.resize(n);
   b.hi.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     const real a = arg_err(i);
     const real num_hi = (std::exp(r.logp[i] + a) * (1 + md.exp_rel) + md.eta) * (1 + md.u);
     const real num_lo = std::max<real>(0, (std::exp(r.logp[i] - a) * (1 - md.exp_rel) - md.eta) * (1 - md.u));
-    const real hi = den_lo > 0 ? num_hi / den_lo + md.eta : std::numeric_limits<real>::infinity();
-    const real lo = std::isfinite(den_hi) ? std::max<real>(0, num_lo / den_hi - md.eta) : 0;
+    const real hi = b.den_lo > 0 ? num_hi / b.den_lo + md.eta : std::numeric_limits<real>::infinity();
+    const real lo = std::max<real>(0, num_lo / b.den_hi - md.eta);
     // Headroom for evaluating this in real (error_model.hpp): widen both half-widths.
     const real p = r.p[i];
     // Capped at 1: a quotient ê_i/ŝ with ê_i one of ŝ's non-negative summands never exceeds 1
@@ -99,11 +103,11 @@ inline real normalisation_bound(std::size_t n, const Model& md) {
 }
 
 // log_softmax: ŷ_i = fl(fl(x_i - m) - fl(log ŝ)), exact y_i = t_i - log S with ŝ = S·r,
-// r in [(1-γ)L, (1+γ)U]:  |ŷ_i - y_i| <= B + u(|y_i| + B),
+// r in [(1-u)^{n-1} L, (1+u)^{n-1} U]:  |ŷ_i - y_i| <= B + u(|y_i| + B),
 // B = u|t_i| + |log r|max (1 + log_rel) + log_rel·log S.
 inline std::vector<real> log_softmax_bound(const oracle::SoftmaxRow& r, const Model& md) {
   const SoftmaxBound sb = softmax_bound(r, md.arithmetic());  // the sum stays in the arithmetic
-  const real r_lo = (1 - sb.gamma_sum) * sb.sum_lo, r_hi = (1 + sb.gamma_sum) * sb.sum_hi;
+  const real r_lo = sb.den_lo, r_hi = sb.den_hi;
   const real log_r = r_lo > 0 ? std::max(std::abs(std::log(r_lo)), std::abs(std::log(r_hi)))
                                 : std::numeric_limits<real>::infinity();
   // Mixed precision: the normaliser and its log may be stored in the storage format S on the
