@@ -2,11 +2,13 @@
 // a trivial kind `scale` (y = x · 2, elementwise), described and registered here only, is spelt,
 // named, framed by the exec codec and called through the library backend's generic call path
 // without a line of its own anywhere else in src/attncheck/audit/.
+#include <algorithm>
 #include <cstring>
 
 #include <doctest/doctest.h>
 
 #include "attncheck/audit/kinds/registry.hpp"
+#include "attncheck/audit/properties_obligations.hpp"
 #include "attncheck/audit/protocol.hpp"
 
 using namespace attncheck;
@@ -101,4 +103,13 @@ TEST_CASE("every built-in kind has a complete descriptor, in abi.h's order") {
     CHECK(d.wire_inputs <= d.call_inputs);
   }
   CHECK(code == 15);
+}
+
+TEST_CASE("every built-in kind has the draws of the obligations every kind has, and a test's kind has none") {
+  std::vector<Kind> builtin;
+  for (Kind k : registered_kinds())
+    if (k != scale) builtin.push_back(k);
+  CHECK(obligations::kinds_with_draws() == builtin);
+  const auto every = obligations::kinds_with_draws();
+  CHECK(std::find(every.begin(), every.end(), scale) == every.end());
 }

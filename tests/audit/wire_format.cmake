@@ -18,6 +18,6 @@ set_tests_properties("protocol: protocol.cpp, protocol.py, the Node example and 
                      PROPERTIES LABELS "audit;protocol" TIMEOUT 120)
 
 # Kinds are described once (src/attncheck/audit/kinds/): no new `switch` on the kind elsewhere.
-add_test(NAME "audit: no switch on the kernel kind outside its descriptor but the draws not yet moved"
+add_test(NAME "audit: no switch on the kernel kind anywhere in the source"
          COMMAND ${ATTNCHECK_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_kind_switches.py ${CMAKE_CURRENT_SOURCE_DIR})
-set_tests_properties("audit: no switch on the kernel kind outside its descriptor but the draws not yet moved" PROPERTIES LABELS audit)
+set_tests_properties("audit: no switch on the kernel kind anywhere in the source" PROPERTIES LABELS audit)

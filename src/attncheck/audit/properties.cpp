@@ -20,11 +20,7 @@ using namespace obligations;
   }
 
 std::vector<AuditProperty> build() {
-  // The kinds whose draws this file holds (the built-in ones; a kind registered by a test has none).
-  const std::vector<Kind> every{Kind::softmax,         Kind::log_softmax,     Kind::scores,           Kind::rmsnorm,
-                                Kind::entropy,         Kind::attention,       Kind::softmax_jvp,      Kind::attention_v2,
-                                Kind::attention_backward, Kind::attention_merge, Kind::attention_varlen, Kind::attention_paged,
-                                Kind::attention_fp8kv, Kind::kv_quantize};
+  const std::vector<Kind> every = kinds_with_draws();
   const std::vector<Kind> sm{Kind::softmax, Kind::log_softmax}, att{Kind::attention}, att2{Kind::attention_v2}, bwd{Kind::attention_backward},
                           merge{Kind::attention_merge}, paged{Kind::attention_paged};
   std::vector<AuditProperty> v = {

@@ -8,6 +8,10 @@
 
 namespace attncheck::audit::obligations {
 
+// The kinds the three obligations every kind has can draw (kinds/draws_registry.hpp): the built-in
+// ones (a kind registered by a test has no draws).
+std::vector<Kind> kinds_with_draws();
+
 template <class T>
 void safe(Kind k, const KernelSet<T>& ks, const Policy& pol);
 template <class T>
