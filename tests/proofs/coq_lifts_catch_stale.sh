@@ -50,11 +50,11 @@ expect "log-softmax bound function edited" 'SoftmaxRounding.v:[0-9]+: STALE: log
 fresh; sed -i '/normalisation_bound(std::size_t n/,/^}/s/static_cast<real>(n > 0 ? n - 1 : 0)/static_cast<real>(n > 1 ? n - 2 : 0)/' "$tmp/t/src/attncheck/bounds/softmax.hpp"
 grep -q 'static_cast<real>(n > 1 ? n - 2 : 0)' "$tmp/t/src/attncheck/bounds/softmax.hpp" || { echo "the plant did not apply"; fails=1; }
 expect "normalisation bound edited" 'SoftmaxRounding.v:[0-9]+: STALE: normalisation_bound in src/attncheck/bounds/softmax.hpp'
-# LSE-BND-001's bound function (issue 47): γ_n becomes γ_{n−1} for the JVP's mean μ̂ in
+# LSE-BND-001's bound function (issue 47): (1+u)^n − 1 becomes (1+u)^n − 2 for the JVP's mean μ̂ in
 # softmax_jvp_bound, and the test's own allowance sum (FALSIFY-LSE-004) loses its factor λ.
-fresh; sed -i 's/const real g = s2 > 0 ? gamma(n, md.u) \* s2 : 0;/const real g = s2 > 0 ? gamma(n - 1, md.u) * s2 : 0;/' "$tmp/t/src/attncheck/bounds/softmax_jvp.hpp"
-grep -q 'gamma(n - 1, md.u) \* s2' "$tmp/t/src/attncheck/bounds/softmax_jvp.hpp" || { echo "the plant did not apply"; fails=1; }
-expect "JVP bound function edited (gamma_n -> gamma_{n-1})" 'SoftmaxJvpRounding.v:[0-9]+: STALE: softmax_jvp_bound in src/attncheck/bounds/softmax_jvp.hpp'
+fresh; sed -i 's/(s2 > 0 ? (pw - 1) \* s2 : 0)/(s2 > 0 ? (pw - 2) * s2 : 0)/' "$tmp/t/src/attncheck/bounds/softmax_jvp.hpp"
+grep -q '(pw - 2) \* s2' "$tmp/t/src/attncheck/bounds/softmax_jvp.hpp" || { echo "the plant did not apply"; fails=1; }
+expect "JVP bound function edited ((1+u)^n - 1 -> (1+u)^n - 2)" 'SoftmaxJvpRounding.v:[0-9]+: STALE: softmax_jvp_bound in src/attncheck/bounds/softmax_jvp.hpp'
 fresh; sed -i '/struct Lse004/,/^};/s/slack += lambda \* std::abs/slack += std::abs/' "$tmp/t/falsify/log_sum_exp.cpp"
 grep -q 'slack += std::abs(static_cast<real>(to_double(v\[i\])))' "$tmp/t/falsify/log_sum_exp.cpp" || { echo "the plant did not apply"; fails=1; }
 expect "LSE-BND-001 allowance edited" 'SoftmaxJvpRounding.v:[0-9]+: STALE: Lse004 in falsify/log_sum_exp.cpp'

@@ -10,8 +10,9 @@
 namespace attncheck::bounds {
 
 // kernels/softmax_jvp.hpp computes p̂ = softmax(x) (element bound A_j from softmax_bound), then
-// μ̂ = Σ p̂_j dx_j (recursive, γ_n), then dŷ_i = p̂_i·fl(dx_i - μ̂). With μ = Σ p_j dx_j:
-//   Δμ <= Σ A_j|dx_j| + γ_n Σ (p_j + A_j)|dx_j| + nη,
+// μ̂ = Σ p̂_j dx_j (recursive), then dŷ_i = p̂_i·fl(dx_i - μ̂). With μ = Σ p_j dx_j and
+// S = Σ (p_j + A_j)|dx_j|:
+//   Δμ <= Σ A_j|dx_j| + min(γ_n S + nη, ((1+u)^n − 1) S + n(η/2)(1+u)^n)  (the first only while nu < 1),
 //   |dŷ_i - dy_i| <= [A_i(|dx_i - μ| + Δμ) + p_iΔμ](1+u)² + (p_i + A_i)(|dx_i - μ| + Δμ)((1+u)² - 1) + η.
 inline std::vector<real> softmax_jvp_bound(const oracle::SoftmaxRow& r, const std::vector<real>& dx,
                                              const Model& md) {
@@ -29,8 +30,13 @@ inline std::vector<real> softmax_jvp_bound(const oracle::SoftmaxRow& r, const st
     s1 += A[j] * std::abs(dx[j]);
     s2 += (r.p[j] + A[j]) * std::abs(dx[j]);
   }
-  const real g = s2 > 0 ? gamma(n, md.u) * s2 : 0;  // μ̂ sums exact zeros when s2 = 0
-  const real dmu = (s1 + g + static_cast<real>(n) * md.eta) * evaluation_slack;
+  // μ̂'s rounding (ScoresRounding.v): γ_n·s2 + nη while n·u < 1 (dot_fl_error_gamma), and at every
+  // n ((1+u)^n − 1)·s2 + n(η/2)(1+u)^n (dot_fl_error): the smaller of the two where both hold, the
+  // second alone where γ_n is infinite. A term is 0 when s2 = 0 (μ̂ sums exact zeros).
+  const real nn = static_cast<real>(n), pw = std::pow(1 + md.u, nn);
+  const real e_pow = (s2 > 0 ? (pw - 1) * s2 : 0) + nn * (md.eta / 2) * pw;
+  const real e = nn * md.u < 1 ? std::min((s2 > 0 ? gamma(n, md.u) * s2 : 0) + nn * md.eta, e_pow) : e_pow;
+  const real dmu = (s1 + e) * evaluation_slack;
   const real r2 = (1 + md.u) * (1 + md.u);
   std::vector<real> out(n);
   for (std::size_t i = 0; i < n; ++i) {
