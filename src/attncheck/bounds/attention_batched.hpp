@@ -111,14 +111,14 @@ inline std::string unfused_note(std::string_view storage) {
 // The weights P stored in the storage format for the P·V product (both models): each numerator
 // term errs by u_S relative and, where the weight is subnormal in S, by η_S/2 absolute
 // (|RN_S(w) − w| <= u_S|w| + η_S/2). The absolute part is later rescaled by factors <= (1+ε_exp)
-// per block (nb blocks) and divided by a normaliser >= (1 − ε_exp)(1 − γ_{K+nb}) (its largest term
-// is exp(0) and is not rescaled after its block), the numerator's sum adding (1 + γ_{K+nb+1}):
+// per block (nb blocks) and divided by a normaliser >= (1 − ε_exp)(1 − u)^{K+nb} (its largest
+// term is exp(0) and is not rescaled after its block), the numerator's sum adding (1 + u)^{K+nb+1}
+// (the sums' roundings as growth_lo/growth_hi, error_model.hpp, where γ_{K+nb} was used before):
 // the absolute error per visible key, to be multiplied by |v_jc|. 0 without 16-bit storage.
 inline real stored_weight_abs(const Model& md, std::size_t K, std::size_t nb) {
   if (!md.mixed()) return 0;
   const real er = md.exp_rel;
-  return md.out_eta / 2 * std::pow(1 + er, static_cast<real>(nb)) * (1 + gamma(K + nb + 1, md.u)) /
-         ((1 - er) * (1 - gamma(K + nb, md.u)));
+  return md.out_eta / 2 * std::pow(1 + er, static_cast<real>(nb)) * growth_hi(K + nb + 1, md.u) / ((1 - er) * growth_lo(K + nb, md.u));
 }
 
 // Lemma "value shift" (proofs/attention_kernel.tex): ô_c − o_c = Σ_j (p̂_j − p_j)(v_jc − c) + c(Σ_j p̂_j − 1)
@@ -141,7 +141,7 @@ inline real weight_sum_deviation(const oracle::SoftmaxRow& row, const std::vecto
   const real u = a.u, inf = std::numeric_limits<real>::infinity();
   const auto lg = [inf](real x) { return x < 1 ? -std::log1p(-x) : inf; };  // >= |log(1 ± x)|
   const real nbr = static_cast<real>(nb), lnK = std::log(static_cast<real>(K)), eta_sub = 2 * static_cast<real>(K * (nb + 1)) * a.eta;
-  const real ln_exp = nbr * lg(a.exp_rel), ln_den = lg(gamma(K + nb, u)), ln_num = lg(gamma(K + nb + 1, u));
+  const real ln_exp = nbr * lg(a.exp_rel), ln_den = growth_log(K + nb, u), ln_num = growth_log(K + nb + 1, u);
   const real ln_stored = md.mixed() ? lg(md.out_u) : 0;
   real uL_max = 0;
   for (std::size_t jj = 0; jj < K; ++jj) uL_max = std::max(uL_max, u * (row.gap[jj] + delta[jj] + max_delta));
@@ -279,7 +279,7 @@ void split_allowance(AttentionRowAllowance& r, const oracle::SoftmaxRow& row, re
   const std::size_t K = r.keys.size(), dv = r.o.size();
   const real u = a.u, er = a.exp_rel, inf = std::numeric_limits<real>::infinity();
   const std::size_t nbs = std::min(K, nb + 1);
-  const real gd = gamma(K + nbs, u), gn = gamma(K + nbs + 1, u), stored = md.mixed() ? md.out_u : 0;
+  const real stored = md.mixed() ? md.out_u : 0;
   std::vector<real> hi(K), lo(K);
   real rmax = 0, rmin = inf, gap_max = 0;
   for (std::size_t jj = 0; jj < K; ++jj) {
@@ -288,7 +288,7 @@ void split_allowance(AttentionRowAllowance& r, const oracle::SoftmaxRow& row, re
     lo[jj] = std::exp(-r.scores.delta[jj] - u * L) * std::pow(1 - er, static_cast<real>(nbs));
     rmax = std::max(rmax, hi[jj]), rmin = std::min(rmin, lo[jj]), gap_max = std::max(gap_max, row.gap[jj]);
   }
-  const real Dh = (1 + gd) * rmax, Dl = (1 - gd) * rmin;
+  const real Dh = growth_hi(K + nbs, u) * rmax, Dl = growth_lo(K + nbs, u) * rmin;
   const real sub = 2 * static_cast<real>(K * (nbs + 1)) * a.eta, sabs = stored_weight_abs(md, K, nbs);
   const real lnK = std::log(static_cast<real>(K));
   const real ell = std::max(std::abs(M) + lnK, std::abs(M - gap_max));
@@ -296,7 +296,8 @@ void split_allowance(AttentionRowAllowance& r, const oracle::SoftmaxRow& row, re
   const real larg = r.max_score_error + lnK + lam;
   const real dbar = lam + a.log_rel * larg + u * (ell + lam + a.log_rel * larg) + a.eta;
   const MergeRowError me = merge_row_error_uniform(S, ell + dbar, md);
-  const bool finite = std::isfinite(gn) && Dl > 0 && me.finite && std::isfinite(dbar);
+  const real gn_hi = growth_hi(K + nbs + 1, u), gn_lo = growth_lo(K + nbs + 1, u);
+  const bool finite = std::isfinite(gn_hi) && Dl > 0 && me.finite && std::isfinite(dbar);
   const real lse_b = finite ? (dbar + me.lse_allowance) * evaluation_slack : inf;
   r.lse_allowance = std::max(r.lse_allowance, lse_b);
   const real grow = std::exp(2 * dbar), rho = me.weight_rel[0], Sr = static_cast<real>(S);
@@ -304,7 +305,7 @@ void split_allowance(AttentionRowAllowance& r, const oracle::SoftmaxRow& row, re
     real R = 0, mag = 0, pw = 0, mass = 0, wmax = 0, vmax = 0, vsum = 0;
     for (std::size_t jj = 0; jj < K; ++jj) {
       const real av = abs_v(jj, c), pv = r.p[jj] * av;
-      const real W = std::max(hi[jj] * (1 + gn) * (1 + stored) / Dl - 1, 1 - lo[jj] * (1 - gn) * (1 - stored) / Dh);
+      const real W = std::max(hi[jj] * gn_hi * (1 + stored) / Dl - 1, 1 - lo[jj] * gn_lo * (1 - stored) / Dh);
       R += pv * W, mag += pv * (1 + W), pw += r.p[jj] * (1 + W), mass += pv;
       wmax = std::max(wmax, W), vmax = std::max(vmax, av), vsum += av;
     }
@@ -364,12 +365,15 @@ AttentionRowAllowance attention_row_allowance(const kernels::AttentionProblem& p
 
   // Lemma "online softmax error": every term's exponential, after its block's exp and the later
   // rescalings (whose arguments telescope to m_final − ŝ_j <= L_j = gap_j + δ_j + δmax), carries
-  // a factor common to numerator and denominator in [r_lo_j, r_hi_j]; the sums add γ_{K+T}
-  // (denominator) and γ_{K+T+1} (numerator: the products); the final division u.
+  // a factor common to numerator and denominator in [r_lo_j, r_hi_j]; the sums add K+T roundings
+  // (denominator) and K+T+1 (numerator: the products), each term's factor within
+  // [(1−u)^k, (1+u)^k] (growth_lo/hi: finite at every k, never looser than 1 ± γ_k); the final
+  // division u.
   const Model a = md.arithmetic();
   const std::size_t nb = blocks.count(r.keys);
   const real er = a.exp_rel, u = a.u;
-  const real g_den = gamma(K + nb, u), g_num = gamma(K + nb + 1, u);
+  const real den_hi = growth_hi(K + nb, u), den_lo = growth_lo(K + nb, u), num_hi = growth_hi(K + nb + 1, u),
+             num_lo = growth_lo(K + nb + 1, u);
   // Both models store the weights P in the storage format: u_S relative on each numerator term,
   // and the subnormal part stored_abs per visible key (stored_weight_abs).
   const real stored = md.mixed() ? md.out_u : 0;
@@ -382,9 +386,9 @@ AttentionRowAllowance attention_row_allowance(const kernels::AttentionProblem& p
     Dhi += row.p[jj] * rhi[jj];
     Dlo += row.p[jj] * rlo[jj];
   }
-  Dhi *= 1 + g_den;
-  Dlo *= 1 - g_den;
-  // Terms whose exp (or a rescaling) underflowed err by η each, against a normaliser >= 1 − g_den
+  Dhi *= den_hi;
+  Dlo *= den_lo;
+  // Terms whose exp (or a rescaling) underflowed err by η each, against a normaliser >= (1 − u)^{K+nb}
   // (the row's maximal term is exp(0) = 1 in its block and only rescaled by exp(0) after it).
   const real sub = 2 * static_cast<real>(K * (nb + 1)) * a.eta;
   const real stored_abs = stored_weight_abs(md, K, nb);
@@ -395,7 +399,7 @@ AttentionRowAllowance attention_row_allowance(const kernels::AttentionProblem& p
     for (std::size_t jj = 0; jj < K; ++jj) {
       vc[jj] = static_cast<real>(to_double(v[sh.v_at(b, r.keys.first + jj, g) + c]));
       const real pv = row.p[jj] * std::abs(vc[jj]);
-      const real nh = rhi[jj] * (1 + g_num) * (1 + stored), nl = rlo[jj] * (1 - g_num) * (1 - stored);
+      const real nh = rhi[jj] * num_hi * (1 + stored), nl = rlo[jj] * num_lo * (1 - stored);
       const real w = std::max(nh / Dlo - 1, 1 - nl / Dhi);
       wj[jj] = w;
       B += pv * w;
@@ -409,7 +413,7 @@ AttentionRowAllowance attention_row_allowance(const kernels::AttentionProblem& p
     B = std::min(B, shifted_value_bound(row.p, vc, wj, weight_sum_dev, sub, stored_abs) + common);
     // Not finite (a factor r_j overflowed: score errors of thousands, where 0·inf made NaN of a
     // zero |v| term): the bound says nothing, and says so.
-    r.o_allowance[c] = std::isfinite(g_num) && Dlo > 0 && std::isfinite(B) ? md.round_out(std::abs(r.o[c]), B) * evaluation_slack
+    r.o_allowance[c] = std::isfinite(num_hi) && Dlo > 0 && std::isfinite(B) ? md.round_out(std::abs(r.o[c]), B) * evaluation_slack
                                                                           : std::numeric_limits<real>::infinity();
   }
 
@@ -418,7 +422,7 @@ AttentionRowAllowance attention_row_allowance(const kernels::AttentionProblem& p
   const real lambda = std::max(std::log(Dhi), -std::log(Dlo)) + sub;
   const real log_arg = r.max_score_error + std::log(static_cast<real>(K)) + lambda;
   const real B = lambda + a.log_rel * log_arg + u * (std::abs(r.lse) + lambda + a.log_rel * log_arg) + a.eta;
-  r.lse_allowance = std::isfinite(g_den) && Dlo > 0 && std::isfinite(B) ? B * evaluation_slack : std::numeric_limits<real>::infinity();
+  r.lse_allowance = std::isfinite(den_hi) && Dlo > 0 && std::isfinite(B) ? B * evaluation_slack : std::numeric_limits<real>::infinity();
   if (p.num_splits > 1) split_allowance(r, row, oracle::dbl(M), md, nb, p.num_splits, [&](std::size_t jj, std::size_t c) {
     return std::abs(static_cast<real>(to_double(v[sh.v_at(b, r.keys.first + jj, g) + c])));
   });

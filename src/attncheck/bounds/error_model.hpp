@@ -91,6 +91,15 @@ inline real gamma(std::size_t k, real u) {
   return ku < 1 ? ku / (1 - ku) : std::numeric_limits<real>::infinity();
 }
 
+// The factor (1+δ_1)…(1+δ_k), |δ_i| <= u, that k chained roundings of a product or sum put on one
+// term (no division among them): within [(1 − u)^k, (1 + u)^k] at every k, where 1 ± γ_k encloses
+// it only while ku < 1/2 (below 0 after) and never more tightly ((1+u)^k <= 1 + γ_k by Higham's
+// Lemma 3.1, Coq ScoresRounding.pow_sub_1_le_gamma; (1−u)^k >= 1 − ku >= 1 − γ_k by Bernoulli).
+inline real growth_hi(std::size_t k, real u) { return std::pow(1 + u, static_cast<real>(k)); }
+inline real growth_lo(std::size_t k, real u) { return std::pow(1 - u, static_cast<real>(k)); }
+// |log((1+δ_1)…(1+δ_k))| <= k·|log(1 − u)|, finite at every k (for lg(γ_k) = −log(1 − γ_k)).
+inline real growth_log(std::size_t k, real u) { return -static_cast<real>(k) * std::log1p(-u); }
+
 // The bounds are evaluated in `real` (long double, u = 2^-64) from oracle values rounded to
 // real. Every allowance is at least u_T >= 2^-53 relative to the value it bounds, and the
 // evaluation (sums of at most 2^12 terms) errs by at most about 2^-52 relative to it: so
