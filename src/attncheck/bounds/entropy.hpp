@@ -8,8 +8,10 @@
 namespace attncheck::bounds {
 
 // kernels/entropy.hpp computes H = Σ -(p_i·fl(log p_i)), each term rounded twice (log, product)
-// and then summed left to right: all terms are >= 0, so
-//   |Ĥ - H(p)| <= H(p)·((1+log_rel)(1+u)(1+γ_{n-1}) - 1) + nη(1+γ_{n-1}),
+// and then summed left to right: all terms are >= 0, so each term's factor from the n - 1 additions
+// lies in [(1-u)^{n-1}, (1+u)^{n-1}] (growth_hi; within 1 ± γ_{n-1}, and finite at every n) and
+//   |Ĥ - H(p)| <= H(p)·((1+log_rel)(1+u)(1+u)^{n-1} - 1) + nη(1+u)^{n-1}
+// (the upper deviation is the larger: (1+x)^k - 1 >= 1 - (1-x)^k),
 // where H(p) is the exact entropy of the very row p the kernel was given.
 struct EntropyBound {
   real rel = 0;  // relative part ρ_H
@@ -20,8 +22,8 @@ struct EntropyBound {
 };
 
 inline EntropyBound entropy_bound(std::size_t n, const Model& md) {
-  const real g = gamma(n > 0 ? n - 1 : 0, md.u);
-  const real rel = (1 + md.log_rel) * (1 + md.u) * (1 + g) - 1, abs = static_cast<real>(n) * md.eta * (1 + g);
+  const real f = growth_hi(n > 0 ? n - 1 : 0, md.u);
+  const real rel = (1 + md.log_rel) * (1 + md.u) * f - 1, abs = static_cast<real>(n) * md.eta * f;
   return {(1 + rel) * (1 + md.out_u) - 1, abs * (1 + md.out_u) + md.out_eta};
 }
 
