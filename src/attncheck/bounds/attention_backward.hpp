@@ -113,10 +113,18 @@ AttentionBackwardExact attention_backward_exact(const kernels::AttentionProblem&
   // errors err, magnitudes mag, N terms, the η terms' factor s_t. Unfused (Lemma "unfused
   // backward"), for dQ and dK (nu_t = ν): ν, the stores' subnormal parts A, and a stored product
   // scaled after its sum (η_S·s_t + η·s_t).
+  // The sum's N + 3 roundings per term, all products or sums (no division): γ_{N+3} with (N+1)η·s_t
+  // while γ is finite (the theorem), and at every N the product form of the same sum,
+  // (1+u)^{N+3} − 1 with (N+1)(η/2)(1+u)^{N+3}·s_t (as ScoresRounding.dot_fl_error): the smaller,
+  // never looser, and finite on the long 16-bit rows where γ_{N+3} is not.
   const auto bracket = [&](real err, real mag, real A, std::size_t N, real s_t, real nu_t) {
-    const real g = gamma(N + 3, u), Ne = static_cast<real>(N + 1) * eta * s_t;
-    if (nu_t == 0) return err + g * mag + Ne;
-    return (1 + nu_t) * (err + A + g * (1 + nu_t) * (mag + A) + Ne) + nu_t * mag + (etaS + eta) * s_t;
+    const auto with = [&](real g, real Ne) {
+      if (nu_t == 0) return err + g * mag + Ne;
+      return (1 + nu_t) * (err + A + g * (1 + nu_t) * (mag + A) + Ne) + nu_t * mag + (etaS + eta) * s_t;
+    };
+    const real pw = growth_hi(N + 3, u), g = gamma(N + 3, u);
+    const real by_growth = with(pw - 1, static_cast<real>(N + 1) * (eta / 2) * pw * s_t);
+    return std::isfinite(g) ? std::min(with(g, static_cast<real>(N + 1) * eta * s_t), by_growth) : by_growth;
   };
   // Head h of batch b done: fold its partials into the group's extra error, and clear them.
   const auto fold_head = [&](std::size_t b, std::size_t g) {
